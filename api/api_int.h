@@ -1,0 +1,74 @@
+/* api/api_int.h — private state of the simulated OS (api/ only). */
+#ifndef HCPSIM_API_INT_H
+#define HCPSIM_API_INT_H
+
+#include <stdbool.h>
+
+#include "api/hcp_api.h"
+
+/* Layout checks against HCP-SPEC §3.3 (edge cases 1 and 2). */
+#include <stddef.h>
+_Static_assert(sizeof(PERFORMANCE_DATA) == 288, "PERFORMANCE_DATA size");
+_Static_assert(offsetof(PERFORMANCE_DATA, Size) == 0x00, "Size");
+_Static_assert(offsetof(PERFORMANCE_DATA, Version) == 0x02, "Version");
+_Static_assert(offsetof(PERFORMANCE_DATA, HwCountersCount) == 0x03, "HwCountersCount");
+_Static_assert(offsetof(PERFORMANCE_DATA, ContextSwitchCount) == 0x04, "ContextSwitchCount");
+_Static_assert(offsetof(PERFORMANCE_DATA, WaitReasonBitMap) == 0x08, "WaitReasonBitMap");
+_Static_assert(offsetof(PERFORMANCE_DATA, CycleTime) == 0x10, "CycleTime");
+_Static_assert(offsetof(PERFORMANCE_DATA, RetryCount) == 0x18, "RetryCount");
+_Static_assert(offsetof(PERFORMANCE_DATA, Reserved) == 0x1C, "Reserved");
+_Static_assert(offsetof(PERFORMANCE_DATA, HwCounters) == 0x20, "HwCounters");
+_Static_assert(offsetof(PERFORMANCE_DATA, HwCounters[15]) == 0x110, "HwCounters[15]");
+_Static_assert(sizeof(HARDWARE_COUNTER_DATA) == 16, "HARDWARE_COUNTER_DATA size");
+_Static_assert(offsetof(HARDWARE_COUNTER_DATA, Reserved) == 4, "HCD.Reserved");
+_Static_assert(offsetof(HARDWARE_COUNTER_DATA, Value) == 8, "HCD.Value");
+_Static_assert(sizeof(HARDWARE_COUNTER) == 16, "HARDWARE_COUNTER size");
+_Static_assert(offsetof(HARDWARE_COUNTER, Index) == 8, "HC.Index");
+
+#define PD_OFF(f) offsetof(PERFORMANCE_DATA, f)
+
+typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD } obj_type;
+
+typedef struct handle_slot {
+    obj_type type;
+    uint8_t gen; /* 1..255, bumped when the slot is freed */
+    uint32_t access;
+    sim_thread *thread;
+} handle_slot;
+
+/* The kernel's per-thread profiling record (KTHREAD_COUNTERS, HCP-SPEC §3.3). */
+typedef struct prof_record {
+    bool enabled;
+    uint64_t block;     /* guest address of the user block = PerformanceDataHandle */
+    uint32_t flags;
+    uint64_t mask;
+    uint32_t ctxsw;     /* switch-ins since enable (with THREAD_PROFILING_FLAG_DISPATCH) */
+    uint64_t wr_bitmap; /* wait reasons of switch-ins since the last read */
+    pmu_bank start;     /* the thread's bank at enable: CycleTime bias and PMC starts */
+} prof_record;
+
+typedef struct os_thread {
+    uint32_t last_error;
+    prof_record prof;
+} os_thread;
+
+struct hcp_os {
+    sim_machine *m;
+    hcp_semantics sem;
+    handle_slot *handles;
+    int nhandles, caphandles;
+    os_thread *threads; /* by sim thread index */
+    int nthreads;
+    /* global hardware-counter configuration (KiHwCountersCount / indices) */
+    uint32_t cfg_count;
+    uint32_t cfg_index[MAX_HW_COUNTERS];
+};
+
+/* Per-thread OS state, grown on demand; NULL on host memory exhaustion. */
+os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);
+sim_thread *hcp_current(hcp_os *os);
+/* Kernel-side thread exit: releases the profiling record (the user block leaks, HCP-SPEC §2.2). */
+void hcp_prof_thread_exit(hcp_os *os, sim_thread *t);
+void hcp_prof_switch_in(hcp_os *os, sim_thread *t, int reason);
+
+#endif

@@ -1,0 +1,155 @@
+/* api/handles.c — the OS object, per-thread OS state, the handle table and the
+ * small thread functions (GetCurrentThread, OpenThread, CloseHandle, ...).
+ *
+ * Handle values: slot s and generation g encode as (g << 24) | ((s + 1) << 2),
+ * small multiples of 4 as on Windows.  The low two bits are ignored, as
+ * Windows ignores its tag bits.  Closing a handle bumps its slot's
+ * generation, so a stale or closed handle resolves to STATUS_INVALID_HANDLE,
+ * never to another object. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+
+#define MAX_HANDLES 0x3FFFFF
+
+static void on_switch_in(void *ud, sim_thread *t, int reason) { hcp_prof_switch_in(ud, t, reason); }
+static void on_thread_exit(void *ud, sim_thread *t) { hcp_prof_thread_exit(ud, t); }
+
+hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
+    hcp_os *os = calloc(1, sizeof *os);
+    if (!os) return NULL;
+    os->m = m;
+    os->sem = s;
+    sim_observer o = {on_switch_in, on_thread_exit, os};
+    sim_set_observer(m, &o);
+    return os;
+}
+
+void hcp_os_free(hcp_os *os) {
+    if (!os) return;
+    sim_set_observer(os->m, NULL);
+    free(os->handles);
+    free(os->threads);
+    free(os);
+}
+
+sim_machine *hcp_os_machine(const hcp_os *os) { return os->m; }
+hcp_semantics hcp_os_semantics(const hcp_os *os) { return os->sem; }
+
+os_thread *hcp_os_thread(hcp_os *os, sim_thread *t) {
+    int i = sim_thread_index(t);
+    if (i >= os->nthreads) {
+        int nc = os->nthreads ? os->nthreads : 16;
+        while (nc <= i) nc *= 2;
+        os_thread *n = realloc(os->threads, (size_t)nc * sizeof *n);
+        if (!n) return NULL;
+        memset(n + os->nthreads, 0, (size_t)(nc - os->nthreads) * sizeof *n);
+        os->threads = n;
+        os->nthreads = nc;
+    }
+    return &os->threads[i];
+}
+
+sim_thread *hcp_current(hcp_os *os) { return sim_sched_current(os->m); }
+
+static uint64_t encode(int slot, uint8_t gen) { return ((uint64_t)gen << 24) | ((uint64_t)(slot + 1) << 2); }
+
+uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access) {
+    int slot = -1;
+    for (int i = 0; i < os->nhandles; i++) {
+        if (os->handles[i].type == OBJ_NONE) {
+            slot = i;
+            break;
+        }
+    }
+    if (slot < 0) {
+        if (os->nhandles >= MAX_HANDLES) return 0;
+        if (os->nhandles == os->caphandles) {
+            int nc = os->caphandles ? os->caphandles * 2 : 64;
+            handle_slot *n = realloc(os->handles, (size_t)nc * sizeof *n);
+            if (!n) return 0;
+            os->handles = n;
+            os->caphandles = nc;
+        }
+        slot = os->nhandles++;
+        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL};
+    }
+    handle_slot *h = &os->handles[slot];
+    h->type = OBJ_THREAD;
+    h->access = access;
+    h->thread = t;
+    return encode(slot, h->gen);
+}
+
+static handle_slot *lookup(hcp_os *os, uint64_t v) {
+    if (v >> 32) return NULL;
+    int slot = (int)((v >> 2) & MAX_HANDLES) - 1;
+    uint8_t gen = (uint8_t)(v >> 24);
+    if (slot < 0 || slot >= os->nhandles) return NULL;
+    handle_slot *h = &os->handles[slot];
+    return h->type != OBJ_NONE && h->gen == gen ? h : NULL;
+}
+
+uint32_t hcp_ref_thread(hcp_os *os, uint64_t v, uint32_t access, sim_thread **out) {
+    *out = NULL;
+    if (v == HCP_CURRENT_THREAD) {
+        *out = hcp_current(os);
+        return *out ? STATUS_SUCCESS : STATUS_INVALID_HANDLE;
+    }
+    if (v == HCP_CURRENT_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH;
+    handle_slot *h = lookup(os, v);
+    if (!h) return STATUS_INVALID_HANDLE;
+    if (h->type != OBJ_THREAD) return STATUS_OBJECT_TYPE_MISMATCH;
+    if ((h->access & access) != access) return STATUS_ACCESS_DENIED;
+    *out = h->thread;
+    return STATUS_SUCCESS;
+}
+
+uint64_t GetCurrentThread(hcp_os *os) {
+    (void)os;
+    return HCP_CURRENT_THREAD;
+}
+
+uint32_t GetCurrentThreadId(hcp_os *os) {
+    sim_thread *t = hcp_current(os);
+    return t ? sim_thread_id(t) : 0;
+}
+
+uint32_t GetLastError(hcp_os *os) {
+    sim_thread *t = hcp_current(os);
+    os_thread *ot = t ? hcp_os_thread(os, t) : NULL;
+    return ot ? ot->last_error : 0;
+}
+
+void SetLastError(hcp_os *os, uint32_t v) {
+    sim_thread *t = hcp_current(os);
+    os_thread *ot = t ? hcp_os_thread(os, t) : NULL;
+    if (ot) ot->last_error = v;
+}
+
+uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId) {
+    (void)bInheritHandle; /* one process: inheritance has no observable effect */
+    sim_thread *t = sim_thread_by_id(os->m, dwThreadId);
+    if (!t) {
+        SetLastError(os, ERROR_INVALID_PARAMETER);
+        return 0;
+    }
+    uint32_t access = dwDesiredAccess & MAXIMUM_ALLOWED ? THREAD_ALL_ACCESS : dwDesiredAccess & THREAD_ALL_ACCESS;
+    uint64_t h = hcp_thread_handle(os, t, access);
+    if (!h) SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
+    return h;
+}
+
+int CloseHandle(hcp_os *os, uint64_t hObject) {
+    if (hObject == HCP_CURRENT_THREAD || hObject == HCP_CURRENT_PROCESS) return 1;
+    handle_slot *h = lookup(os, hObject);
+    if (!h) {
+        SetLastError(os, ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    h->type = OBJ_NONE;
+    h->thread = NULL;
+    h->gen = (uint8_t)(h->gen == 255 ? 1 : h->gen + 1);
+    return 1;
+}

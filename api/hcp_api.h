@@ -1,0 +1,184 @@
+/* api — the Windows surface of hcpsim.
+ *
+ * One implementation of each Windows function, spelled as Windows spells it,
+ * for guest code and Lua bodies alike.  Pointers are guest addresses
+ * (uint64_t) and every structure is read from and written to guest memory
+ * byte-exact, so a caller sees exactly which bytes a call wrote.  The calling
+ * thread is the running thread of the machine (sim_sched_current).
+ *
+ * Errors: internal results are NTSTATUS; the Win32 functions translate them
+ * with hcp_nt_to_win32() (the RtlNtStatusToDosErrorNoTeb table, HCP-SPEC §5),
+ * the one translation table at the Windows boundary.
+ * Includes sim/ and pmu_model/; no Lua. */
+#ifndef HCPSIM_HCP_API_H
+#define HCPSIM_HCP_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+/* ---- constants (HCP-SPEC §3.1, §5, §6) ---------------------------------------------- */
+#define MAX_HW_COUNTERS 16
+#define THREAD_PROFILING_FLAG_DISPATCH 0x1u
+#define PERFORMANCE_DATA_VERSION 1
+#define READ_THREAD_PROFILING_FLAG_DISPATCHING 0x00000001u
+#define READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS 0x00000002u
+#define PMCCounter 0
+#define MaxHardwareCounterType 1
+#define HCP_PERFORMANCE_DATA_SIZE 288u
+#define HCP_USER_BLOCK_SIZE 448u /* internal THREAD_PERFORMANCE_DATA; its address is the handle */
+
+#define THREAD_TERMINATE 0x0001u
+#define THREAD_SUSPEND_RESUME 0x0002u
+#define THREAD_GET_CONTEXT 0x0008u
+#define THREAD_SET_CONTEXT 0x0010u
+#define THREAD_SET_INFORMATION 0x0020u
+#define THREAD_QUERY_INFORMATION 0x0040u
+#define THREAD_SET_THREAD_TOKEN 0x0080u
+#define THREAD_IMPERSONATE 0x0100u
+#define THREAD_DIRECT_IMPERSONATION 0x0200u
+#define THREAD_SET_LIMITED_INFORMATION 0x0400u
+#define THREAD_QUERY_LIMITED_INFORMATION 0x0800u
+#define THREAD_ALL_ACCESS 0x001FFFFFu
+#define MAXIMUM_ALLOWED 0x02000000u
+
+#define HCP_CURRENT_PROCESS UINT64_C(0xFFFFFFFFFFFFFFFF) /* (HANDLE)-1 */
+#define HCP_CURRENT_THREAD UINT64_C(0xFFFFFFFFFFFFFFFE)  /* (HANDLE)-2 */
+
+/* NTSTATUS */
+#define STATUS_SUCCESS 0x00000000u
+#define STATUS_DATATYPE_MISALIGNMENT 0x80000002u
+#define STATUS_NOT_IMPLEMENTED 0xC0000002u
+#define STATUS_INFO_LENGTH_MISMATCH 0xC0000004u
+#define STATUS_ACCESS_VIOLATION 0xC0000005u
+#define STATUS_INVALID_HANDLE 0xC0000008u
+#define STATUS_INVALID_PARAMETER 0xC000000Du
+#define STATUS_NO_MEMORY 0xC0000017u
+#define STATUS_ACCESS_DENIED 0xC0000022u
+#define STATUS_BUFFER_TOO_SMALL 0xC0000023u
+#define STATUS_OBJECT_TYPE_MISMATCH 0xC0000024u
+#define STATUS_NOT_SUPPORTED 0xC00000BBu
+#define STATUS_INVALID_PARAMETER_1 0xC00000EFu
+#define STATUS_INVALID_PARAMETER_2 0xC00000F0u
+#define STATUS_INVALID_PARAMETER_3 0xC00000F1u
+#define STATUS_INVALID_BUFFER_SIZE 0xC0000206u
+#define STATUS_WMI_ALREADY_DISABLED 0xC0000302u
+#define STATUS_WMI_ALREADY_ENABLED 0xC0000303u
+#define STATUS_ILLEGAL_INSTRUCTION 0xC000001Du
+#define STATUS_PRIVILEGED_INSTRUCTION 0xC0000096u
+#define STATUS_STACK_OVERFLOW 0xC00000FDu
+#define STATUS_INTEGER_DIVIDE_BY_ZERO 0xC0000094u
+#define STATUS_BREAKPOINT 0x80000003u
+
+/* Win32 error codes */
+#define ERROR_SUCCESS 0u
+#define ERROR_INVALID_FUNCTION 1u
+#define ERROR_ACCESS_DENIED 5u
+#define ERROR_INVALID_HANDLE 6u
+#define ERROR_NOT_ENOUGH_MEMORY 8u
+#define ERROR_BAD_LENGTH 24u
+#define ERROR_NOT_SUPPORTED 50u
+#define ERROR_INVALID_PARAMETER 87u
+#define ERROR_CALL_NOT_IMPLEMENTED 120u
+#define ERROR_INSUFFICIENT_BUFFER 122u
+#define ERROR_MR_MID_NOT_FOUND 317u
+#define ERROR_NOACCESS 998u
+#define ERROR_INVALID_USER_BUFFER 1784u
+#define ERROR_WMI_ALREADY_DISABLED 4212u
+#define ERROR_WMI_ALREADY_ENABLED 4206u
+
+/* ---- structures, exactly as the Windows headers lay them out (HCP-SPEC §3.2, §3.3) --- */
+/* These are layout references: guest memory is always encoded field by field
+ * in little-endian order at these offsets, never by copying a host struct. */
+typedef struct HARDWARE_COUNTER_DATA {
+    uint32_t Type; /* HARDWARE_COUNTER_TYPE: a 4-byte enum */
+    uint32_t Reserved;
+    uint64_t Value;
+} HARDWARE_COUNTER_DATA;
+
+typedef struct PERFORMANCE_DATA {
+    uint16_t Size;
+    uint8_t Version;
+    uint8_t HwCountersCount;
+    uint32_t ContextSwitchCount;
+    uint64_t WaitReasonBitMap;
+    uint64_t CycleTime;
+    uint32_t RetryCount;
+    uint32_t Reserved;
+    HARDWARE_COUNTER_DATA HwCounters[MAX_HW_COUNTERS];
+} PERFORMANCE_DATA;
+
+typedef struct HARDWARE_COUNTER {
+    uint32_t Type;
+    uint32_t Reserved;
+    uint64_t Index;
+} HARDWARE_COUNTER;
+
+/* ---- the simulated OS ------------------------------------------------------------------- */
+typedef enum hcp_semantics {
+    HCP_DOCUMENTED = 0, /* what Microsoft's documentation says (default) */
+    HCP_OBSERVED = 1,   /* what the Windows 10/11 implementation does (HCP-SPEC §11) */
+} hcp_semantics;
+
+typedef struct hcp_os hcp_os;
+
+/* Creates the OS state of a machine (handle table, profiling records, the
+ * global counter configuration) and registers it as the scheduler's observer.
+ * NULL on host memory exhaustion.  hcp_os_free(NULL) is a no-op. */
+hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s);
+void hcp_os_free(hcp_os *os);
+sim_machine *hcp_os_machine(const hcp_os *os);
+hcp_semantics hcp_os_semantics(const hcp_os *os);
+
+/* NTSTATUS -> Win32 error (RtlNtStatusToDosError); unknown -> ERROR_MR_MID_NOT_FOUND. */
+uint32_t hcp_nt_to_win32(uint32_t status);
+/* "STATUS_ACCESS_VIOLATION" etc.; NULL when the code has no name here. */
+const char *hcp_status_name(uint32_t status);
+const char *hcp_error_name(uint32_t win32);
+
+/* ---- threads and handles ------------------------------------------------------------- */
+/* A new handle to thread t with `access`; 0 when the table is full. */
+uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access);
+/* Resolves a thread handle for `access`: STATUS_SUCCESS, STATUS_INVALID_HANDLE,
+ * STATUS_OBJECT_TYPE_MISMATCH or STATUS_ACCESS_DENIED. */
+uint32_t hcp_ref_thread(hcp_os *os, uint64_t h, uint32_t access, sim_thread **out);
+
+uint64_t GetCurrentThread(hcp_os *os);
+uint32_t GetCurrentThreadId(hcp_os *os);
+uint32_t GetLastError(hcp_os *os);
+void SetLastError(hcp_os *os, uint32_t v);
+uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId);
+int CloseHandle(hcp_os *os, uint64_t hObject);
+
+/* ---- Hardware Counter Profiling (HCP-SPEC §2, §4) ---------------------------------------- */
+uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
+                               uint64_t PerformanceDataHandle /* HANDLE * */);
+uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle);
+uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled /* PBOOLEAN */);
+uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
+                                 uint64_t PerformanceData /* PPERFORMANCE_DATA */);
+
+/* Kernel DDIs: return NTSTATUS. */
+uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count);
+uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
+                                             uint64_t Count /* PULONG */);
+
+/* ---- little-endian guest encoding helpers (shared by api/ and scenarios/) ---------------- */
+static inline void hcp_put16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void hcp_put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void hcp_put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t hcp_get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t hcp_get32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t hcp_get64(const uint8_t *p) { return hcp_get32(p) | ((uint64_t)hcp_get32(p + 4) << 32); }
+
+#endif

@@ -1,0 +1,182 @@
+/* scenarios/lhcp.c — the `hcpsim` Lua module: constants with their Windows
+ * names and values, hcp.machine{...}, and the argument helpers every method
+ * uses.  The module table is strict: reading a name it does not have is an
+ * error, so a misspelt constant never silently reads nil. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/lhcp.h"
+
+#define HCPSIM_VERSION "0.1.0"
+
+typedef struct {
+    const char *name;
+    lua_Integer value;
+} constant;
+
+#define C(x) {#x, (lua_Integer)(x)}
+static const constant constants[] = {
+    /* Win32 errors */
+    C(ERROR_SUCCESS), C(ERROR_INVALID_FUNCTION), C(ERROR_ACCESS_DENIED), C(ERROR_INVALID_HANDLE),
+    C(ERROR_NOT_ENOUGH_MEMORY), C(ERROR_BAD_LENGTH), C(ERROR_NOT_SUPPORTED), C(ERROR_INVALID_PARAMETER),
+    C(ERROR_CALL_NOT_IMPLEMENTED), C(ERROR_INSUFFICIENT_BUFFER), C(ERROR_MR_MID_NOT_FOUND), C(ERROR_NOACCESS),
+    C(ERROR_INVALID_USER_BUFFER), C(ERROR_WMI_ALREADY_DISABLED), C(ERROR_WMI_ALREADY_ENABLED),
+    /* NTSTATUS */
+    C(STATUS_SUCCESS), C(STATUS_DATATYPE_MISALIGNMENT), C(STATUS_NOT_IMPLEMENTED), C(STATUS_INFO_LENGTH_MISMATCH),
+    C(STATUS_ACCESS_VIOLATION), C(STATUS_INVALID_HANDLE), C(STATUS_INVALID_PARAMETER), C(STATUS_NO_MEMORY),
+    C(STATUS_ACCESS_DENIED), C(STATUS_BUFFER_TOO_SMALL), C(STATUS_OBJECT_TYPE_MISMATCH), C(STATUS_NOT_SUPPORTED),
+    C(STATUS_INVALID_PARAMETER_1), C(STATUS_INVALID_PARAMETER_2), C(STATUS_INVALID_PARAMETER_3),
+    C(STATUS_INVALID_BUFFER_SIZE), C(STATUS_WMI_ALREADY_DISABLED), C(STATUS_WMI_ALREADY_ENABLED),
+    C(STATUS_ILLEGAL_INSTRUCTION), C(STATUS_PRIVILEGED_INSTRUCTION), C(STATUS_STACK_OVERFLOW),
+    C(STATUS_INTEGER_DIVIDE_BY_ZERO), C(STATUS_BREAKPOINT),
+    /* HCP */
+    C(MAX_HW_COUNTERS), C(THREAD_PROFILING_FLAG_DISPATCH), C(PERFORMANCE_DATA_VERSION),
+    C(READ_THREAD_PROFILING_FLAG_DISPATCHING), C(READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS), C(PMCCounter),
+    C(MaxHardwareCounterType),
+    /* thread access rights */
+    C(THREAD_TERMINATE), C(THREAD_SUSPEND_RESUME), C(THREAD_GET_CONTEXT), C(THREAD_SET_CONTEXT),
+    C(THREAD_SET_INFORMATION), C(THREAD_QUERY_INFORMATION), C(THREAD_SET_THREAD_TOKEN), C(THREAD_IMPERSONATE),
+    C(THREAD_DIRECT_IMPERSONATION), C(THREAD_SET_LIMITED_INFORMATION), C(THREAD_QUERY_LIMITED_INFORMATION),
+    C(THREAD_ALL_ACCESS), C(MAXIMUM_ALLOWED),
+    /* ETW (HCP-SPEC §7) */
+    {"EVENT_TRACE_FLAG_PROCESS", 0x00000001}, {"EVENT_TRACE_FLAG_THREAD", 0x00000002},
+    {"EVENT_TRACE_FLAG_CSWITCH", 0x00000010}, {"EVENT_TRACE_FLAG_DISPATCHER", 0x00000800},
+    {"EVENT_TRACE_TYPE_INFO", 0}, {"EVENT_TRACE_TYPE_START", 1}, {"EVENT_TRACE_TYPE_END", 2},
+    {"EVENT_TRACE_TYPE_DC_START", 3}, {"EVENT_TRACE_TYPE_DC_END", 4},
+    /* KTHREAD_STATE */
+    {"Initialized", 0}, {"Ready", 1}, {"Running", 2}, {"Standby", 3}, {"Terminated", 4}, {"Waiting", 5},
+    {"Transition", 6}, {"DeferredReady", 7},
+};
+#undef C
+
+/* KWAIT_REASON 0..40 (HCP-SPEC §6, mingw-w64 wdm.h numbering). */
+static const char *const wait_reasons[] = {
+    "Executive", "FreePage", "PageIn", "PoolAllocation", "DelayExecution", "Suspended", "UserRequest",
+    "WrExecutive", "WrFreePage", "WrPageIn", "WrPoolAllocation", "WrDelayExecution", "WrSuspended",
+    "WrUserRequest", "WrSpare0", "WrQueue", "WrLpcReceive", "WrLpcReply", "WrVirtualMemory", "WrPageOut",
+    "WrRendezvous", "WrKeyedEvent", "WrTerminated", "WrProcessInSwap", "WrCpuRateControl", "WrCalloutStack",
+    "WrKernel", "WrResource", "WrPushLock", "WrMutex", "WrQuantumEnd", "WrDispatchInt", "WrPreempted",
+    "WrYieldExecution", "WrFastMutex", "WrGuardedMutex", "WrRundown", "WrAlertByThreadId", "WrDeferredPreempt",
+    "WrPhysicalFault", "MaximumWaitReason",
+};
+
+/* ---- argument helpers -------------------------------------------------------------------- */
+
+uint32_t lhcp_check_dword(lua_State *L, int arg) {
+    lua_Integer v = luaL_checkinteger(L, arg);
+    if (v < -(lua_Integer)0x80000000 || v > (lua_Integer)0xFFFFFFFF)
+        luaL_argerror(L, arg, lua_pushfstring(L, "DWORD out of range (got %I)", v));
+    return (uint32_t)v;
+}
+
+uint64_t lhcp_check_u64(lua_State *L, int arg) { return (uint64_t)luaL_checkinteger(L, arg); }
+
+lmachine *lhcp_check_machine(lua_State *L, int arg) {
+    lmachine *lm = luaL_checkudata(L, arg, LHCP_MACHINE);
+    if (!lm->m) luaL_argerror(L, arg, "machine is closed");
+    return lm;
+}
+
+lthread *lhcp_check_thread(lua_State *L, int arg) { return luaL_checkudata(L, arg, LHCP_THREAD); }
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Rejects keys of table `arg` not in `valid` (NULL-terminated); the first
+ * unknown key in sorted order is named, so the message is deterministic. */
+void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const *valid) {
+    arg = lua_absindex(L, arg);
+    const char *bad[64];
+    int nbad = 0;
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            luaL_error(L, "%s: keys must be names (got a %s key)", what, luaL_typename(L, -1));
+        }
+        const char *k = lua_tostring(L, -1);
+        bool ok = false;
+        for (int i = 0; valid[i]; i++)
+            if (strcmp(valid[i], k) == 0) ok = true;
+        if (!ok && nbad < 64) bad[nbad++] = k;
+    }
+    if (!nbad) return;
+    qsort(bad, (size_t)nbad, sizeof bad[0], cmp_str);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; valid[i]; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, valid[i]);
+    }
+    luaL_pushresult(&b);
+    luaL_error(L, "%s: unknown field '%s' (valid: %s)", what, bad[0], lua_tostring(L, -1));
+}
+
+/* ---- module functions ---------------------------------------------------------------------- */
+
+static int l_status_name(lua_State *L) {
+    const char *n = hcp_status_name((uint32_t)luaL_checkinteger(L, 1));
+    if (n) lua_pushstring(L, n);
+    else lua_pushnil(L);
+    return 1;
+}
+
+static int l_error_name(lua_State *L) {
+    const char *n = hcp_error_name((uint32_t)luaL_checkinteger(L, 1));
+    if (n) lua_pushstring(L, n);
+    else lua_pushnil(L);
+    return 1;
+}
+
+static int l_wait_reason_name(lua_State *L) {
+    lua_Integer r = luaL_checkinteger(L, 1);
+    if (r >= 0 && r < (lua_Integer)(sizeof wait_reasons / sizeof wait_reasons[0])) lua_pushstring(L, wait_reasons[r]);
+    else lua_pushnil(L);
+    return 1;
+}
+
+/* hcp.hex(v [, width]): "0x..." of a 64-bit value as unsigned. */
+static int l_hex(lua_State *L) {
+    uint64_t v = (uint64_t)luaL_checkinteger(L, 1);
+    int w = (int)luaL_optinteger(L, 2, 0);
+    if (w < 0 || w > 16) luaL_argerror(L, 2, "width must be 0..16");
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%0*llX", w, (unsigned long long)v);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int strict_module_index(lua_State *L) {
+    const char *k = lua_tostring(L, 2);
+    return luaL_error(L, "hcpsim has no member '%s'", k ? k : "?");
+}
+
+int luaopen_hcpsim(lua_State *L) {
+    lhcp_machine_register(L);
+    lhcp_thread_register(L);
+    lua_newtable(L);
+    for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++) {
+        lua_pushinteger(L, constants[i].value);
+        lua_setfield(L, -2, constants[i].name);
+    }
+    for (size_t i = 0; i < sizeof wait_reasons / sizeof wait_reasons[0]; i++) {
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_setfield(L, -2, wait_reasons[i]);
+    }
+    static const luaL_Reg fns[] = {
+        {"machine", lhcp_machine_new},
+        {"status_name", l_status_name},
+        {"error_name", l_error_name},
+        {"wait_reason_name", l_wait_reason_name},
+        {"hex", l_hex},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, fns, 0);
+    lua_pushstring(L, HCPSIM_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_newtable(L);
+    lua_pushcfunction(L, strict_module_index);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    return 1;
+}

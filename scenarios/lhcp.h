@@ -1,0 +1,63 @@
+/* scenarios/lhcp.h — internals shared by the Lua binding files (scenarios/ only).
+ * The only folder that embeds Lua. */
+#ifndef HCPSIM_LHCP_H
+#define HCPSIM_LHCP_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdbool.h>
+
+#include "api/hcp_api.h"
+#include "sim/sim.h"
+
+#define LHCP_MACHINE "hcpsim.Machine"
+#define LHCP_THREAD "hcpsim.Thread"
+
+typedef struct lmachine {
+    sim_machine *m;
+    hcp_os *os;
+    uint64_t scratch; /* a guest page for marshalling machine-level calls (Ke*) */
+    bool running;     /* inside m:run */
+    char platform[32];
+} lmachine;
+
+typedef struct lthread {
+    lmachine *lm;
+    sim_thread *t;
+    lua_State *co;    /* the body's coroutine */
+    bool started;
+    bool yielding;    /* set just before a scheduler yield (preemption) */
+    uint64_t handle;
+} lthread;
+
+/* runtime.c */
+int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io);
+void lhcp_limit_hook(lua_State *L);
+void lhcp_strict_globals(lua_State *L); /* after the scenario's globals are set up */   /* installs the instruction-count bound on a coroutine */
+int lhcp_tap_status(lua_State *L);     /* 0 all passed, 1 a failure, after the scenario ran */
+
+/* lhcp.c: the `hcpsim` module */
+int luaopen_hcpsim(lua_State *L);
+/* argument helpers */
+uint32_t lhcp_check_dword(lua_State *L, int arg);
+uint64_t lhcp_check_u64(lua_State *L, int arg);
+lmachine *lhcp_check_machine(lua_State *L, int arg);
+lthread *lhcp_check_thread(lua_State *L, int arg);
+void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const *valid);
+
+/* lmachine.c / lthread.c */
+void lhcp_machine_register(lua_State *L);
+void lhcp_thread_register(lua_State *L);
+int lhcp_machine_new(lua_State *L);
+int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx);
+
+/* embedded Lua sources (generated: build/scenarios/luasrc.c) */
+typedef struct lhcp_luasrc {
+    const char *name;
+    const char *chunkname;
+    const char *text;
+    size_t len;
+} lhcp_luasrc;
+extern const lhcp_luasrc lhcp_luasrcs[];
+
+#endif

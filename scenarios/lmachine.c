@@ -1,0 +1,429 @@
+/* scenarios/lmachine.c — the Machine object: hcp.machine{...}, guest memory,
+ * threads, m:run (the loop that resumes thread bodies as the scheduler
+ * dispatches them) and the kernel-side Ke* calls. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenarios/lhcp.h"
+
+/* user values of a Machine userdata */
+#define UV_THREADS 1 /* array of Thread userdata, by thread index + 1 */
+
+static const char *const platforms_available[] = {"win10-x64", NULL};
+static const char *const platforms_planned[] = {"win7-x64", "win7-x86", "win11-arm64", "ce2.12-arm", NULL};
+
+static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def, lua_Integer lo, lua_Integer hi) {
+    lua_Integer v = def;
+    int ty = lua_getfield(L, t, k);
+    if (ty != LUA_TNIL) {
+        int isint;
+        v = lua_tointegerx(L, -1, &isint);
+        if (!isint) luaL_error(L, "hcp.machine: '%s' must be an integer (got %s)", k, luaL_typename(L, -1));
+        if (v < lo || v > hi) luaL_error(L, "hcp.machine: '%s' = %I is out of range (%I..%I)", k, v, lo, hi);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static const char *opt_str(lua_State *L, int t, const char *k, const char *def) {
+    const char *v = def;
+    int ty = lua_getfield(L, t, k);
+    if (ty != LUA_TNIL) {
+        if (ty != LUA_TSTRING) luaL_error(L, "hcp.machine: '%s' must be a string (got %s)", k, luaL_typename(L, -1));
+        v = lua_tostring(L, -1);
+    }
+    lua_pop(L, 1); /* the string stays alive: it is still in the options table */
+    return v;
+}
+
+static int machine_gc(lua_State *L) {
+    lmachine *lm = luaL_checkudata(L, 1, LHCP_MACHINE);
+    hcp_os_free(lm->os);
+    sim_machine_free(lm->m);
+    lm->os = NULL;
+    lm->m = NULL;
+    return 0;
+}
+
+int lhcp_machine_new(lua_State *L) {
+    static const char *const keys[] = {"platform", "semantics", "cpus", "frequency", "tick", "quantum", "pmc",
+                                       "seed", "max_cycles", "stack_size", "precise_faults", NULL};
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lhcp_check_keys(L, 1, "hcp.machine", keys);
+
+    const char *platform = opt_str(L, 1, "platform", "win10-x64");
+    bool known = false;
+    for (int i = 0; platforms_available[i]; i++) known |= strcmp(platform, platforms_available[i]) == 0;
+    if (!known) {
+        for (int i = 0; platforms_planned[i]; i++)
+            if (strcmp(platform, platforms_planned[i]) == 0)
+                return luaL_error(L, "hcp.machine: platform '%s' is not available in this version (available: win10-x64)",
+                                  platform);
+        return luaL_error(L,
+                          "hcp.machine: unknown platform '%s' (valid: win10-x64; planned: win7-x64, win7-x86, "
+                          "win11-arm64, ce2.12-arm)",
+                          platform);
+    }
+    const char *sem = opt_str(L, 1, "semantics", "documented");
+    hcp_semantics semantics;
+    if (strcmp(sem, "documented") == 0) semantics = HCP_DOCUMENTED;
+    else if (strcmp(sem, "observed") == 0) semantics = HCP_OBSERVED;
+    else return luaL_error(L, "hcp.machine: unknown semantics '%s' (valid: documented, observed)", sem);
+
+    lua_Integer cpus = opt_int(L, 1, "cpus", 1, 1, 64);
+    if (cpus != 1) return luaL_error(L, "hcp.machine: cpus = %I: this version simulates 1 CPU", cpus);
+
+    sim_config c;
+    sim_config_default(&c);
+    c.frequency = (uint64_t)opt_int(L, 1, "frequency", (lua_Integer)c.frequency, 1000, (lua_Integer)1e12);
+    c.tick = (uint32_t)opt_int(L, 1, "tick", c.tick, 1, 10000000);
+    c.quantum = (uint32_t)opt_int(L, 1, "quantum", c.quantum, 1, 1000);
+    c.max_cycles = (uint64_t)opt_int(L, 1, "max_cycles", 0, 0, LUA_MAXINTEGER);
+    c.stack_size = (uint32_t)opt_int(L, 1, "stack_size", c.stack_size, 4096, 64 * 1024 * 1024);
+    opt_int(L, 1, "seed", 1, LUA_MININTEGER, LUA_MAXINTEGER);
+    if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {
+        if (!lua_isboolean(L, -1)) return luaL_error(L, "hcp.machine: 'precise_faults' must be a boolean");
+        c.precise_faults = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, 1, "pmc") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) return luaL_error(L, "hcp.machine: 'pmc' must be a list of event names");
+        const char *names[PMU_MAX_PMC];
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n > PMU_MAX_PMC) return luaL_error(L, "hcp.machine: 'pmc' lists %I events; at most %d", n, PMU_MAX_PMC);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+                return luaL_error(L, "hcp.machine: pmc[%I] must be an event name", i);
+            names[i - 1] = lua_tostring(L, -1);
+            lua_pop(L, 1);
+        }
+        int bad;
+        if (pmu_config_set(&c.pmc, names, (int)n, &bad) != PMU_OK) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (int e = 0; e < PMU_EV__COUNT; e++) {
+                if (e) luaL_addstring(&b, ", ");
+                luaL_addstring(&b, pmu_event_name((pmu_event)e));
+            }
+            luaL_pushresult(&b);
+            return luaL_error(L, "hcp.machine: unknown PMU event '%s' in pmc[%d] (valid: %s)", names[bad], bad + 1,
+                              lua_tostring(L, -1));
+        }
+    }
+    lua_pop(L, 1);
+
+    lmachine *lm = lua_newuserdatauv(L, sizeof *lm, 1);
+    memset(lm, 0, sizeof *lm);
+    luaL_setmetatable(L, LHCP_MACHINE);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, UV_THREADS);
+    snprintf(lm->platform, sizeof lm->platform, "%s", platform);
+    sim_err e = sim_machine_new(&c, &lm->m);
+    if (e != SIM_OK) return luaL_error(L, "hcp.machine: %s", sim_strerror(e));
+    lm->os = hcp_os_new(lm->m, semantics);
+    if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
+    if (sim_alloc(lm->m, 4096, &lm->scratch) != SIM_OK) return luaL_error(L, "hcp.machine: out of guest memory");
+    return 1;
+}
+
+/* ---- memory --------------------------------------------------------------------------------- */
+
+static int m_code(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    size_t n;
+    const char *s = luaL_checklstring(L, 2, &n);
+    if (n == 0) return luaL_argerror(L, 2, "empty code");
+    uint64_t a;
+    sim_err e = sim_code(lm->m, s, n, &a);
+    if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_strerror(e));
+    lua_pushinteger(L, (lua_Integer)a);
+    return 1;
+}
+
+static int m_alloc(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    if (n < 1 || n > 256 * 1024 * 1024) return luaL_argerror(L, 2, "size must be 1..268435456 bytes");
+    uint64_t a;
+    sim_err e = sim_alloc(lm->m, (size_t)n, &a);
+    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_strerror(e));
+    lua_pushinteger(L, (lua_Integer)a);
+    return 1;
+}
+
+static int m_read(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    uint64_t a = lhcp_check_u64(L, 2);
+    lua_Integer n = luaL_checkinteger(L, 3);
+    if (n < 0 || n > 64 * 1024 * 1024) return luaL_argerror(L, 3, "length must be 0..67108864");
+    luaL_Buffer b;
+    char *p = luaL_buffinitsize(L, &b, (size_t)n);
+    sim_err e = sim_mem_read(lm->m, a, p, (size_t)n);
+    if (e != SIM_OK) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "0x%llX", (unsigned long long)a);
+        return luaL_error(L, "m:read(%s, %I): %s", hex, n, sim_strerror(e));
+    }
+    luaL_pushresultsize(&b, (size_t)n);
+    return 1;
+}
+
+static int m_write(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    uint64_t a = lhcp_check_u64(L, 2);
+    size_t n;
+    const char *s = luaL_checklstring(L, 3, &n);
+    sim_err e = sim_mem_write(lm->m, a, s, n);
+    if (e != SIM_OK) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "0x%llX", (unsigned long long)a);
+        return luaL_error(L, "m:write(%s, %d bytes): %s", hex, (int)n, sim_strerror(e));
+    }
+    return 0;
+}
+
+/* ---- threads ---------------------------------------------------------------------------------- */
+
+static int m_thread(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    return lhcp_thread_new(L, lm, 1, 2);
+}
+
+static int m_threads(lua_State *L) {
+    lhcp_check_machine(L, 1);
+    lua_getiuservalue(L, 1, UV_THREADS);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        lua_rawseti(L, -2, i);
+    }
+    return 1;
+}
+
+static int m_clock(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    lua_pushinteger(L, (lua_Integer)sim_clock(lm->m));
+    return 1;
+}
+
+static lthread *thread_at(lua_State *L, int machine_idx, int index) {
+    lua_getiuservalue(L, machine_idx, UV_THREADS);
+    lua_rawgeti(L, -1, index + 1);
+    lthread *lt = lua_touserdata(L, -1);
+    lua_pop(L, 2);
+    return lt;
+}
+
+static const char *state_name(sim_thread_state s) {
+    switch (s) {
+    case SIM_TS_INITIALIZED: return "Initialized";
+    case SIM_TS_READY: return "Ready";
+    case SIM_TS_RUNNING: return "Running";
+    case SIM_TS_STANDBY: return "Standby";
+    case SIM_TS_TERMINATED: return "Terminated";
+    case SIM_TS_WAITING: return "Waiting";
+    }
+    return "?";
+}
+
+static int m_run(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    if (!lua_isnoneornil(L, 2)) {
+        static const char *const keys[] = {"max_cycles", NULL};
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lhcp_check_keys(L, 2, "m:run", keys);
+        if (lua_getfield(L, 2, "max_cycles") != LUA_TNIL) {
+            int isint;
+            lua_Integer v = lua_tointegerx(L, -1, &isint);
+            if (!isint || v < 1) return luaL_error(L, "m:run: max_cycles must be a positive integer");
+            sim_set_max_cycles(lm->m, (uint64_t)v);
+        }
+        lua_pop(L, 1);
+    }
+    if (lm->running) return luaL_error(L, "m:run: the machine is already running (m:run called from a thread body?)");
+    lm->running = true;
+    /* Every pass resumes one body; a body only yields here after its guest code
+     * used a quantum, so the machine's cycle limit and the Lua instruction
+     * limit bound the loop. */
+    for (;;) {
+        sim_thread *t = sim_sched_dispatch(lm->m);
+        if (!t) break;
+        lthread *lt = thread_at(L, 1, sim_thread_index(t));
+        int nargs = 0, nres = 0;
+        if (!lt->started) {
+            lt->started = true;
+            lua_getiuservalue(L, 1, UV_THREADS);
+            lua_rawgeti(L, -1, sim_thread_index(t) + 1);
+            lua_xmove(L, lt->co, 1);
+            lua_pop(L, 1);
+            nargs = 1;
+        }
+        lt->yielding = false;
+        int st = lua_resume(lt->co, L, nargs, &nres);
+        if (st == LUA_YIELD && lt->yielding) {
+            lua_pop(lt->co, nres);
+            continue;
+        }
+        if (st == LUA_OK) {
+            lua_pop(lt->co, nres);
+            sim_sched_exit(t);
+            continue;
+        }
+        lm->running = false;
+        if (st == LUA_YIELD)
+            return luaL_error(L, "thread '%s': coroutine.yield() from a thread body is not supported "
+                                 "(the scheduler owns the body's coroutine)",
+                              sim_thread_name(t));
+        if (!lua_isstring(lt->co, -1)) {
+            lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
+                            luaL_typename(lt->co, -1));
+        } else {
+            lua_xmove(lt->co, L, 1);
+        }
+        return lua_error(L);
+    }
+    lm->running = false;
+    /* Nothing ready: every thread must have ended, or it is a deadlock. */
+    int n = sim_thread_count(lm->m);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    int stuck = 0;
+    for (int i = 0; i < n; i++) {
+        sim_thread *t = sim_thread_at(lm->m, i);
+        if (sim_thread_state_of(t) == SIM_TS_TERMINATED) continue;
+        lua_pushfstring(L, "%s thread '%s' (id %d) is %s", stuck ? ";" : "", sim_thread_name(t), (int)sim_thread_id(t),
+                        state_name(sim_thread_state_of(t)));
+        luaL_addvalue(&b);
+        stuck++;
+    }
+    luaL_pushresult(&b);
+    if (stuck) return luaL_error(L, "m:run: deadlock: no thread is ready:%s", lua_tostring(L, -1));
+    return 0;
+}
+
+/* ---- kernel configuration --------------------------------------------------------------------- */
+
+#define KE_ARRAY_MAX 255 /* elements that fit in the marshalling page (16 bytes each) */
+
+static int m_keset(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n > KE_ARRAY_MAX) return luaL_argerror(L, 2, "more than 255 elements cannot be marshalled");
+    uint32_t count = lua_isnoneornil(L, 3) ? (uint32_t)n : lhcp_check_dword(L, 3);
+    uint8_t buf[16 * KE_ARRAY_MAX];
+    memset(buf, 0, sizeof buf);
+    for (lua_Integer i = 1; i <= n; i++) {
+        static const char *const keys[] = {"Type", "Reserved", "Index", NULL};
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE) return luaL_error(L, "KeSetHardwareCounterConfiguration: element %I must be a table {Type=, Index=}", i);
+        lhcp_check_keys(L, -1, "HARDWARE_COUNTER", keys);
+        uint8_t *e = buf + 16 * (i - 1);
+        lua_getfield(L, -1, "Type");
+        hcp_put32(e, (uint32_t)luaL_optinteger(L, -1, PMCCounter));
+        lua_getfield(L, -2, "Reserved");
+        hcp_put32(e + 4, (uint32_t)luaL_optinteger(L, -1, 0));
+        lua_getfield(L, -3, "Index");
+        hcp_put64(e + 8, (uint64_t)luaL_optinteger(L, -1, 0));
+        lua_pop(L, 4);
+    }
+    uint64_t arr = lm->scratch;
+    sim_mem_write(lm->m, arr, buf, (size_t)(16 * (n ? n : 1)));
+    lua_pushinteger(L, (lua_Integer)KeSetHardwareCounterConfiguration(lm->os, n ? arr : 0, count));
+    return 1;
+}
+
+/* m:KeQueryHardwareCounterConfiguration(max) --> status, list, count, raw
+ * The array is poisoned with 0xA5 before the call; `raw` is its
+ * max * 16 bytes after the call, so a test can see that nothing was written. */
+static int m_kequery(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    lua_Integer max = luaL_checkinteger(L, 2);
+    if (max < 0 || max > KE_ARRAY_MAX) return luaL_argerror(L, 2, "MaximumCount must be 0..255 here");
+    uint8_t buf[16 * KE_ARRAY_MAX + 8];
+    memset(buf, 0xA5, sizeof buf);
+    uint64_t arr = lm->scratch, cnt = lm->scratch + 16 * KE_ARRAY_MAX;
+    sim_mem_write(lm->m, arr, buf, sizeof buf);
+    uint32_t st = KeQueryHardwareCounterConfiguration(lm->os, max ? arr : 0, (uint32_t)max, cnt);
+    sim_mem_read(lm->m, arr, buf, sizeof buf);
+    uint32_t count = hcp_get32(buf + 16 * KE_ARRAY_MAX);
+    lua_pushinteger(L, (lua_Integer)st);
+    lua_newtable(L);
+    if (st == STATUS_SUCCESS) {
+        for (uint32_t i = 0; i < count && i < (uint32_t)max; i++) {
+            lua_createtable(L, 0, 3);
+            lua_pushinteger(L, (lua_Integer)hcp_get32(buf + 16 * i));
+            lua_setfield(L, -2, "Type");
+            lua_pushinteger(L, (lua_Integer)hcp_get32(buf + 16 * i + 4));
+            lua_setfield(L, -2, "Reserved");
+            lua_pushinteger(L, (lua_Integer)hcp_get64(buf + 16 * i + 8));
+            lua_setfield(L, -2, "Index");
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    }
+    lua_pushinteger(L, (lua_Integer)count);
+    lua_pushlstring(L, (const char *)buf, (size_t)(16 * max));
+    return 4;
+}
+
+static int m_load(lua_State *L) {
+    lhcp_check_machine(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    if (strcmp(name, "kernels") != 0) return luaL_error(L, "m:load: unknown library '%s' (valid: kernels)", name);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "hcpsim.kernels");
+    lua_call(L, 1, 1);
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1); /* the module is a function(machine) returning the placed kernels */
+    return 1;
+}
+
+static int m_tostring(lua_State *L) {
+    lmachine *lm = luaL_checkudata(L, 1, LHCP_MACHINE);
+    lua_pushfstring(L, "hcpsim.Machine(%s)", lm->platform);
+    return 1;
+}
+
+static int m_index(lua_State *L) {
+    luaL_getmetatable(L, LHCP_MACHINE);
+    lua_getfield(L, -1, "methods");
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+    const char *k = lua_tostring(L, 2);
+    return luaL_error(L, "hcpsim.Machine has no member '%s'", k ? k : "?");
+}
+
+void lhcp_machine_register(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"code", m_code},
+        {"alloc", m_alloc},
+        {"read", m_read},
+        {"write", m_write},
+        {"thread", m_thread},
+        {"threads", m_threads},
+        {"run", m_run},
+        {"clock", m_clock},
+        {"load", m_load},
+        {"KeSetHardwareCounterConfiguration", m_keset},
+        {"KeQueryHardwareCounterConfiguration", m_kequery},
+        {NULL, NULL},
+    };
+    if (!luaL_newmetatable(L, LHCP_MACHINE)) {
+        lua_pop(L, 1);
+        return;
+    }
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "methods");
+    lua_pushcfunction(L, m_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, machine_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, m_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,403 @@
+/* scenarios/lthread.c — the Thread object.  Inside a body, `t` acts as the
+ * current thread: t:run executes guest code (yielding to m:run when the
+ * scheduler preempts it) and the Windows functions marshal their arguments
+ * through the thread's scratch page in guest memory, so Lua bodies and guest
+ * code reach the same api/ functions through the same bytes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenarios/lhcp.h"
+
+#define UV_MACHINE 1
+#define UV_CORO 2
+
+/* Scratch page layout (guest memory owned by the thread). */
+#define SCR_PD 0x000      /* PERFORMANCE_DATA, 288 bytes */
+#define SCR_HANDLE 0x200  /* HANDLE out-parameter */
+#define SCR_BOOLEAN 0x240 /* BOOLEAN out-parameter */
+#define POISON_HANDLE UINT64_C(0xDEADBEEFDEADBEEF)
+#define POISON_BYTE 0xEE
+
+int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
+    static const char *const keys[] = {"name", "priority", "affinity", "body", NULL};
+    machine_idx = lua_absindex(L, machine_idx);
+    spec_idx = lua_absindex(L, spec_idx);
+    lhcp_check_keys(L, spec_idx, "m:thread", keys);
+    if (lua_getfield(L, spec_idx, "body") != LUA_TFUNCTION)
+        return luaL_error(L, "m:thread: 'body' must be a function (got %s)", luaL_typename(L, -1));
+    lua_pop(L, 1);
+    const char *name = "";
+    if (lua_getfield(L, spec_idx, "name") != LUA_TNIL) {
+        if (!lua_isstring(L, -1)) return luaL_error(L, "m:thread: 'name' must be a string");
+        name = lua_tostring(L, -1);
+    }
+    lua_Integer prio = 8, aff = 1;
+    if (lua_getfield(L, spec_idx, "priority") != LUA_TNIL) {
+        int ok;
+        prio = lua_tointegerx(L, -1, &ok);
+        if (!ok || prio < 0 || prio > 31) return luaL_error(L, "m:thread: 'priority' must be an integer 0..31");
+    }
+    if (lua_getfield(L, spec_idx, "affinity") != LUA_TNIL) {
+        int ok;
+        aff = lua_tointegerx(L, -1, &ok);
+        if (!ok || aff == 0) return luaL_error(L, "m:thread: 'affinity' must be a non-zero integer mask");
+    }
+    lthread *lt = lua_newuserdatauv(L, sizeof *lt, 2);
+    memset(lt, 0, sizeof *lt);
+    luaL_setmetatable(L, LHCP_THREAD);
+    lt->lm = lm;
+    sim_err e = sim_thread_new(lm->m, name, (int)prio, (uint64_t)aff, &lt->t);
+    if (e != SIM_OK) return luaL_error(L, "m:thread: %s", sim_strerror(e));
+    lt->handle = hcp_thread_handle(lm->os, lt->t, THREAD_ALL_ACCESS);
+    lua_pushvalue(L, machine_idx);
+    lua_setiuservalue(L, -2, UV_MACHINE);
+    lt->co = lua_newthread(L);
+    lhcp_limit_hook(lt->co);
+    lua_getfield(L, spec_idx, "body");
+    lua_xmove(L, lt->co, 1);
+    lua_setiuservalue(L, -2, UV_CORO);
+    /* register with the machine, then make it Ready */
+    lua_getiuservalue(L, machine_idx, 1);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, sim_thread_index(lt->t) + 1);
+    lua_pop(L, 1);
+    sim_sched_start(lt->t);
+    return 1; /* the Thread userdata is on top */
+}
+
+/* The thread object at `arg`, which must be the running thread. */
+static lthread *check_current(lua_State *L, int arg, const char *fn) {
+    lthread *lt = lhcp_check_thread(L, arg);
+    if (!lt->lm->m) luaL_error(L, "%s: the machine is closed", fn);
+    if (sim_sched_current(lt->lm->m) != lt->t)
+        luaL_error(L, "%s: thread '%s' is not the running thread (call it on the body's own `t` during m:run)", fn,
+                   sim_thread_name(lt->t));
+    return lt;
+}
+
+/* ---- t:run ------------------------------------------------------------------------------------ */
+
+static const char *access_name(int a) { return a == 1 ? "write" : a == 8 ? "execute" : "read"; }
+
+static int push_fault(lua_State *L, lthread *lt) {
+    const sim_fault *f = sim_call_fault(lt->t);
+    const char *name = hcp_status_name(f->code);
+    char bytes[16 * 3 + 1] = ""; /* "48 8B 04 25 ..." */
+    for (int i = 0, k = 0; i < f->nbytes; i++)
+        k += snprintf(bytes + k, sizeof bytes - (size_t)k, i ? " %02X" : "%02X", f->bytes[i]);
+    lua_pushnil(L);
+    lua_pushinteger(L, (lua_Integer)f->code);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, (lua_Integer)f->code);
+    lua_setfield(L, -2, "code");
+    lua_pushstring(L, name ? name : "STATUS_UNKNOWN");
+    lua_setfield(L, -2, "name");
+    lua_pushinteger(L, (lua_Integer)f->address);
+    lua_setfield(L, -2, "address");
+    lua_pushstring(L, bytes);
+    lua_setfield(L, -2, "bytes");
+    char msg[256];
+    if (f->code == STATUS_ACCESS_VIOLATION || f->code == STATUS_STACK_OVERFLOW) {
+        lua_pushinteger(L, (lua_Integer)f->data);
+        lua_setfield(L, -2, "data");
+        lua_pushstring(L, access_name(f->access));
+        lua_setfield(L, -2, "access");
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s': %s of 0x%llX at 0x%llX [%s]", name ? name : "?",
+                 f->code, sim_thread_name(lt->t), access_name(f->access), (unsigned long long)f->data,
+                 (unsigned long long)f->address, bytes);
+    } else {
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' at 0x%llX [%s]", name ? name : "?", f->code,
+                 sim_thread_name(lt->t), (unsigned long long)f->address, bytes);
+    }
+    lua_pushstring(L, msg);
+    lua_setfield(L, -2, "message");
+    return 3;
+}
+
+static int run_continue(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    lthread *lt = (lthread *)ctx;
+    switch (sim_call_continue(lt->t)) {
+    case SIM_CALL_RETURNED:
+        lua_pushinteger(L, (lua_Integer)sim_call_result(lt->t));
+        return 1;
+    case SIM_CALL_PREEMPTED:
+        lt->yielding = true;
+        return lua_yieldk(L, 0, ctx, run_continue);
+    case SIM_CALL_FAULTED: return push_fault(L, lt);
+    case SIM_CALL_LIMIT:
+        return luaL_error(L, "cycle limit reached after %I cycles (raise it with m:run{max_cycles = N} or "
+                             "hcp.machine{max_cycles = N})",
+                          (lua_Integer)sim_clock(lt->lm->m));
+    case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
+    }
+    return luaL_error(L, "t:run: unexpected state");
+}
+
+static int t_run(lua_State *L) {
+    lthread *lt = check_current(L, 1, "t:run");
+    lua_getiuservalue(L, 1, UV_CORO);
+    bool own = lua_tothread(L, -1) == L;
+    lua_pop(L, 1);
+    if (!own) return luaL_error(L, "t:run must be called from the thread body itself, not from a nested coroutine");
+    uint64_t entry = lhcp_check_u64(L, 2);
+    int nargs = lua_gettop(L) - 2;
+    if (nargs > SIM_MAX_ARGS) return luaL_error(L, "t:run: at most %d arguments", SIM_MAX_ARGS);
+    uint64_t args[SIM_MAX_ARGS];
+    for (int i = 0; i < nargs; i++) args[i] = lhcp_check_u64(L, 3 + i);
+    sim_err e = sim_call_begin(lt->t, entry, args, nargs);
+    if (e != SIM_OK) return luaL_error(L, "t:run: %s", sim_strerror(e));
+    return run_continue(L, LUA_OK, (lua_KContext)lt);
+}
+
+/* ---- small thread functions ------------------------------------------------------------------------ */
+
+static int t_GetCurrentThread(lua_State *L) {
+    lthread *lt = check_current(L, 1, "GetCurrentThread");
+    lua_pushinteger(L, (lua_Integer)GetCurrentThread(lt->lm->os));
+    return 1;
+}
+
+static int t_GetCurrentThreadId(lua_State *L) {
+    lthread *lt = check_current(L, 1, "GetCurrentThreadId");
+    lua_pushinteger(L, (lua_Integer)GetCurrentThreadId(lt->lm->os));
+    return 1;
+}
+
+static int t_GetLastError(lua_State *L) {
+    lthread *lt = check_current(L, 1, "GetLastError");
+    lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+    return 1;
+}
+
+static int t_SetLastError(lua_State *L) {
+    lthread *lt = check_current(L, 1, "SetLastError");
+    SetLastError(lt->lm->os, lhcp_check_dword(L, 2));
+    return 0;
+}
+
+static int t_OpenThread(lua_State *L) {
+    lthread *lt = check_current(L, 1, "OpenThread");
+    uint32_t access = lhcp_check_dword(L, 2);
+    int inherit = lua_toboolean(L, 3);
+    if (lua_isinteger(L, 3)) inherit = lua_tointeger(L, 3) != 0;
+    uint32_t tid = lhcp_check_dword(L, 4);
+    uint64_t h = OpenThread(lt->lm->os, access, inherit, tid);
+    if (!h) {
+        lua_pushnil(L);
+        lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)h);
+    return 1;
+}
+
+static int t_CloseHandle(lua_State *L) {
+    lthread *lt = check_current(L, 1, "CloseHandle");
+    int ok = CloseHandle(lt->lm->os, lhcp_check_u64(L, 2));
+    lua_pushboolean(L, ok);
+    if (ok) return 1;
+    lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+    return 2;
+}
+
+/* ---- HCP ------------------------------------------------------------------------------------------ */
+
+static int t_EnableThreadProfiling(lua_State *L) {
+    lthread *lt = check_current(L, 1, "EnableThreadProfiling");
+    uint64_t h = lhcp_check_u64(L, 2);
+    uint32_t flags = lhcp_check_dword(L, 3);
+    uint64_t mask = lhcp_check_u64(L, 4);
+    sim_machine *m = lt->lm->m;
+    uint64_t slot = sim_thread_scratch(lt->t) + SCR_HANDLE;
+    uint8_t b[8];
+    hcp_put64(b, POISON_HANDLE);
+    sim_mem_write(m, slot, b, 8);
+    uint32_t rc = EnableThreadProfiling(lt->lm->os, h, flags, mask, slot);
+    sim_mem_read(m, slot, b, 8);
+    lua_pushinteger(L, (lua_Integer)rc);
+    uint64_t v = hcp_get64(b);
+    if (v == POISON_HANDLE) lua_pushnil(L); /* not written */
+    else lua_pushinteger(L, (lua_Integer)v);
+    return 2;
+}
+
+static int t_DisableThreadProfiling(lua_State *L) {
+    lthread *lt = check_current(L, 1, "DisableThreadProfiling");
+    lua_pushinteger(L, (lua_Integer)DisableThreadProfiling(lt->lm->os, lhcp_check_u64(L, 2)));
+    return 1;
+}
+
+static int t_QueryThreadProfiling(lua_State *L) {
+    lthread *lt = check_current(L, 1, "QueryThreadProfiling");
+    uint64_t h = lhcp_check_u64(L, 2);
+    sim_machine *m = lt->lm->m;
+    uint64_t slot = sim_thread_scratch(lt->t) + SCR_BOOLEAN;
+    uint8_t b = POISON_BYTE;
+    sim_mem_write(m, slot, &b, 1);
+    uint32_t rc = QueryThreadProfiling(lt->lm->os, h, slot);
+    sim_mem_read(m, slot, &b, 1);
+    lua_pushinteger(L, (lua_Integer)rc);
+    if (rc == ERROR_SUCCESS) lua_pushboolean(L, b != 0);
+    else lua_pushnil(L);
+    return 2;
+}
+
+static lua_Integer field_int(lua_State *L, int t, const char *k) {
+    int ty = lua_getfield(L, t, k);
+    lua_Integer v = 0;
+    if (ty != LUA_TNIL) {
+        int ok;
+        v = lua_tointegerx(L, -1, &ok);
+        if (!ok) luaL_error(L, "PERFORMANCE_DATA.%s must be an integer (got %s)", k, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* A Lua table -> PERFORMANCE_DATA bytes (omitted fields are 0). */
+static void pd_from_table(lua_State *L, int t, uint8_t *pd) {
+    static const char *const keys[] = {"Size",      "Version",    "HwCountersCount", "ContextSwitchCount",
+                                       "WaitReasonBitMap", "CycleTime", "RetryCount", "Reserved",
+                                       "HwCounters", NULL};
+    lhcp_check_keys(L, t, "PERFORMANCE_DATA", keys);
+    memset(pd, 0, HCP_PERFORMANCE_DATA_SIZE);
+    hcp_put16(pd + 0, (uint16_t)field_int(L, t, "Size"));
+    pd[2] = (uint8_t)field_int(L, t, "Version");
+    pd[3] = (uint8_t)field_int(L, t, "HwCountersCount");
+    hcp_put32(pd + 4, (uint32_t)field_int(L, t, "ContextSwitchCount"));
+    hcp_put64(pd + 8, (uint64_t)field_int(L, t, "WaitReasonBitMap"));
+    hcp_put64(pd + 16, (uint64_t)field_int(L, t, "CycleTime"));
+    hcp_put32(pd + 24, (uint32_t)field_int(L, t, "RetryCount"));
+    hcp_put32(pd + 28, (uint32_t)field_int(L, t, "Reserved"));
+    if (lua_getfield(L, t, "HwCounters") == LUA_TTABLE) {
+        int hc = lua_gettop(L);
+        for (int i = 0; i < MAX_HW_COUNTERS; i++) {
+            if (lua_rawgeti(L, hc, i) == LUA_TTABLE) {
+                int e = lua_gettop(L);
+                uint8_t *p = pd + 32 + 16 * i;
+                hcp_put32(p, (uint32_t)field_int(L, e, "Type"));
+                hcp_put32(p + 4, (uint32_t)field_int(L, e, "Reserved"));
+                hcp_put64(p + 8, (uint64_t)field_int(L, e, "Value"));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void pd_to_table(lua_State *L, const uint8_t *pd) {
+    lua_createtable(L, 0, 9);
+    set_int(L, "Size", hcp_get16(pd));
+    set_int(L, "Version", pd[2]);
+    set_int(L, "HwCountersCount", pd[3]);
+    set_int(L, "ContextSwitchCount", hcp_get32(pd + 4));
+    set_int(L, "WaitReasonBitMap", (lua_Integer)hcp_get64(pd + 8));
+    set_int(L, "CycleTime", (lua_Integer)hcp_get64(pd + 16));
+    set_int(L, "RetryCount", hcp_get32(pd + 24));
+    set_int(L, "Reserved", hcp_get32(pd + 28));
+    lua_createtable(L, MAX_HW_COUNTERS - 1, 1);
+    for (int i = 0; i < MAX_HW_COUNTERS; i++) {
+        const uint8_t *p = pd + 32 + 16 * i;
+        lua_createtable(L, 0, 3);
+        set_int(L, "Type", hcp_get32(p));
+        set_int(L, "Reserved", hcp_get32(p + 4));
+        set_int(L, "Value", (lua_Integer)hcp_get64(p + 8));
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, -2, "HwCounters");
+}
+
+static int t_ReadThreadProfilingData(lua_State *L) {
+    lthread *lt = check_current(L, 1, "ReadThreadProfilingData");
+    uint64_t h = lhcp_check_u64(L, 2);
+    uint32_t flags = lhcp_check_dword(L, 3);
+    uint8_t pd[HCP_PERFORMANCE_DATA_SIZE];
+    if (lua_isnoneornil(L, 4)) {
+        memset(pd, 0, sizeof pd);
+        hcp_put16(pd, HCP_PERFORMANCE_DATA_SIZE);
+        pd[2] = PERFORMANCE_DATA_VERSION;
+    } else {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        pd_from_table(L, 4, pd);
+    }
+    sim_machine *m = lt->lm->m;
+    uint64_t addr = sim_thread_scratch(lt->t) + SCR_PD;
+    sim_mem_write(m, addr, pd, sizeof pd);
+    uint32_t rc = ReadThreadProfilingData(lt->lm->os, h, flags, addr);
+    sim_mem_read(m, addr, pd, sizeof pd);
+    lua_pushinteger(L, (lua_Integer)rc);
+    pd_to_table(L, pd);
+    return 2;
+}
+
+/* ---- fields and introspection ----------------------------------------------------------------------- */
+
+static int t_counters(lua_State *L) {
+    lthread *lt = lhcp_check_thread(L, 1);
+    const pmu_bank *b = sim_thread_bank(lt->t);
+    lua_createtable(L, 0, PMU_EV__COUNT);
+    for (int e = 0; e < PMU_EV__COUNT; e++) {
+        lua_pushinteger(L, (lua_Integer)b->ev[e]);
+        lua_setfield(L, -2, pmu_event_name((pmu_event)e));
+    }
+    return 1;
+}
+
+static const char *const state_names[] = {"Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting"};
+
+static int t_index(lua_State *L) {
+    lthread *lt = lhcp_check_thread(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "id") == 0) lua_pushinteger(L, (lua_Integer)sim_thread_id(lt->t));
+    else if (strcmp(k, "handle") == 0) lua_pushinteger(L, (lua_Integer)lt->handle);
+    else if (strcmp(k, "name") == 0) lua_pushstring(L, sim_thread_name(lt->t));
+    else if (strcmp(k, "state") == 0) lua_pushstring(L, state_names[sim_thread_state_of(lt->t)]);
+    else if (strcmp(k, "switches") == 0) lua_pushinteger(L, (lua_Integer)sim_thread_switches(lt->t));
+    else {
+        luaL_getmetatable(L, LHCP_THREAD);
+        lua_getfield(L, -1, "methods");
+        if (lua_getfield(L, -1, k) == LUA_TNIL) return luaL_error(L, "hcpsim.Thread has no member '%s'", k);
+    }
+    return 1;
+}
+
+static int t_tostring(lua_State *L) {
+    lthread *lt = lhcp_check_thread(L, 1);
+    lua_pushfstring(L, "hcpsim.Thread(%d, '%s')", (int)sim_thread_id(lt->t), sim_thread_name(lt->t));
+    return 1;
+}
+
+void lhcp_thread_register(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"run", t_run},
+        {"counters", t_counters},
+        {"GetCurrentThread", t_GetCurrentThread},
+        {"GetCurrentThreadId", t_GetCurrentThreadId},
+        {"GetLastError", t_GetLastError},
+        {"SetLastError", t_SetLastError},
+        {"OpenThread", t_OpenThread},
+        {"CloseHandle", t_CloseHandle},
+        {"EnableThreadProfiling", t_EnableThreadProfiling},
+        {"DisableThreadProfiling", t_DisableThreadProfiling},
+        {"QueryThreadProfiling", t_QueryThreadProfiling},
+        {"ReadThreadProfilingData", t_ReadThreadProfilingData},
+        {NULL, NULL},
+    };
+    if (!luaL_newmetatable(L, LHCP_THREAD)) {
+        lua_pop(L, 1);
+        return;
+    }
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "methods");
+    lua_pushcfunction(L, t_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, t_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,180 @@
+/* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
+ *
+ *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario
+ *   hcpsim describe [--platform P]           platform profile, PMU events, cost tables
+ *   hcpsim version
+ *
+ * Exit status: 0 the scenario ran and every TAP test passed; 1 a test failed;
+ * 2 usage, scenario or simulation error (FILE:LINE: message on stderr). */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicorn/unicorn.h>
+
+#include "scenarios/lhcp.h"
+
+#define EXIT_TESTFAIL 1
+#define EXIT_ERROR 2
+
+static void usage(FILE *f) {
+    fputs("usage: hcpsim run [--seed N] [--unsafe-io] FILE.lua [ARGS...]\n"
+          "       hcpsim describe [--platform P]\n"
+          "       hcpsim version\n"
+          "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n",
+          f);
+}
+
+static int msgh(lua_State *L) {
+    if (!lua_isstring(L, 1)) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    return 1;
+}
+
+static bool parse_u64(const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || !*s || *end || *s == '-') return false;
+    *out = v;
+    return true;
+}
+
+static int cmd_run(int argc, char **argv) {
+    uint64_t seed = 1;
+    bool unsafe_io = false, opts = true;
+    const char *file = NULL;
+    int first_arg = argc;
+    char **sargs = calloc((size_t)argc + 1, sizeof *sargs);
+    int nsargs = 0;
+    if (!sargs) return EXIT_ERROR;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts && strcmp(a, "--") == 0) {
+            opts = false;
+        } else if (opts && strcmp(a, "--seed") == 0) {
+            if (i + 1 >= argc || !parse_u64(argv[i + 1], &seed)) {
+                fprintf(stderr, "hcpsim: --seed needs a non-negative integer\n");
+                free(sargs);
+                return EXIT_ERROR;
+            }
+            i++;
+        } else if (opts && strcmp(a, "--unsafe-io") == 0) {
+            unsafe_io = true;
+        } else if (opts && (strcmp(a, "--report") == 0 || strcmp(a, "--trace") == 0)) {
+            fprintf(stderr, "hcpsim: %s: run reports and traces are not available in this version\n", a);
+            free(sargs);
+            return EXIT_ERROR;
+        } else if (opts && a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --)\n", a);
+            free(sargs);
+            return EXIT_ERROR;
+        } else if (!file) {
+            file = a;
+            first_arg = i + 1;
+        } else {
+            sargs[nsargs++] = argv[i];
+        }
+    }
+    (void)first_arg;
+    if (!file) {
+        usage(stderr);
+        free(sargs);
+        return EXIT_ERROR;
+    }
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        fprintf(stderr, "hcpsim: out of memory\n");
+        free(sargs);
+        return EXIT_ERROR;
+    }
+    lhcp_open_runtime(L, file, seed, unsafe_io);
+    lua_createtable(L, nsargs, 1);
+    lua_pushstring(L, file);
+    lua_rawseti(L, -2, 0);
+    for (int i = 0; i < nsargs; i++) {
+        lua_pushstring(L, sargs[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setglobal(L, "arg");
+    free(sargs);
+    int status;
+    lua_pushcfunction(L, msgh);
+    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
+        fprintf(stderr, "%s\n", lua_tostring(L, -1));
+        status = EXIT_ERROR;
+    } else {
+        lhcp_strict_globals(L);
+        if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
+            fflush(stdout);
+            fprintf(stderr, "%s\n", lua_tostring(L, -1));
+            status = EXIT_ERROR;
+        } else {
+            status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
+        }
+    }
+    fflush(stdout);
+    lua_close(L);
+    return status;
+}
+
+static int cmd_describe(int argc, char **argv) {
+    const char *platform = "win10-x64";
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc) platform = argv[++i];
+        else {
+            usage(stderr);
+            return EXIT_ERROR;
+        }
+    }
+    if (strcmp(platform, "win10-x64") != 0) {
+        fprintf(stderr, "hcpsim: platform '%s' is not available in this version (available: win10-x64)\n", platform);
+        return EXIT_ERROR;
+    }
+    sim_config c;
+    sim_config_default(&c);
+    printf("platform      %s\n", platform);
+    printf("isa           x86-64 (Unicorn), Windows x64 calling convention\n");
+    printf("cpus          1\n");
+    printf("frequency     %llu cycles/s\n", (unsigned long long)c.frequency);
+    printf("tick          %u x 100 ns\n", c.tick);
+    printf("quantum       %u ticks = %llu cycles\n", c.quantum,
+           (unsigned long long)sim_mul_div(sim_mul_div(c.quantum, c.tick, 1), c.frequency, 10000000u));
+    printf("scheduler     round-robin, FIFO ready queue, preemption at block boundaries\n");
+    printf("semantics     documented (default) | observed\n");
+    printf("\nPMU events (default pmc: instructions, cycles, branches; %d counters, %d bits)\n", PMU_MAX_PMC,
+           PMU_PMC_BITS);
+    for (int e = 0; e < PMU_EV__COUNT; e++)
+        printf("  %-14s %s\n", pmu_event_name((pmu_event)e), pmu_event_description((pmu_event)e));
+    printf("\ncost model    PROVISIONAL: %u cycle per retired instruction; no penalties, no kernel costs\n",
+           PMU_PROVISIONAL_CYCLES_PER_INSN);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_ERROR;
+    }
+    if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(argv[1], "version") == 0) {
+        unsigned maj, min;
+        uc_version(&maj, &min);
+        int cmaj, cmin;
+        cs_version(&cmaj, &cmin);
+        printf("hcpsim 0.1.0 (Unicorn %u.%u, capstone %d.%d, %s)\n", maj, min, cmaj, cmin, LUA_RELEASE);
+        return 0;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "hcpsim: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_ERROR;
+}

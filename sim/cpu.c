@@ -1,0 +1,578 @@
+/* sim/cpu.c — the guest CPU: Unicorn set-up, block statistics, guest calls,
+ * faults, and instructions served by the model (RDTSC, RDTSCP, RDPMC).
+ *
+ * Counting: a UC_HOOK_BLOCK hook looks the block up in a cache keyed by
+ * (address, size); a miss decodes it once with capstone.  The hook first
+ * checks the quantum and the cycle limit and stops *before* counting (a block
+ * stopped from its own hook does not execute: RIP stays at its start), then
+ * adds the block to the running thread's bank and the virtual clock.  A block
+ * that stops part-way (fault, trapped instruction) is corrected by taking
+ * back what did not retire.
+ *
+ * Precise faults: with any memory-access hook present, Unicorn syncs RIP
+ * before each memory instruction, so a data fault reports the exact
+ * instruction.  A hook on an address that is never mapped gives that with no
+ * callbacks (cost measured in sim/README.md); without it RIP is the block
+ * start.
+ *
+ * Trapped instructions: Unicorn 2.0.1 cannot hook RDTSC with UC_HOOK_INSN and
+ * raises #UD for RDPMC.  When a block is first decoded and holds such an
+ * instruction (or a privileged one), a UC_HOOK_CODE limited to that address
+ * is added, the block is dropped from the translation cache before it runs,
+ * and the run restarts at the block; the code hook then serves the
+ * instruction and moves RIP past it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+typedef enum trap_kind { TRAP_RDTSC, TRAP_RDTSCP, TRAP_RDPMC, TRAP_PRIV } trap_kind;
+
+typedef struct trap {
+    sim_machine *m;
+    uint64_t addr;
+    uint32_t len;
+    trap_kind kind;
+    uc_hook h;
+    struct trap *next;
+} trap;
+
+/* Unicorn takes hook callbacks as void *; ISO C has no direct conversion
+ * from a function pointer, so copy the representation (same size on every
+ * platform Unicorn supports; checked below). */
+typedef void (*any_fn)(void);
+_Static_assert(sizeof(any_fn) == sizeof(void *), "function and object pointers differ in size");
+static void *hook_fn(any_fn f) {
+    void *p;
+    memcpy(&p, &f, sizeof p);
+    return p;
+}
+#define HOOK(f) hook_fn((any_fn)(f))
+
+/* Traps live in a list owned by the machine (freed in sim_cpu_fini). */
+
+/* ---- block decoding -------------------------------------------------------------------- */
+
+static bool is_branch(csh cs, const cs_insn *in) {
+    return cs_insn_group(cs, in, X86_GRP_JUMP) || cs_insn_group(cs, in, X86_GRP_CALL) ||
+           cs_insn_group(cs, in, X86_GRP_RET) || cs_insn_group(cs, in, X86_GRP_INT) ||
+           cs_insn_group(cs, in, X86_GRP_IRET) || in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER;
+}
+
+static int trap_kind_of(csh cs, const cs_insn *in) {
+    switch (in->id) {
+    case X86_INS_RDTSC: return TRAP_RDTSC;
+    case X86_INS_RDTSCP: return TRAP_RDTSCP;
+    case X86_INS_RDPMC: return TRAP_RDPMC;
+    case X86_INS_HLT:
+    case X86_INS_CLI:
+    case X86_INS_STI:
+    case X86_INS_IN:
+    case X86_INS_INSB:
+    case X86_INS_INSW:
+    case X86_INS_INSD:
+    case X86_INS_OUT:
+    case X86_INS_OUTSB:
+    case X86_INS_OUTSW:
+    case X86_INS_OUTSD:
+        return TRAP_PRIV;
+    default: return cs_insn_group(cs, in, X86_GRP_PRIVILEGE) ? TRAP_PRIV : -1;
+    }
+}
+
+/* Statistics of the instructions of the block at `addr` (`size` bytes) that
+ * start before `stop` (use UINT64_MAX for the whole block).  Undecodable
+ * trailing bytes count as one instruction (Unicorn executes or faults on it). */
+static pmu_block_stats decode_range(sim_machine *m, uint64_t addr, uint32_t size, uint64_t stop) {
+    pmu_block_stats st = {0, 0, 0};
+    uint8_t stackbuf[256];
+    uint8_t *buf = size <= sizeof stackbuf ? stackbuf : malloc(size);
+    if (buf && size && uc_mem_read(m->uc, addr, buf, size) == UC_ERR_OK) {
+        const uint8_t *p = buf;
+        size_t left = size;
+        uint64_t a = addr;
+        cs_insn *in = cs_malloc(m->cs);
+        while (in && left && a < stop) {
+            if (!cs_disasm_iter(m->cs, &p, &left, &a, in)) {
+                st.insns++; /* undecodable: one instruction that will not retire normally */
+                break;
+            }
+            st.insns++;
+            if (is_branch(m->cs, in)) st.branches++;
+        }
+        if (in) cs_free(in, 1);
+    }
+    if (buf != stackbuf) free(buf);
+    pmu_block_cost(&st);
+    return st;
+}
+
+/* Looks for instructions that must be trapped; installs a code hook for each
+ * new one.  Returns true when at least one hook was added (block must be retranslated). */
+static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size);
+
+static uint32_t hash_block(uint64_t addr, uint32_t size) {
+    uint64_t h = (addr ^ ((uint64_t)size << 48)) * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(h >> 32);
+}
+
+static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, bool *is_new) {
+    *is_new = false;
+    if (m->nblocks * 2 >= m->capblocks) {
+        uint32_t nc = m->capblocks ? m->capblocks * 2 : 1024;
+        block_entry *nb = calloc(nc, sizeof *nb);
+        if (!nb) return NULL;
+        for (uint32_t i = 0; i < m->capblocks; i++) {
+            if (!m->blocks[i].used) continue;
+            uint32_t j = hash_block(m->blocks[i].addr, m->blocks[i].size) & (nc - 1);
+            while (nb[j].used) j = (j + 1) & (nc - 1);
+            nb[j] = m->blocks[i];
+        }
+        free(m->blocks);
+        m->blocks = nb;
+        m->capblocks = nc;
+        m->last_block = NULL;
+    }
+    uint32_t j = hash_block(addr, size) & (m->capblocks - 1);
+    while (m->blocks[j].used) {
+        if (m->blocks[j].addr == addr && m->blocks[j].size == size) return &m->blocks[j];
+        j = (j + 1) & (m->capblocks - 1);
+    }
+    block_entry *b = &m->blocks[j];
+    b->used = 1;
+    b->addr = addr;
+    b->size = size;
+    b->st = decode_range(m, addr, size, UINT64_MAX);
+    m->nblocks++;
+    *is_new = true;
+    return b;
+}
+
+/* ---- hooks ----------------------------------------------------------------------------- */
+
+static void retire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
+    pmu_bank_retire(&t->bank, s);
+    m->clock += s->cycles;
+}
+
+static void unretire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
+    pmu_bank_unretire(&t->bank, s);
+    m->clock -= s->cycles;
+}
+
+static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+    sim_machine *m = ud;
+    sim_thread *t = m->running;
+    bool is_new;
+    block_entry *b = block_lookup(m, addr, size, &is_new);
+    if (!b || !t) {
+        m->stop = STOP_INTR;
+        m->intno = -1;
+        uc_emu_stop(uc);
+        return;
+    }
+    if (is_new && install_traps(m, addr, size)) {
+        uc_ctl_remove_cache(uc, addr, addr + size);
+        m->stop = STOP_NONE; /* restart at the same block */
+        m->retranslated = true;
+        m->last_block = NULL;
+        uc_emu_stop(uc);
+        return;
+    }
+    if (m->clock >= m->max_cycles) {
+        m->stop = STOP_LIMIT;
+        m->last_block = NULL;
+        uc_emu_stop(uc);
+        return;
+    }
+    if (m->clock >= m->slice_deadline) {
+        m->stop = STOP_QUANTUM;
+        m->last_block = NULL;
+        uc_emu_stop(uc);
+        return;
+    }
+    retire(m, t, &b->st);
+    m->last_block = b;
+    m->last_block_addr = addr;
+}
+
+static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
+    (void)uc, (void)size, (void)value;
+    sim_machine *m = ud;
+    m->memerr_addr = addr;
+    m->memerr_type = (int)type;
+    return false;
+}
+
+static void on_probe(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
+    (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)ud; /* never called: the range is never mapped */
+}
+
+static void on_intr(uc_engine *uc, uint32_t intno, void *ud) {
+    sim_machine *m = ud;
+    m->stop = STOP_INTR;
+    m->intno = (int)intno;
+    uc_emu_stop(uc);
+}
+
+/* `syscall` with no system services: Windows returns STATUS_INVALID_SYSTEM_SERVICE. */
+static void on_syscall(uc_engine *uc, void *ud) {
+    (void)ud;
+    uint64_t rax = 0xC000001Cu;
+    uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+}
+
+/* Stats of the part of the last counted block before instruction `at`. */
+static pmu_block_stats block_prefix(sim_machine *m, uint64_t at) {
+    block_entry *b = m->last_block;
+    if (!b) return (pmu_block_stats){0, 0, 0};
+    return decode_range(m, m->last_block_addr, b->size, at);
+}
+
+static void unretire_suffix(sim_machine *m, sim_thread *t, uint64_t from) {
+    block_entry *b = m->last_block;
+    if (!b || from < m->last_block_addr || from >= m->last_block_addr + b->size) return;
+    pmu_block_stats pre = block_prefix(m, from);
+    pmu_block_stats suf = {b->st.insns - pre.insns, b->st.branches - pre.branches, b->st.cycles - pre.cycles};
+    unretire(m, t, &suf);
+    m->last_block = NULL;
+}
+
+static void set_fault(sim_thread *t, uint32_t code, uint64_t address, uint64_t data, int access) {
+    sim_fault *f = &t->fault;
+    memset(f, 0, sizeof *f);
+    f->code = code;
+    f->address = address;
+    f->data = data;
+    f->access = access;
+    for (int i = 0; i < (int)sizeof f->bytes; i++) {
+        if (uc_mem_read(t->m->uc, address + (uint64_t)i, &f->bytes[i], 1) != UC_ERR_OK) break;
+        f->nbytes = i + 1;
+    }
+}
+
+static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+    (void)size;
+    trap *tr = ud;
+    sim_machine *m = tr->m;
+    sim_thread *t = m->running;
+    if (!t) return;
+    /* What follows this instruction in the block will be counted by the block
+     * that starts after it; take it back now, and this instruction too until served. */
+    unretire_suffix(m, t, addr);
+    if (tr->kind == TRAP_PRIV) {
+        set_fault(t, 0xC0000096u /* STATUS_PRIVILEGED_INSTRUCTION */, addr, 0, 0);
+        m->stop = STOP_INTR;
+        m->intno = -2;
+        uc_emu_stop(uc);
+        return;
+    }
+    uint64_t value;
+    if (tr->kind == TRAP_RDPMC) {
+        uint64_t rcx;
+        uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+        value = pmu_pmc_read(&m->cfg.pmc, &t->bank, (uint32_t)rcx);
+    } else {
+        value = m->clock;
+    }
+    uint64_t lo = value & 0xFFFFFFFFu, hi = value >> 32;
+    uc_reg_write(uc, UC_X86_REG_RAX, &lo);
+    uc_reg_write(uc, UC_X86_REG_RDX, &hi);
+    if (tr->kind == TRAP_RDTSCP) {
+        uint64_t aux = 0; /* IA32_TSC_AUX: processor number */
+        uc_reg_write(uc, UC_X86_REG_RCX, &aux);
+    }
+    pmu_block_stats one = {1, 0, 0};
+    pmu_block_cost(&one);
+    retire(m, t, &one);
+    uint64_t next = addr + tr->len;
+    uc_reg_write(uc, UC_X86_REG_RIP, &next);
+}
+
+static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
+    uint8_t buf[4096];
+    if (size > sizeof buf || uc_mem_read(m->uc, addr, buf, size) != UC_ERR_OK) return false;
+    const uint8_t *p = buf;
+    size_t left = size;
+    uint64_t a = addr;
+    bool added = false;
+    cs_insn *in = cs_malloc(m->cs);
+    while (in && left && cs_disasm_iter(m->cs, &p, &left, &a, in)) {
+        int k = trap_kind_of(m->cs, in);
+        if (k < 0) continue;
+        bool known = false;
+        for (trap *x = m->traps; x; x = x->next)
+            if (x->addr == in->address) known = true;
+        if (known) continue;
+        trap *tr = calloc(1, sizeof *tr);
+        if (!tr) break;
+        *tr = (trap){m, in->address, in->size, (trap_kind)k, 0, m->traps};
+        if (uc_hook_add(m->uc, &tr->h, UC_HOOK_CODE, HOOK(on_trap), tr, in->address, in->address) != UC_ERR_OK) {
+            free(tr);
+            continue;
+        }
+        m->traps = tr;
+        added = true;
+    }
+    if (in) cs_free(in, 1);
+    return added;
+}
+
+/* ---- set-up ----------------------------------------------------------------------------- */
+
+sim_err sim_cpu_init(sim_machine *m) {
+    if (uc_open(UC_ARCH_X86, UC_MODE_64, &m->uc) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs) != CS_ERR_OK) return SIM_ERR_UNICORN;
+    cs_option(m->cs, CS_OPT_DETAIL, CS_OPT_ON);
+    /* Hooks are registered before the first uc_emu_start, so every block is translated with them. */
+    if (uc_hook_add(m->uc, &m->h_block, UC_HOOK_BLOCK, HOOK(on_block), m, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(m->uc, &m->h_intr, UC_HOOK_INTR, HOOK(on_intr), m, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(m->uc, &m->h_memerr, UC_HOOK_MEM_INVALID, HOOK(on_memerr), m, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(m->uc, &m->h_syscall, UC_HOOK_INSN, HOOK(on_syscall), m, 1, 0, UC_X86_INS_SYSCALL) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    if (m->cfg.precise_faults &&
+        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
+                    SIM_HOOK_PROBE) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    return SIM_OK;
+}
+
+void sim_cpu_fini(sim_machine *m) {
+    trap *tr = m->traps;
+    while (tr) {
+        trap *n = tr->next;
+        free(tr);
+        tr = n;
+    }
+    m->traps = NULL;
+    if (m->uc) uc_close(m->uc);
+    if (m->cs) cs_close(&m->cs);
+    m->uc = NULL;
+}
+
+/* ---- guest calls -------------------------------------------------------------------------- */
+
+static const int gprs[] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+                           UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10,
+                           UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
+
+sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int nargs) {
+    sim_machine *m = t->m;
+    if (m->running != t || t->in_call) return SIM_ERR_STATE;
+    if (nargs < 0 || nargs > SIM_MAX_ARGS) return SIM_ERR_ARG;
+    /* Stack at entry: [rsp] return address (sentinel), [rsp+8..+40) shadow space,
+     * [rsp+40+8k] argument 5+k.  rsp+8 is 16-byte aligned, as after a call. */
+    int nstack = nargs > 4 ? nargs - 4 : 0;
+    uint64_t frame = 8 + 32 + 8 * (uint64_t)nstack;
+    uint64_t rsp = (t->stack_hi - frame - 8) & ~UINT64_C(15);
+    rsp -= 8; /* return address slot: (rsp + 8) % 16 == 0 */
+    uint8_t img[8 + 32 + 8 * SIM_MAX_ARGS];
+    memset(img, 0, sizeof img);
+    uint64_t ret = SIM_SENTINEL;
+    memcpy(img, &ret, 8);
+    for (int k = 0; k < nstack; k++) memcpy(img + 40 + 8 * k, &args[4 + k], 8);
+    if (uc_mem_write(m->uc, rsp, img, (size_t)frame) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    uint64_t zero = 0;
+    for (size_t i = 0; i < sizeof gprs / sizeof gprs[0]; i++) uc_reg_write(m->uc, gprs[i], &zero);
+    static const int argreg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
+    for (int k = 0; k < nargs && k < 4; k++) uc_reg_write(m->uc, argreg[k], &args[k]);
+    uint64_t flags = 0x202;
+    uc_reg_write(m->uc, UC_X86_REG_RFLAGS, &flags);
+    uc_reg_write(m->uc, UC_X86_REG_RSP, &rsp);
+    m->loaded = t;
+    t->rip = entry;
+    t->in_call = true;
+    t->result = 0;
+    return SIM_OK;
+}
+
+static int access_of(int memerr_type) {
+    switch (memerr_type) {
+    case UC_MEM_WRITE_UNMAPPED:
+    case UC_MEM_WRITE_PROT: return 1;
+    case UC_MEM_FETCH_UNMAPPED:
+    case UC_MEM_FETCH_PROT: return 8;
+    default: return 0;
+    }
+}
+
+static uint32_t intr_code(int intno) {
+    switch (intno) {
+    case 0: return 0xC0000094u;    /* STATUS_INTEGER_DIVIDE_BY_ZERO */
+    case 1: return 0x80000004u;    /* STATUS_SINGLE_STEP */
+    case 3: return 0x80000003u;    /* STATUS_BREAKPOINT */
+    case 4: return 0xC0000095u;    /* STATUS_INTEGER_OVERFLOW */
+    case 5: return 0xC000008Cu;    /* STATUS_ARRAY_BOUNDS_EXCEEDED */
+    case 6: return 0xC000001Du;    /* STATUS_ILLEGAL_INSTRUCTION */
+    case 0x29: return 0xC0000409u; /* __fastfail: STATUS_STACK_BUFFER_OVERRUN */
+    case 0x2C: return 0xC0000420u; /* STATUS_ASSERTION_FAILURE */
+    case 0x2D: return 0x80000003u; /* debug service */
+    default: return 0xC0000005u;   /* int n in user mode: #GP, reported as an access violation */
+    }
+}
+
+/* Settles the last counted block after an exception at `rip`.  A fault
+ * (memory, #DE, #UD) is raised by the instruction at rip, which does not
+ * retire; a trap (int3, int n, into) is raised after the instruction that
+ * ends at rip, which does.  Takes back what did not retire and returns the
+ * exception address. */
+static uint64_t settle_partial_block(sim_machine *m, sim_thread *t, uint64_t rip, bool is_trap) {
+    block_entry *b = m->last_block;
+    if (!b || rip < m->last_block_addr || rip > m->last_block_addr + b->size) return rip;
+    uint64_t at = rip;
+    if (is_trap) {
+        uint8_t buf[4096];
+        if (b->size <= sizeof buf && uc_mem_read(m->uc, m->last_block_addr, buf, b->size) == UC_ERR_OK) {
+            const uint8_t *p = buf;
+            size_t left = b->size;
+            uint64_t a = m->last_block_addr;
+            cs_insn *in = cs_malloc(m->cs);
+            while (in && left && cs_disasm_iter(m->cs, &p, &left, &a, in)) {
+                if (in->address + in->size == rip) {
+                    at = in->address;
+                    break;
+                }
+            }
+            if (in) cs_free(in, 1);
+        }
+    }
+    unretire_suffix(m, t, rip);
+    return at;
+}
+
+/* Interrupt vectors raised after the instruction completes. */
+static bool is_trap_vector(int intno) { return intno != 0 && intno != 5 && intno != 6 && intno != 13; }
+
+static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
+    sim_machine *m = t->m;
+    uint32_t code;
+    int access = access_of(m->memerr_type);
+    uint64_t data = m->memerr_addr;
+    switch (e) {
+    case UC_ERR_READ_UNMAPPED:
+    case UC_ERR_WRITE_UNMAPPED:
+    case UC_ERR_FETCH_UNMAPPED:
+    case UC_ERR_READ_PROT:
+    case UC_ERR_WRITE_PROT:
+    case UC_ERR_FETCH_PROT:
+    case UC_ERR_READ_UNALIGNED:
+    case UC_ERR_WRITE_UNALIGNED:
+    case UC_ERR_FETCH_UNALIGNED: {
+        code = 0xC0000005u; /* STATUS_ACCESS_VIOLATION */
+        const region *r = sim_region_find(m, data);
+        if (access != 8 && r && r->kind == RK_GUARD && r->owner == t->index)
+            code = 0xC00000FDu; /* STATUS_STACK_OVERFLOW: the stack's guard page */
+        if (access == 8) {
+            data = rip;
+            m->last_block = NULL; /* the jump that got here retired */
+        } else {
+            rip = settle_partial_block(m, t, rip, false);
+        }
+        break;
+    }
+    case UC_ERR_INSN_INVALID:
+        code = 0xC000001Du; /* STATUS_ILLEGAL_INSTRUCTION */
+        rip = settle_partial_block(m, t, rip, false);
+        data = 0;
+        access = 0;
+        break;
+    case UC_ERR_OK:
+    case UC_ERR_NOMEM:
+    case UC_ERR_ARCH:
+    case UC_ERR_HANDLE:
+    case UC_ERR_MODE:
+    case UC_ERR_VERSION:
+    case UC_ERR_HOOK:
+    case UC_ERR_MAP:
+    case UC_ERR_ARG:
+    case UC_ERR_HOOK_EXIST:
+    case UC_ERR_RESOURCE:
+    case UC_ERR_EXCEPTION:
+    default:
+        snprintf(t->error, sizeof t->error, "emulator error at rip 0x%llx: %s", (unsigned long long)rip,
+                 uc_strerror(e));
+        t->in_call = false;
+        return SIM_CALL_ERROR;
+    }
+    set_fault(t, code, rip, data, access);
+    t->in_call = false;
+    return SIM_CALL_FAULTED;
+}
+
+sim_call_status sim_call_continue(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (m->running != t || !t->in_call) {
+        snprintf(t->error, sizeof t->error, "no guest call in progress on this thread");
+        return SIM_CALL_ERROR;
+    }
+    if (m->loaded != t) {
+        uc_context_restore(m->uc, t->ctx);
+        m->loaded = t;
+    }
+    /* Each pass ends on a stop; passes that only renew the quantum or retranslate
+     * make progress (the clock advances or a block gains its traps), and the
+     * cycle limit bounds the whole. */
+    for (;;) {
+        m->stop = STOP_NONE;
+        m->intno = 0;
+        m->memerr_addr = 0;
+        m->memerr_type = 0;
+        m->last_block = NULL;
+        m->retranslated = false;
+        uc_err e = uc_emu_start(m->uc, t->rip, SIM_SENTINEL, 0, 0);
+        uint64_t rip;
+        uc_reg_read(m->uc, UC_X86_REG_RIP, &rip);
+        if (e != UC_ERR_OK) return fault_from_uc(t, e, rip);
+        switch (m->stop) {
+        case STOP_NONE:
+            if (rip == SIM_SENTINEL) {
+                uc_reg_read(m->uc, UC_X86_REG_RAX, &t->result);
+                t->in_call = false;
+                return SIM_CALL_RETURNED;
+            }
+            if (!m->retranslated) {
+                snprintf(t->error, sizeof t->error, "guest stopped without a reason at rip 0x%llx",
+                         (unsigned long long)rip);
+                t->in_call = false;
+                return SIM_CALL_ERROR;
+            }
+            t->rip = rip; /* the block gained its traps; run it again */
+            continue;
+        case STOP_QUANTUM:
+            t->rip = rip;
+            if (m->nready > 0) {
+                uc_context_save(m->uc, t->ctx);
+                sim_sched_preempt(t, SIM_WR_QUANTUM_END);
+                return SIM_CALL_PREEMPTED;
+            }
+            m->slice_deadline = m->clock + m->quantum_cycles; /* alone: a new quantum, no switch */
+            continue;
+        case STOP_LIMIT:
+            t->rip = rip;
+            uc_context_save(m->uc, t->ctx);
+            return SIM_CALL_LIMIT;
+        case STOP_INTR:
+            if (m->intno == -2) { /* privileged instruction, already described by on_trap */
+                t->in_call = false;
+                return SIM_CALL_FAULTED;
+            }
+            if (m->intno == -1) {
+                snprintf(t->error, sizeof t->error, "out of host memory for the block cache");
+                t->in_call = false;
+                return SIM_CALL_ERROR;
+            }
+            {
+                uint64_t at = settle_partial_block(m, t, rip, is_trap_vector(m->intno));
+                uint32_t code = intr_code(m->intno);
+                set_fault(t, code, at, code == 0xC0000005u ? UINT64_MAX : 0, 0);
+            }
+            t->in_call = false;
+            return SIM_CALL_FAULTED;
+        }
+    }
+}
+
+uint64_t sim_call_result(const sim_thread *t) { return t->result; }
+const sim_fault *sim_call_fault(const sim_thread *t) { return &t->fault; }
+const char *sim_call_error(const sim_thread *t) { return t->error; }

@@ -1,0 +1,276 @@
+/* sim/machine.c — machine life cycle, guest memory map, guest heap, threads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+const char *sim_strerror(sim_err e) {
+    switch (e) {
+    case SIM_OK: return "success";
+    case SIM_ERR_NOMEM: return "out of memory (host or guest address space)";
+    case SIM_ERR_UNMAPPED: return "guest address not mapped";
+    case SIM_ERR_PROT: return "guest access not permitted";
+    case SIM_ERR_ARG: return "bad argument";
+    case SIM_ERR_STATE: return "not valid in this state";
+    case SIM_ERR_UNICORN: return "CPU emulator failure";
+    }
+    return "unknown error";
+}
+
+void sim_config_default(sim_config *c) {
+    memset(c, 0, sizeof *c);
+    c->frequency = 3000000000u;
+    c->tick = 156250;
+    c->quantum = 2;
+    c->max_cycles = 0;
+    c->stack_size = 256 * 1024;
+    c->precise_faults = true;
+    c->pmc.npmc = 3;
+    c->pmc.pmc[0] = PMU_EV_INSTRUCTIONS;
+    c->pmc.pmc[1] = PMU_EV_CYCLES;
+    c->pmc.pmc[2] = PMU_EV_BRANCHES;
+}
+
+#define DEFAULT_MAX_CYCLES UINT64_C(20000000000) /* 2e10: minutes of host time, never hours */
+
+/* a * b / c without intermediate overflow for the ranges used here; saturates. */
+uint64_t sim_mul_div(uint64_t a, uint64_t b, uint64_t c) {
+    uint64_t q = a / c, r = a % c;
+    if (b && q > UINT64_MAX / b) return UINT64_MAX;
+    uint64_t hi = q * b;
+    if (b && r > UINT64_MAX / b) return UINT64_MAX; /* r < c; only huge c*b overflows */
+    uint64_t lo = r * b / c;
+    return hi > UINT64_MAX - lo ? UINT64_MAX : hi + lo;
+}
+
+static uint64_t page_round(uint64_t n) { return (n + SIM_PAGE - 1) & ~(uint64_t)(SIM_PAGE - 1); }
+
+/* Region table, sorted by base. */
+static sim_err region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t prot, region_kind k, int owner) {
+    if (m->nregions == m->cap_regions) {
+        int nc = m->cap_regions ? m->cap_regions * 2 : 64;
+        region *r = realloc(m->regions, (size_t)nc * sizeof *r);
+        if (!r) return SIM_ERR_NOMEM;
+        m->regions = r;
+        m->cap_regions = nc;
+    }
+    if (k != RK_GUARD && uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
+    int i = m->nregions;
+    while (i > 0 && m->regions[i - 1].base > base) {
+        m->regions[i] = m->regions[i - 1];
+        i--;
+    }
+    m->regions[i] = (region){base, size, prot, k, owner};
+    m->nregions++;
+    return SIM_OK;
+}
+
+const region *sim_region_find(const sim_machine *m, uint64_t addr) {
+    int lo = 0, hi = m->nregions - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        const region *r = &m->regions[mid];
+        if (addr < r->base) hi = mid - 1;
+        else if (addr - r->base >= r->size) lo = mid + 1;
+        else return r;
+    }
+    return NULL;
+}
+
+sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
+    *out = NULL;
+    if (!c->frequency || !c->tick || !c->quantum) return SIM_ERR_ARG;
+    sim_machine *m = calloc(1, sizeof *m);
+    if (!m) return SIM_ERR_NOMEM;
+    m->cfg = *c;
+    if (!m->cfg.stack_size) m->cfg.stack_size = 256 * 1024;
+    m->cfg.stack_size = (uint32_t)page_round(m->cfg.stack_size);
+    m->max_cycles = c->max_cycles ? c->max_cycles : DEFAULT_MAX_CYCLES;
+    /* quantum in cycles = quantum ticks x tick (100 ns) x frequency / 10^7, at least 1 */
+    uint64_t q = sim_mul_div(sim_mul_div((uint64_t)c->quantum, c->tick, 1), c->frequency, 10000000u);
+    m->quantum_cycles = q ? q : 1;
+    m->next_data = SIM_DATA_BASE;
+    m->next_code = SIM_CODE_BASE;
+    m->heap_brk = SIM_HEAP_BASE;
+    sim_err e = sim_cpu_init(m);
+    if (e == SIM_OK) e = region_add(m, SIM_HEAP_BASE, SIM_HEAP_SIZE, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
+    if (e == SIM_OK) e = region_add(m, SIM_SENTINEL, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
+    if (e != SIM_OK) {
+        sim_machine_free(m);
+        return e;
+    }
+    *out = m;
+    return SIM_OK;
+}
+
+void sim_machine_free(sim_machine *m) {
+    if (!m) return;
+    for (int i = 0; i < m->nthreads; i++) {
+        if (m->threads[i]->ctx) uc_context_free(m->threads[i]->ctx);
+        free(m->threads[i]);
+    }
+    free(m->threads);
+    sim_cpu_fini(m);
+    free(m->regions);
+    free(m->heap_free);
+    free(m->blocks);
+    free(m);
+}
+
+const sim_config *sim_machine_config(const sim_machine *m) { return &m->cfg; }
+uint64_t sim_clock(const sim_machine *m) { return m->clock; }
+uint64_t sim_quantum_cycles(const sim_machine *m) { return m->quantum_cycles; }
+void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles) {
+    m->max_cycles = max_cycles ? max_cycles : DEFAULT_MAX_CYCLES;
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n, uint32_t prot, region_kind k,
+                     uint64_t *addr) {
+    uint64_t size = page_round(n ? n : 1);
+    if (size > limit - *cursor || limit - *cursor - size < SIM_PAGE) return SIM_ERR_NOMEM;
+    uint64_t base = *cursor;
+    sim_err e = region_add(m, base, size, prot, k, -1);
+    if (e != SIM_OK) return e;
+    *cursor = base + size + SIM_PAGE; /* guard page stays unmapped */
+    *addr = base;
+    return SIM_OK;
+}
+
+sim_err sim_code(sim_machine *m, const void *bytes, size_t n, uint64_t *addr) {
+    if (!n) return SIM_ERR_ARG;
+    sim_err e = place(m, &m->next_code, SIM_STACK_BASE, n, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, addr);
+    if (e == SIM_OK && uc_mem_write(m->uc, *addr, bytes, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    return e;
+}
+
+sim_err sim_alloc(sim_machine *m, size_t n, uint64_t *addr) {
+    return place(m, &m->next_data, SIM_HEAP_BASE, n, UC_PROT_READ | UC_PROT_WRITE, RK_DATA, addr);
+}
+
+/* A valid range lies inside one region (allocations are separated by guards). */
+static sim_err check_range(const sim_machine *m, uint64_t addr, size_t n, uint32_t need) {
+    if (n == 0) return SIM_OK;
+    const region *r = sim_region_find(m, addr);
+    if (!r || r->kind == RK_GUARD) return SIM_ERR_UNMAPPED;
+    if (n - 1 > r->base + r->size - 1 - addr) {
+        /* runs past the region: report unmapped unless the next byte is mapped */
+        return sim_region_find(m, r->base + r->size) ? SIM_ERR_PROT : SIM_ERR_UNMAPPED;
+    }
+    if ((r->prot & need) != need) return SIM_ERR_PROT;
+    return SIM_OK;
+}
+
+sim_err sim_mem_probe(sim_machine *m, uint64_t addr, size_t n, bool write) {
+    return check_range(m, addr, n, write ? (UC_PROT_READ | UC_PROT_WRITE) : UC_PROT_READ);
+}
+
+sim_err sim_mem_read(sim_machine *m, uint64_t addr, void *buf, size_t n) {
+    sim_err e = check_range(m, addr, n, UC_PROT_READ);
+    if (e == SIM_OK && n && uc_mem_read(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    return e;
+}
+
+sim_err sim_mem_write(sim_machine *m, uint64_t addr, const void *buf, size_t n) {
+    sim_err e = check_range(m, addr, n, UC_PROT_READ | UC_PROT_WRITE);
+    if (e == SIM_OK && n && uc_mem_write(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    return e;
+}
+
+sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr) {
+    uint32_t size = (n + 15u) & ~15u;
+    if (!size) size = 16;
+    for (int i = m->heap_nfree - 1; i >= 0; i--) {
+        if (m->heap_free[i].size == size) {
+            *addr = m->heap_free[i].addr;
+            memmove(&m->heap_free[i], &m->heap_free[i + 1], (size_t)(m->heap_nfree - 1 - i) * sizeof *m->heap_free);
+            m->heap_nfree--;
+            static const uint8_t zero[256];
+            for (uint32_t off = 0; off < size; off += (uint32_t)sizeof zero) {
+                uint32_t k = size - off < sizeof zero ? size - off : (uint32_t)sizeof zero;
+                uc_mem_write(m->uc, *addr + off, zero, k);
+            }
+            return SIM_OK;
+        }
+    }
+    if (size > SIM_HEAP_BASE + SIM_HEAP_SIZE - m->heap_brk) return SIM_ERR_NOMEM;
+    *addr = m->heap_brk;
+    m->heap_brk += size;
+    return SIM_OK;
+}
+
+void sim_heap_free(sim_machine *m, uint64_t addr, uint32_t n) {
+    uint32_t size = (n + 15u) & ~15u;
+    if (m->heap_nfree == m->heap_capfree) {
+        int nc = m->heap_capfree ? m->heap_capfree * 2 : 16;
+        struct heap_free *f = realloc(m->heap_free, (size_t)nc * sizeof *f);
+        if (!f) return; /* the block leaks; never reused */
+        m->heap_free = f;
+        m->heap_capfree = nc;
+    }
+    m->heap_free[m->heap_nfree++] = (struct heap_free){addr, size ? size : 16};
+}
+
+/* ---- threads -------------------------------------------------------------------------- */
+
+#define SIM_FIRST_TID 1000u
+
+sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, sim_thread **out) {
+    *out = NULL;
+    if (m->nthreads == m->capthreads) {
+        int nc = m->capthreads ? m->capthreads * 2 : 16;
+        sim_thread **t = realloc(m->threads, (size_t)nc * sizeof *t);
+        if (!t) return SIM_ERR_NOMEM;
+        m->threads = t;
+        m->capthreads = nc;
+    }
+    sim_thread *t = calloc(1, sizeof *t);
+    if (!t) return SIM_ERR_NOMEM;
+    t->m = m;
+    t->index = m->nthreads;
+    t->id = SIM_FIRST_TID + 4u * (uint32_t)t->index;
+    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    t->priority = priority;
+    t->affinity = affinity;
+    t->state = SIM_TS_INITIALIZED;
+    /* slot: [guard][stack][scratch][gap] */
+    uint64_t slot = (uint64_t)m->cfg.stack_size + 3 * SIM_PAGE;
+    uint64_t base = SIM_STACK_BASE + (uint64_t)t->index * slot;
+    if (base + slot > SIM_SENTINEL) {
+        free(t);
+        return SIM_ERR_NOMEM;
+    }
+    t->stack_lo = base + SIM_PAGE;
+    t->stack_hi = t->stack_lo + m->cfg.stack_size;
+    t->scratch = t->stack_hi;
+    sim_err e = region_add(m, base, SIM_PAGE, 0, RK_GUARD, t->index);
+    if (e == SIM_OK) e = region_add(m, t->stack_lo, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, t->index);
+    if (e == SIM_OK) e = region_add(m, t->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, t->index);
+    if (e == SIM_OK && uc_context_alloc(m->uc, &t->ctx) != UC_ERR_OK) e = SIM_ERR_NOMEM;
+    if (e != SIM_OK) {
+        /* regions already mapped stay reserved for this index; the slot is not reused */
+        free(t);
+        return e;
+    }
+    m->threads[m->nthreads++] = t;
+    *out = t;
+    return SIM_OK;
+}
+
+uint32_t sim_thread_id(const sim_thread *t) { return t->id; }
+int sim_thread_index(const sim_thread *t) { return t->index; }
+const char *sim_thread_name(const sim_thread *t) { return t->name; }
+sim_thread_state sim_thread_state_of(const sim_thread *t) { return t->state; }
+const pmu_bank *sim_thread_bank(const sim_thread *t) { return &t->bank; }
+uint64_t sim_thread_scratch(const sim_thread *t) { return t->scratch; }
+uint64_t sim_thread_switches(const sim_thread *t) { return t->switches; }
+int sim_thread_count(const sim_machine *m) { return m->nthreads; }
+sim_thread *sim_thread_at(sim_machine *m, int index) {
+    return index >= 0 && index < m->nthreads ? m->threads[index] : NULL;
+}
+sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid) {
+    if (tid < SIM_FIRST_TID || (tid - SIM_FIRST_TID) % 4u) return NULL;
+    return sim_thread_at(m, (int)((tid - SIM_FIRST_TID) / 4u));
+}
