@@ -60,7 +60,7 @@ check-deps:
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c $(HEADERS) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 

@@ -63,14 +63,24 @@ static const char *const wait_reasons[] = {
 
 /* ---- argument helpers -------------------------------------------------------------------- */
 
+lua_Integer lhcp_check_integer(lua_State *L, int arg) {
+    int isint = 0;
+    lua_Integer v = lua_type(L, arg) == LUA_TNUMBER ? lua_tointegerx(L, arg, &isint) : 0;
+    if (!isint) {
+        if (lua_type(L, arg) == LUA_TNUMBER) luaL_argerror(L, arg, "number has no integer representation");
+        luaL_typeerror(L, arg, "integer");
+    }
+    return v;
+}
+
 uint32_t lhcp_check_dword(lua_State *L, int arg) {
-    lua_Integer v = luaL_checkinteger(L, arg);
+    lua_Integer v = lhcp_check_integer(L, arg);
     if (v < -(lua_Integer)0x80000000 || v > (lua_Integer)0xFFFFFFFF)
         luaL_argerror(L, arg, lua_pushfstring(L, "DWORD out of range (got %I)", v));
     return (uint32_t)v;
 }
 
-uint64_t lhcp_check_u64(lua_State *L, int arg) { return (uint64_t)luaL_checkinteger(L, arg); }
+uint64_t lhcp_check_u64(lua_State *L, int arg) { return (uint64_t)lhcp_check_integer(L, arg); }
 
 lmachine *lhcp_check_machine(lua_State *L, int arg) {
     lmachine *lm = luaL_checkudata(L, arg, LHCP_MACHINE);

@@ -39,6 +39,7 @@ int lhcp_tap_status(lua_State *L);     /* 0 all passed, 1 a failure, after the s
 /* lhcp.c: the `hcpsim` module */
 int luaopen_hcpsim(lua_State *L);
 /* argument helpers */
+lua_Integer lhcp_check_integer(lua_State *L, int arg); /* "integer expected, got X" */
 uint32_t lhcp_check_dword(lua_State *L, int arg);
 uint64_t lhcp_check_u64(lua_State *L, int arg);
 lmachine *lhcp_check_machine(lua_State *L, int arg);

@@ -1,0 +1,64 @@
+/* api/tests/layout_test.c — structure layouts, constants and the NTSTATUS ->
+ * Win32 table, against HCP-SPEC §3.1, §3.3, §5 and edge cases 1-3, 57, 58. */
+#include <stddef.h>
+
+#include "api/hcp_api.h"
+#include "conformance/tap.h"
+
+int main(void) {
+    tap_clause("HCP-LAYOUT-PERFORMANCE-DATA");
+    is_u64(sizeof(PERFORMANCE_DATA), 288, "sizeof(PERFORMANCE_DATA)");
+    is_u64(offsetof(PERFORMANCE_DATA, Size), 0, "Size");
+    is_u64(offsetof(PERFORMANCE_DATA, Version), 2, "Version");
+    is_u64(offsetof(PERFORMANCE_DATA, HwCountersCount), 3, "HwCountersCount");
+    is_u64(offsetof(PERFORMANCE_DATA, ContextSwitchCount), 4, "ContextSwitchCount");
+    is_u64(offsetof(PERFORMANCE_DATA, WaitReasonBitMap), 8, "WaitReasonBitMap");
+    is_u64(offsetof(PERFORMANCE_DATA, CycleTime), 16, "CycleTime");
+    is_u64(offsetof(PERFORMANCE_DATA, RetryCount), 24, "RetryCount");
+    is_u64(offsetof(PERFORMANCE_DATA, Reserved), 28, "Reserved");
+    is_u64(offsetof(PERFORMANCE_DATA, HwCounters), 32, "HwCounters");
+    is_u64(offsetof(PERFORMANCE_DATA, HwCounters[15]), 272, "HwCounters[15]");
+    is_u64(HCP_PERFORMANCE_DATA_SIZE, 288, "the Size Read requires");
+    tap_clause("HCP-LAYOUT-HARDWARE-COUNTER");
+    is_u64(sizeof(HARDWARE_COUNTER_DATA), 16, "sizeof(HARDWARE_COUNTER_DATA)");
+    is_u64(offsetof(HARDWARE_COUNTER_DATA, Reserved), 4, "HARDWARE_COUNTER_DATA.Reserved");
+    is_u64(offsetof(HARDWARE_COUNTER_DATA, Value), 8, "HARDWARE_COUNTER_DATA.Value");
+    is_u64(sizeof(HARDWARE_COUNTER), 16, "sizeof(HARDWARE_COUNTER)");
+    is_u64(offsetof(HARDWARE_COUNTER, Index), 8, "HARDWARE_COUNTER.Index");
+
+    tap_clause("HCP-CONSTANTS");
+    is_u64(MAX_HW_COUNTERS, 16, "MAX_HW_COUNTERS");
+    is_u64(THREAD_PROFILING_FLAG_DISPATCH, 1, "THREAD_PROFILING_FLAG_DISPATCH");
+    is_u64(PERFORMANCE_DATA_VERSION, 1, "PERFORMANCE_DATA_VERSION");
+    is_u64(READ_THREAD_PROFILING_FLAG_DISPATCHING, 1, "READ_THREAD_PROFILING_FLAG_DISPATCHING");
+    is_u64(READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS, 2, "READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS");
+    is_u64(PMCCounter, 0, "PMCCounter");
+    is_u64(MaxHardwareCounterType, 1, "MaxHardwareCounterType");
+    is_u64(THREAD_SET_INFORMATION, 0x20, "THREAD_SET_INFORMATION");
+    is_u64(THREAD_QUERY_INFORMATION, 0x40, "THREAD_QUERY_INFORMATION");
+    is_u64(THREAD_QUERY_LIMITED_INFORMATION, 0x800, "THREAD_QUERY_LIMITED_INFORMATION");
+
+    tap_clause("HCP-ERROR-TRANSLATION");
+    static const struct {
+        uint32_t st, win;
+    } map[] = {
+        {0x00000000u, 0},    {0x80000002u, 998},  {0xC0000002u, 1},    {0xC0000004u, 24},   {0xC0000005u, 998},
+        {0xC0000008u, 6},    {0xC000000Du, 87},   {0xC0000017u, 8},    {0xC0000022u, 5},    {0xC0000023u, 122},
+        {0xC0000024u, 6},    {0xC00000BBu, 50},   {0xC00000EFu, 87},   {0xC00000F0u, 87},   {0xC00000F1u, 87},
+        {0xC0000206u, 1784}, {0xC0000302u, 4212}, {0xC0000303u, 4206}, {0xC0DEC0DEu, 317},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        is_u64(hcp_nt_to_win32(map[i].st), map[i].win, "NTSTATUS 0x%08X -> %u", map[i].st, map[i].win);
+    is_str(hcp_status_name(0xC0000303u), "STATUS_WMI_ALREADY_ENABLED", "status names");
+    is_str(hcp_error_name(1784), "ERROR_INVALID_USER_BUFFER", "error names");
+    ok(hcp_status_name(0x12345678u) == NULL, "an unknown status has no name");
+
+    tap_clause("HCP-ENCODING");
+    uint8_t b[8];
+    hcp_put64(b, UINT64_C(0x0102030405060708));
+    ok(b[0] == 8 && b[7] == 1, "guest encoding is little-endian");
+    is_u64(hcp_get64(b), UINT64_C(0x0102030405060708), "and round-trips");
+    hcp_put16(b, 0x120);
+    is_u64(hcp_get16(b), 288, "16-bit round trip");
+    return tap_done();
+}

@@ -1,0 +1,87 @@
+-- Dispatch data: ContextSwitchCount, WaitReasonBitMap (read and clear),
+-- CycleTime per thread (HCP-SPEC §2.4, §3.4; edge cases 21-24).
+--
+-- Expected values follow from the scheduler rules in sim/README.md:
+-- quantum = 2 ticks x 1000 x 100 ns x 3 GHz = 600000 cycles; a block that
+-- starts at or after the deadline does not run; at quantum end the thread
+-- goes to the tail of the ready queue (WrQuantumEnd) if another is ready,
+-- else it gets a new quantum without a switch.
+--
+-- Work (spin(n) = 4 + 2n cycles): A 2000004, B 1000004, C 400004.
+-- Order: A1 B1 C1(C ends) A2 B2(B ends) A3 (A alone: runs to the end).
+-- Switch-ins after each thread enabled profiling (at the start of its body,
+-- after its first switch-in): A: A2, A3 = 2; B: B2 = 1; C: none.
+-- Each of those switch-ins follows a quantum end: bit 30 (WrQuantumEnd).
+local hcp = require "hcpsim"
+local tap = require "hcpsim.tap"
+
+local DISP = hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING
+local m = hcp.machine { tick = 1000, quantum = 2 }
+local k = m:load "kernels"
+local results = {}
+
+local function worker(name, n, flags)
+  return m:thread { name = name, body = function(t)
+    local rc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), flags, 0)
+    local _, first = t:ReadThreadProfilingData(ph, DISP)
+    t:run(k.spin, n)
+    local _, pd1 = t:ReadThreadProfilingData(ph, DISP)
+    local _, pd2 = t:ReadThreadProfilingData(ph, DISP)
+    results[name] = { rc = rc, first = first, pd1 = pd1, pd2 = pd2 }
+    t:DisableThreadProfiling(ph)
+  end }
+end
+
+local a = worker("A", 1000000, hcp.THREAD_PROFILING_FLAG_DISPATCH)
+local b = worker("B", 500000, hcp.THREAD_PROFILING_FLAG_DISPATCH)
+local c = worker("C", 200000, hcp.THREAD_PROFILING_FLAG_DISPATCH)
+m:run()
+
+local QE = 1 << hcp.WrQuantumEnd
+tap.clause("HCP-DISPATCH-FIRST-READ-ZERO")
+for _, n in ipairs { "A", "B", "C" } do
+  tap.is(results[n].first.ContextSwitchCount, 0, n .. ": a read right after Enable: no switch yet")
+  tap.is(results[n].first.WaitReasonBitMap, 0, n .. ": and no wait reason")
+end
+
+tap.clause("HCP-DISPATCH-CONTEXT-SWITCHES")
+tap.is(results.A.pd1.ContextSwitchCount, 2, "A was switched in twice after Enable")
+tap.is(results.B.pd1.ContextSwitchCount, 1, "B once")
+tap.is(results.C.pd1.ContextSwitchCount, 0, "C never (it finished in its first quantum)")
+tap.is(a.switches, 3, "A was dispatched 3 times in all")
+tap.is(b.switches, 2, "B 2 times")
+tap.is(c.switches, 1, "C once")
+
+tap.clause("HCP-DISPATCH-WAIT-REASON-BIT")
+tap.is(hcp.WrQuantumEnd, 30, "WrQuantumEnd is KWAIT_REASON 30")
+tap.is(results.A.pd1.WaitReasonBitMap, QE, "A: bit 30 (quantum end)")
+tap.is(results.B.pd1.WaitReasonBitMap, QE, "B: bit 30")
+tap.is(results.C.pd1.WaitReasonBitMap, 0, "C: none")
+
+tap.clause("HCP-DISPATCH-BITMAP-READ-CLEARS")
+tap.is(results.A.pd2.WaitReasonBitMap, 0, "A: a second read with no switch in between gives 0")
+tap.is(results.A.pd2.ContextSwitchCount, 2, "A: ContextSwitchCount is cumulative, not cleared")
+
+tap.clause("HCP-DISPATCH-CYCLETIME-PER-THREAD")
+tap.is(results.A.pd1.CycleTime, 2000004, "A's CycleTime is its own work only")
+tap.is(results.B.pd1.CycleTime, 1000004, "B's")
+tap.is(results.C.pd1.CycleTime, 400004, "C's")
+tap.is(m:clock(), 2000004 + 1000004 + 400004, "the virtual clock is the sum")
+
+-- Without THREAD_PROFILING_FLAG_DISPATCH the kernel keeps no dispatch data.
+tap.clause("HCP-DISPATCH-FLAG-REQUIRED")
+local m2 = hcp.machine { tick = 1000, quantum = 2 }
+local k2 = m2:load "kernels"
+local got
+m2:thread { name = "x", body = function(t)
+  local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0)
+  t:run(k2.spin, 1000000)
+  got = select(2, t:ReadThreadProfilingData(ph, DISP))
+end }
+m2:thread { name = "y", body = function(t) t:run(k2.spin, 1000000) end }
+m2:run()
+tap.is(got.ContextSwitchCount, 0, "switched in, but Enable had no dispatch flag: 0")
+tap.is(got.WaitReasonBitMap, 0, "and no bitmap")
+tap.is(got.CycleTime, 2000004, "CycleTime is kept all the same")
+
+tap.done_testing()

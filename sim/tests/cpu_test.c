@@ -1,0 +1,305 @@
+/* sim/tests/cpu_test.c — the simulated CPU driven directly: exact counts of
+ * hand-assembled code (expected values from each listing's formula), the
+ * calling convention, faults with partial-block correction, instructions
+ * served by the model, preemption and the cycle limit. */
+#include "conformance/tap.h"
+#include "sim/sim.h"
+
+static sim_machine *new_machine(uint32_t tick, uint64_t max_cycles) {
+    sim_config c;
+    sim_config_default(&c);
+    c.tick = tick;
+    c.max_cycles = max_cycles;
+    sim_machine *m;
+    if (sim_machine_new(&c, &m) != SIM_OK) bail("sim_machine_new failed");
+    return m;
+}
+
+static sim_thread *start_thread(sim_machine *m, const char *name) {
+    sim_thread *t;
+    if (sim_thread_new(m, name, 8, 1, &t) != SIM_OK) bail("sim_thread_new failed");
+    sim_sched_start(t);
+    return t;
+}
+
+static uint64_t place(sim_machine *m, const void *code, size_t n) {
+    uint64_t a;
+    if (sim_code(m, code, n, &a) != SIM_OK) bail("sim_code failed");
+    return a;
+}
+
+/* Runs one call to completion on the running thread t (no other thread ready). */
+static sim_call_status call(sim_thread *t, uint64_t entry, const uint64_t *args, int n) {
+    if (sim_call_begin(t, entry, args, n) != SIM_OK) bail("sim_call_begin failed");
+    return sim_call_continue(t);
+}
+
+/* loop(j): j nops, dec rcx, jnz back, then ret.
+ *   n iterations: instructions = n(j + 2) + 1, branches = n + 1. */
+static size_t make_loop(uint8_t *buf, int j) {
+    size_t k = 0;
+    for (int i = 0; i < j; i++) buf[k++] = 0x90;
+    buf[k++] = 0x48, buf[k++] = 0xFF, buf[k++] = 0xC9; /* dec rcx */
+    buf[k++] = 0x75;
+    buf[k] = (uint8_t)(-(int)(k + 1)); /* jnz to offset 0 */
+    k++;
+    buf[k++] = 0xC3;
+    return k;
+}
+
+static void test_counting(void) {
+    tap_clause("SIM-COUNT-EXACT");
+    sim_machine *m = new_machine(156250, 0);
+    sim_thread *t = start_thread(m, "count");
+    sim_sched_dispatch(m);
+    static const int js[] = {0, 5};
+    static const uint64_t ns[] = {1, 7, 1000, 250000};
+    for (size_t a = 0; a < 2; a++) {
+        uint8_t code[64];
+        uint64_t e = place(m, code, make_loop(code, js[a]));
+        for (size_t b = 0; b < 4; b++) {
+            pmu_bank before = *sim_thread_bank(t);
+            uint64_t n = ns[b];
+            is_u64(call(t, e, &n, 1), SIM_CALL_RETURNED, "loop j=%d n=%llu returns", js[a], (unsigned long long)n);
+            const pmu_bank *now = sim_thread_bank(t);
+            is_u64(now->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], n * (uint64_t)(js[a] + 2) + 1,
+                   "loop j=%d n=%llu: instructions = n(j+2)+1", js[a], (unsigned long long)n);
+            is_u64(now->ev[PMU_EV_BRANCHES] - before.ev[PMU_EV_BRANCHES], n + 1,
+                   "loop j=%d n=%llu: branches = n+1", js[a], (unsigned long long)n);
+            is_u64(now->ev[PMU_EV_CYCLES] - before.ev[PMU_EV_CYCLES],
+                   (n * (uint64_t)(js[a] + 2) + 1) * PMU_PROVISIONAL_CYCLES_PER_INSN,
+                   "loop j=%d n=%llu: cycles follow the provisional model", js[a], (unsigned long long)n);
+        }
+    }
+    is_u64(sim_clock(m), sim_thread_bank(t)->ev[PMU_EV_CYCLES], "virtual clock = cycles of the only thread");
+    /* call/ret: call leaf; ret; leaf: ret  -> 3 instructions, 3 branches */
+    static const uint8_t callret[] = {0xE8, 0x01, 0x00, 0x00, 0x00, 0xC3, 0xC3};
+    uint64_t e = place(m, callret, sizeof callret);
+    pmu_bank before = *sim_thread_bank(t);
+    call(t, e, NULL, 0);
+    is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], 3, "call+ret+ret: 3 instructions");
+    is_u64(sim_thread_bank(t)->ev[PMU_EV_BRANCHES] - before.ev[PMU_EV_BRANCHES], 3, "call, ret, ret: 3 branches");
+    /* a conditional jump not taken still counts: xor eax,eax; jnz +0; ret */
+    static const uint8_t jcc[] = {0x31, 0xC0, 0x75, 0x00, 0xC3};
+    e = place(m, jcc, sizeof jcc);
+    before = *sim_thread_bank(t);
+    call(t, e, NULL, 0);
+    is_u64(sim_thread_bank(t)->ev[PMU_EV_BRANCHES] - before.ev[PMU_EV_BRANCHES], 2, "jcc not taken + ret: 2 branches");
+    sim_machine_free(m);
+}
+
+static void test_calling_convention(void) {
+    tap_clause("SIM-CALL-X64");
+    sim_machine *m = new_machine(156250, 0);
+    sim_thread *t = start_thread(m, "cc");
+    sim_sched_dispatch(m);
+    uint64_t args[8] = {0x1111, 0x2222, 0x3333, 0x4444, 0x5555, 0x6666, 0x7777, 0x8888};
+    /* mov rax, <reg or [rsp+0x28+8k]>; ret */
+    static const uint8_t get[8][9] = {
+        {0x48, 0x89, 0xC8, 0xC3},                         /* mov rax, rcx */
+        {0x48, 0x89, 0xD0, 0xC3},                         /* mov rax, rdx */
+        {0x4C, 0x89, 0xC0, 0xC3},                         /* mov rax, r8 */
+        {0x4C, 0x89, 0xC8, 0xC3},                         /* mov rax, r9 */
+        {0x48, 0x8B, 0x44, 0x24, 0x28, 0xC3},             /* mov rax, [rsp+0x28] */
+        {0x48, 0x8B, 0x44, 0x24, 0x30, 0xC3},             /* mov rax, [rsp+0x30] */
+        {0x48, 0x8B, 0x44, 0x24, 0x38, 0xC3},             /* mov rax, [rsp+0x38] */
+        {0x48, 0x8B, 0x44, 0x24, 0x40, 0xC3},             /* mov rax, [rsp+0x40] */
+    };
+    for (int k = 0; k < 8; k++) {
+        uint64_t e = place(m, get[k], 9);
+        call(t, e, args, 8);
+        is_u64(sim_call_result(t), args[k], "argument %d arrives where the Windows x64 convention puts it", k + 1);
+    }
+    /* lea rax, [rsp+8]; ret  -> 16-byte aligned, as after a call */
+    static const uint8_t align[] = {0x48, 0x8D, 0x44, 0x24, 0x08, 0xC3};
+    call(t, place(m, align, sizeof align), NULL, 0);
+    is_u64(sim_call_result(t) % 16, 0, "rsp+8 is 16-byte aligned at entry");
+    /* [rsp] is the sentinel return address: mov rax, [rsp]; ret */
+    static const uint8_t ret[] = {0x48, 0x8B, 0x04, 0x24, 0xC3};
+    call(t, place(m, ret, sizeof ret), NULL, 0);
+    ok(sim_call_result(t) != 0 && sim_mem_probe(m, sim_call_result(t), 1, false) == SIM_OK,
+       "the return address is a mapped sentinel page");
+    uint8_t byte;
+    ok(sim_mem_read(m, sim_call_result(t), &byte, 1) == SIM_OK, "the sentinel is readable (it executes nothing)");
+    sim_machine_free(m);
+}
+
+static void test_faults(void) {
+    tap_clause("SIM-FAULT");
+    sim_machine *m = new_machine(156250, 0);
+    sim_thread *t = start_thread(m, "faults");
+    sim_sched_dispatch(m);
+    struct {
+        const char *what;
+        uint8_t code[16];
+        size_t len;
+        uint32_t status;
+        uint64_t offset; /* of the faulting instruction */
+        uint64_t retired;
+        int access;
+    } cases[] = {
+        /* nop; nop; mov rax, [0x999000]; ret */
+        {"read of unmapped memory", {0x90, 0x90, 0x48, 0x8B, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3}, 11,
+         0xC0000005u, 2, 2, 0},
+        /* nop; nop; mov [0x999000], rax; ret */
+        {"write of unmapped memory", {0x90, 0x90, 0x48, 0x89, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3}, 11,
+         0xC0000005u, 2, 2, 1},
+        /* nop; ud2 */
+        {"ud2", {0x90, 0x0F, 0x0B}, 3, 0xC000001Du, 1, 1, 0},
+        /* xor ecx, ecx; div ecx */
+        {"divide by zero", {0x31, 0xC9, 0xF7, 0xF1, 0xC3}, 5, 0xC0000094u, 2, 1, 0},
+        /* nop; int3 (a trap: it retires) */
+        {"int3", {0x90, 0xCC, 0xC3}, 3, 0x80000003u, 1, 2, 0},
+        /* nop; nop; hlt (privileged in user mode) */
+        {"hlt", {0x90, 0x90, 0xF4, 0xC3}, 4, 0xC0000096u, 2, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t e = place(m, cases[i].code, cases[i].len);
+        pmu_bank before = *sim_thread_bank(t);
+        is_u64(call(t, e, NULL, 0), SIM_CALL_FAULTED, "%s faults", cases[i].what);
+        const sim_fault *f = sim_call_fault(t);
+        is_u64(f->code, cases[i].status, "%s: exception code", cases[i].what);
+        is_u64(f->address, e + cases[i].offset, "%s: exception address", cases[i].what);
+        is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], cases[i].retired,
+               "%s: only the retired instructions count", cases[i].what);
+        if (cases[i].status == 0xC0000005u) {
+            is_u64(f->data, 0x999000, "%s: inaccessible address", cases[i].what);
+            is_u64((uint64_t)f->access, (uint64_t)cases[i].access, "%s: access kind", cases[i].what);
+        }
+    }
+    /* mov rax, 0x990000; jmp rax -> execute fault at the target; both instructions retire */
+    static const uint8_t jmp[] = {0x48, 0xB8, 0x00, 0x00, 0x99, 0, 0, 0, 0, 0, 0xFF, 0xE0};
+    pmu_bank before = *sim_thread_bank(t);
+    call(t, place(m, jmp, sizeof jmp), NULL, 0);
+    is_u64(sim_call_fault(t)->address, 0x990000, "jump to unmapped memory: exception address is the target");
+    is_u64((uint64_t)sim_call_fault(t)->access, 8, "jump to unmapped memory: execute access");
+    is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], 2, "mov and jmp retired");
+    /* call self: recursion until the guard page below the stack.
+     * rsp at entry = stack top - 56; call k writes at rsp - 8k; the first k
+     * with rsp - 8k below the stack is (256 KiB - 56) / 8 + 1 = 32762. */
+    static const uint8_t rec[] = {0xE8, 0xFB, 0xFF, 0xFF, 0xFF};
+    before = *sim_thread_bank(t);
+    is_u64(call(t, place(m, rec, sizeof rec), NULL, 0), SIM_CALL_FAULTED, "unbounded recursion faults");
+    is_u64(sim_call_fault(t)->code, 0xC00000FDu, "it is STATUS_STACK_OVERFLOW");
+    is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], (256 * 1024 - 56) / 8,
+           "32761 calls retired, the faulting one did not");
+    /* the thread can call again after a fault */
+    uint8_t loop[64];
+    uint64_t n = 10;
+    is_u64(call(t, place(m, loop, make_loop(loop, 0)), &n, 1), SIM_CALL_RETURNED, "a faulted thread runs again");
+    sim_machine_free(m);
+}
+
+static void test_traps(void) {
+    tap_clause("SIM-RDTSC-VIRTUAL");
+    sim_machine *m = new_machine(156250, 0);
+    sim_thread *t = start_thread(m, "traps");
+    sim_sched_dispatch(m);
+    /* nop x3; rdtsc; shl rdx, 32; or rax, rdx; ret */
+    static const uint8_t tsc[] = {0x90, 0x90, 0x90, 0x0F, 0x31, 0x48, 0xC1, 0xE2, 0x20, 0x48, 0x09, 0xD0, 0xC3};
+    uint64_t e = place(m, tsc, sizeof tsc);
+    uint64_t clock0 = sim_clock(m);
+    call(t, e, NULL, 0);
+    is_u64(sim_call_result(t), clock0 + 3, "rdtsc reads the virtual clock (3 nops later)");
+    is_u64(sim_clock(m) - clock0, 7, "7 instructions retired, rdtsc included");
+    call(t, e, NULL, 0);
+    is_u64(sim_call_result(t), clock0 + 7 + 3, "a second run reads the advanced clock (the block is cached)");
+    tap_clause("SIM-RDPMC");
+    /* mov ecx, 2; rdpmc; shl rdx, 32; or rax, rdx; ret   (PMC2 = branches by default) */
+    static const uint8_t pmc[] = {0xB9, 0x02, 0, 0, 0, 0x0F, 0x33, 0x48, 0xC1, 0xE2, 0x20, 0x48, 0x09, 0xD0, 0xC3};
+    uint64_t br = sim_thread_bank(t)->ev[PMU_EV_BRANCHES];
+    call(t, place(m, pmc, sizeof pmc), NULL, 0);
+    is_u64(sim_call_result(t), br, "rdpmc 2 reads the thread's branch count");
+    tap_clause("SIM-SYSCALL");
+    static const uint8_t sc[] = {0x0F, 0x05, 0xC3};
+    call(t, place(m, sc, sizeof sc), NULL, 0);
+    is_u64(sim_call_result(t), 0xC000001Cu, "syscall returns STATUS_INVALID_SYSTEM_SERVICE");
+    sim_machine_free(m);
+}
+
+static void test_preemption(void) {
+    tap_clause("SIM-SCHED-RR");
+    /* tick 1000 (100 us) x quantum 2 at 3 GHz = 600000 cycles */
+    sim_machine *m = new_machine(1000, 0);
+    is_u64(sim_quantum_cycles(m), 600000, "quantum = 2 x 1000 x 100 ns x 3 GHz");
+    sim_thread *a = start_thread(m, "a");
+    sim_thread *b = start_thread(m, "b");
+    uint8_t loop[64];
+    uint64_t e = place(m, loop, make_loop(loop, 0));
+    uint64_t na = 500000, nb = 700000; /* 1000001 and 1400001 instructions */
+    int started[2] = {0, 0}, done[2] = {0, 0}, guard = 0;
+    sim_thread *th[2] = {a, b};
+    uint64_t ns[2] = {na, nb};
+    while (guard++ < 100) {
+        sim_thread *t = sim_sched_dispatch(m);
+        if (!t) break;
+        int i = t == a ? 0 : 1;
+        if (!started[i]) {
+            sim_call_begin(t, e, &ns[i], 1);
+            started[i] = 1;
+        }
+        sim_call_status s = sim_call_continue(t);
+        if (s == SIM_CALL_RETURNED) {
+            done[i] = 1;
+            sim_sched_exit(t);
+        } else if (s != SIM_CALL_PREEMPTED) {
+            bail("unexpected call status %d", (int)s);
+        }
+    }
+    ok(done[0] && done[1], "both threads finished");
+    is_u64(sim_thread_bank(th[0])->ev[PMU_EV_INSTRUCTIONS], 2 * na + 1, "thread a counted only its own work");
+    is_u64(sim_thread_bank(th[1])->ev[PMU_EV_INSTRUCTIONS], 2 * nb + 1, "thread b counted only its own work");
+    is_u64(sim_clock(m), 2 * na + 1 + 2 * nb + 1, "the clock is the sum of both");
+    /* a needs 1000001 cycles (2 slices), b 1400001 (3 slices).  Order: a b a b b.
+     * b's last slice follows its own (a has ended, nobody else is ready), so it
+     * is a new quantum without a switch: a and b are each switched in twice. */
+    is_u64(sim_thread_switches(a), 2, "a: switched in twice");
+    is_u64(sim_thread_switches(b), 2, "b: switched in twice (its last quantum follows its own)");
+    sim_machine_free(m);
+}
+
+static void test_limit(void) {
+    tap_clause("SIM-LIMIT");
+    sim_machine *m = new_machine(156250, 1000000);
+    sim_thread *t = start_thread(m, "spin");
+    sim_sched_dispatch(m);
+    static const uint8_t forever[] = {0xEB, 0xFE}; /* jmp $ */
+    is_u64(call(t, place(m, forever, sizeof forever), NULL, 0), SIM_CALL_LIMIT, "an endless loop stops at max_cycles");
+    ok(sim_clock(m) >= 1000000 && sim_clock(m) < 1000000 + 2, "the clock stops at the limit (block granularity)");
+    sim_machine_free(m);
+}
+
+static void test_memory(void) {
+    tap_clause("SIM-MEMORY");
+    sim_machine *m = new_machine(156250, 0);
+    uint64_t code = place(m, "\xC3", 1), data, d2;
+    ok(sim_alloc(m, 100, &data) == SIM_OK && data % 4096 == 0, "alloc is page aligned");
+    ok(sim_alloc(m, 100, &d2) == SIM_OK && d2 >= data + 8192, "a guard page separates allocations");
+    uint8_t z[100], w = 7;
+    ok(sim_mem_read(m, data, z, sizeof z) == SIM_OK && z[0] == 0 && z[99] == 0, "alloc is zeroed");
+    is_u64(sim_mem_write(m, code, &w, 1), SIM_ERR_PROT, "code is not writable");
+    is_u64(sim_mem_read(m, data + 4096, &w, 1), SIM_ERR_UNMAPPED, "the guard page is not mapped");
+    is_u64(sim_mem_read(m, data + 4095, z, 2), SIM_ERR_UNMAPPED, "a read running into the guard fails whole");
+    is_u64(sim_mem_probe(m, 0, 1, false), SIM_ERR_UNMAPPED, "page zero is not mapped");
+    uint64_t h1, h2, h3;
+    sim_heap_alloc(m, 448, &h1);
+    sim_heap_alloc(m, 448, &h2);
+    sim_heap_free(m, h1, 448);
+    sim_heap_alloc(m, 448, &h3);
+    is_u64(h3, h1, "the heap reuses the last freed block of that size");
+    ok(h1 % 16 == 0 && h2 - h1 == 448, "heap blocks are 16-aligned and packed");
+    sim_machine_free(m);
+    sim_machine_free(NULL);
+    ok(1, "sim_machine_free(NULL) is a no-op");
+}
+
+int main(void) {
+    test_counting();
+    test_calling_convention();
+    test_faults();
+    test_traps();
+    test_preemption();
+    test_limit();
+    test_memory();
+    return tap_done();
+}
