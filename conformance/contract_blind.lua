@@ -1,6 +1,6 @@
 -- contract_blind.lua: blind conformance test for hcpsim.
 --
--- Written only from /work/shared/design/CONTRACT.md, /work/shared/spec/HCP-SPEC.md
+-- Written only from design/CONTRACT.md, spec/HCP-SPEC.md
 -- (sections 2-5 and "Edge cases") and scenarios/lib/kernels.lua.  Every expected
 -- count below is derived by hand from the listed machine code; every expected
 -- error code comes from the spec.  Nothing is copied from the simulator's output.
@@ -292,8 +292,10 @@ do
   -- (valid: instructions, cycles, branches), so PMC3 carries a second "cycles" event.
   local m = hcp.machine { cpus = 1, pmc = { "instructions", "cycles", "branches", "cycles" } }
   tap.clause("HCP-BLIND-CONTRACT-PMC-EVENTS")
-  tap.ok(pcall(hcp.machine, { pmc = { "instructions", "cycles", "branches", "branch-misses" } }),
-         "CONTRACT example pmc list with \"branch-misses\" is accepted")
+  tap.todo("issue 4 brings the full PMU event catalogue", function()
+    tap.ok(pcall(hcp.machine, { pmc = { "instructions", "cycles", "branches", "branch-misses" } }),
+           "CONTRACT example pmc list with \"branch-misses\" is accepted")
+  end)
   -- config element 0 -> PMC2 (branches), 1 -> PMC1 (cycles), 2 -> PMC3 (cycles),
   --                3 -> PMC0 (instructions)
   local st = m:KeSetHardwareCounterConfiguration {
@@ -319,9 +321,8 @@ do
       for i = 4, 15 do hc_unchanged(pd, i, "mask 0x8") end
       tap.is(pd.ContextSwitchCount, 0x0BADF00D, "HW-only read leaves ContextSwitchCount")
       tap.is(pd.Reserved, 0x5EED5EED, "read leaves Reserved")
-      tap.is(pd.WaitReasonBitMap, 0, "read always zeroes WaitReasonBitMap")
-      tap.ok(pd.HwCountersCount == 4 or pd.HwCountersCount == 1,
-             "HwCountersCount is the configured count (4) or the popcount (1); got " .. tostring(pd.HwCountersCount))
+      -- documented: "HwCountersCount - number of HwCounters elements holding counter data"
+      tap.is(pd.HwCountersCount, 1, "documented: HwCountersCount = elements holding data (1)")
       tap.is(t:DisableThreadProfiling(ph), 0, "disable")
     end
 
@@ -370,14 +371,11 @@ do
     end
 
     tap.clause("HCP-BLIND-SLOT-READFLAGS0")
-    do -- Read flags 0: WaitReasonBitMap = 0, CycleTime written, rest untouched
+    do -- Read flags 0 (documented semantics: the docs name no member for flags 0)
       local erc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 1, 0xF)
       t:run(sum3, 3)
       local rrc, pd = t:ReadThreadProfilingData(ph, 0, sentinel_pd())
       tap.ok(erc == 0 and rrc == 0, "enable / read flags 0 ok")
-      tap.is(pd.WaitReasonBitMap, 0, "flags 0: WaitReasonBitMap = 0")
-      tap.isnt(pd.CycleTime, 0x0123456789ABCDEF, "flags 0: CycleTime written")
-      tap.is(pd.RetryCount, 0, "flags 0: RetryCount = 0 (no concurrent update)")
       tap.is(pd.ContextSwitchCount, 0x0BADF00D, "flags 0: ContextSwitchCount untouched")
       tap.is(pd.HwCountersCount, 0xEE, "flags 0: HwCountersCount untouched")
       tap.is(pd.Reserved, 0x5EED5EED, "flags 0: Reserved untouched")
@@ -389,15 +387,78 @@ do
 end
 
 ------------------------------------------------------------------------------
+-- 2b. The same placement under semantics = "observed" (the decompiled Windows
+--     reader, spec 2.4 steps 4-6 and edge cases 20, 28)
+------------------------------------------------------------------------------
+do
+  local m = hcp.machine { cpus = 1, semantics = "observed", pmc = { "instructions", "cycles", "branches", "cycles" } }
+  local st = m:KeSetHardwareCounterConfiguration {
+    { Type = hcp.PMCCounter, Index = 2 }, { Type = hcp.PMCCounter, Index = 1 },
+    { Type = hcp.PMCCounter, Index = 3 }, { Type = hcp.PMCCounter, Index = 0 },
+  }
+  tap.clause("HCP-BLIND-OBS-SETUP")
+  tap.is(st, hcp.STATUS_SUCCESS, "observed: KeSet 4-element config succeeds")
+  local sum3 = m:code(SUM3)
+  m:thread { name = "obs", body = function(t)
+    tap.clause("HCP-BLIND-OBS-MASK8")
+    do
+      local erc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0x8)
+      t:run(sum3, 10)
+      local rrc, pd = t:ReadThreadProfilingData(ph, HW, sentinel_pd())
+      tap.ok(erc == 0 and rrc == 0, "observed: enable 0x8 / read ok")
+      tap.is(pd.HwCounters[3].Value, 32, "observed: HwCounters[3] = 32 instructions")
+      for i = 0, 2 do hc_unchanged(pd, i, "observed mask 0x8") end
+      hc_unchanged(pd, 4, "observed mask 0x8")
+      tap.is(pd.HwCountersCount, 4, "observed: HwCountersCount = configured count 4, not popcount")
+      tap.is(pd.WaitReasonBitMap, 0, "observed: Read always zeroes WaitReasonBitMap")
+      tap.isnt(pd.CycleTime, 0x0123456789ABCDEF, "observed: CycleTime written regardless of flags")
+      tap.is(pd.RetryCount, 0, "observed: RetryCount = 0 (no concurrent update)")
+      tap.is(pd.ContextSwitchCount, 0x0BADF00D, "observed: HW-only read leaves ContextSwitchCount")
+      tap.is(pd.Reserved, 0x5EED5EED, "observed: Read never writes Reserved")
+      tap.is(t:DisableThreadProfiling(ph), 0, "disable")
+    end
+    tap.clause("HCP-BLIND-OBS-READFLAGS0")
+    do
+      local erc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 1, 0xF)
+      t:run(sum3, 3)
+      local rrc, pd = t:ReadThreadProfilingData(ph, 0, sentinel_pd())
+      tap.ok(erc == 0 and rrc == 0, "observed: enable / read flags 0 ok")
+      tap.is(pd.WaitReasonBitMap, 0, "observed flags 0: WaitReasonBitMap = 0")
+      tap.isnt(pd.CycleTime, 0x0123456789ABCDEF, "observed flags 0: CycleTime written")
+      tap.is(pd.RetryCount, 0, "observed flags 0: RetryCount = 0")
+      tap.is(pd.ContextSwitchCount, 0x0BADF00D, "observed flags 0: ContextSwitchCount untouched")
+      tap.is(pd.HwCountersCount, 0xEE, "observed flags 0: HwCountersCount untouched")
+      tap.is(pd.Reserved, 0x5EED5EED, "observed flags 0: Reserved untouched")
+      for i = 0, 3 do hc_unchanged(pd, i, "observed flags 0") end
+      tap.is(t:DisableThreadProfiling(ph), 0, "disable")
+    end
+  end }
+  m:run()
+end
+
+------------------------------------------------------------------------------
 -- 3a. Win32 error codes
 ------------------------------------------------------------------------------
 do
-  local m = hcp.machine { cpus = 2, pmc = { "instructions", "cycles", "branches" } }
+  -- CONTRACT.md shows `cpus` as a machine option; this build rejects cpus = 2
+  -- ("simulates 1 CPU"), so B is created first and is preempted at its quantum end
+  -- (tick 100 us, quantum 1 tick = 300000 cycles) while still running guest code.
+  tap.clause("HCP-BLIND-CONTRACT-CPUS")
+  tap.todo("issue 3 brings several CPUs", function()
+    tap.ok(pcall(hcp.machine, { cpus = 2 }), "CONTRACT machine option cpus = 2 is accepted")
+  end)
+  local m = hcp.machine { cpus = 1, tick = 1000, quantum = 1, pmc = { "instructions", "cycles", "branches" } }
   m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 } }
   local k = m:load "kernels"
-  local other   -- thread B
+  local b_started, b_finished = false, false
 
-  local a_thread = m:thread { name = "A", body = function(t)
+  local other = m:thread { name = "B", body = function(t)
+    b_started = true
+    t:run(k.spin, 2000000)     -- 4000002 instructions: several quanta
+    b_finished = true
+  end }
+
+  m:thread { name = "A", body = function(t)
     local cur = t:GetCurrentThread()
     tap.clause("HCP-BLIND-ERR-CONST")
     tap.is(cur, -2, "GetCurrentThread() is the pseudo-handle -2")
@@ -434,6 +495,7 @@ do
     end
 
     tap.clause("HCP-BLIND-ERR-ENABLE-HANDLE")
+    tap.ok(b_started and not b_finished, "thread B has started and is still live")
     tap.is(t:EnableThreadProfiling(other.handle, 0, 0), 50, "Enable on another live thread's handle -> 50")
     tap.is(t:EnableThreadProfiling(other.handle, 0, 1), 50, "Enable(other, 0, 1) -> 50")
     do
@@ -550,10 +612,6 @@ do
     end
   end }
 
-  other = m:thread { name = "B", body = function(t)
-    -- stay alive (guest work) while A runs its checks on the other CPU
-    t:run(k.spin, 200000)
-  end }
   m:run()
 end
 
@@ -711,6 +769,40 @@ do
     tap.is(pd.HwCounters[1].Value, 14, "elem 1 = PMC0 instructions = 14")
     tap.is(pd.HwCountersCount, 2, "HwCountersCount = 2 (both configured, both selected)")
     tap.is(t:DisableThreadProfiling(ph), 0, "disable")
+  end }
+  m:run()
+end
+
+------------------------------------------------------------------------------
+-- 4. Contract surface: every machine / thread member CONTRACT.md names exists
+------------------------------------------------------------------------------
+do
+  tap.clause("HCP-BLIND-CONTRACT-SURFACE")
+  local m = hcp.machine {}
+  local function has(obj, name) local ok, v = pcall(function() return obj[name] end); return ok and v ~= nil end
+  -- Members that later issues build; each is a todo until it exists.
+  local pending = { event = 3, mutex = 3, semaphore = 3, trace = 5, GetThreadTimes = 5, QueryThreadCycleTime = 5,
+                    Sleep = 3, SwitchToThread = 3, WaitForSingleObject = 3, SetEvent = 3, ResetEvent = 3,
+                    ReleaseMutex = 3, ReleaseSemaphore = 3 }
+  local function check(obj, n, label)
+    if pending[n] then
+      tap.todo("issue " .. pending[n] .. " builds it", function() tap.ok(has(obj, n), label) end)
+    else
+      tap.ok(has(obj, n), label)
+    end
+  end
+  for _, n in ipairs { "KeSetHardwareCounterConfiguration", "KeQueryHardwareCounterConfiguration", "event", "mutex",
+                       "semaphore", "code", "alloc", "read", "write", "load", "thread", "trace", "run" } do
+    check(m, n, "machine member m:" .. n .. " exists")
+  end
+  m:thread { name = "surface", body = function(t)
+    for _, n in ipairs { "GetCurrentThread", "GetCurrentThreadId", "GetLastError", "SetLastError", "OpenThread",
+                         "CloseHandle", "EnableThreadProfiling", "QueryThreadProfiling", "ReadThreadProfilingData",
+                         "DisableThreadProfiling", "GetThreadTimes", "QueryThreadCycleTime", "run", "Sleep",
+                         "SwitchToThread", "WaitForSingleObject", "SetEvent", "ResetEvent", "ReleaseMutex",
+                         "ReleaseSemaphore" } do
+      check(t, n, "thread member t:" .. n .. " exists")
+    end
   end }
   m:run()
 end

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unicorn/unicorn.h>
 
 #include "scenarios/lhcp.h"
@@ -23,6 +24,7 @@ static void usage(FILE *f) {
     fputs("usage: hcpsim run [--seed N] [--unsafe-io] FILE.lua [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
+          "       hcpsim bench\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n",
           f);
 }
@@ -155,6 +157,42 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
+/* The one place that reads the host clock: speed measurement, never results. */
+static uint64_t host_ns(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
+ * same process.  Workloads are the built-in kernels (scenarios/lib/kernels.lua). */
+static int cmd_bench(void) {
+    static const uint8_t spin[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
+    static const uint8_t memwalk[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x0c, 0x48, 0x03, 0x01,
+                                      0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xf4, 0xc3};
+    /* memwalk reads each 8-byte word of a 64 MiB buffer once: n = 8388608 */
+    const sim_bench_workload w[] = {
+        {"spin (2 instructions per iteration: dec, jnz)", spin, sizeof spin, 100000000, false, 4 + 2 * 100000000u},
+        {"memwalk (4 per iteration, one 8-byte load)", memwalk, sizeof memwalk, 8388608, true, 4 + 4 * 8388608u},
+    };
+    printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        sim_bench_result r[SIM_BENCH_MODES];
+        if (sim_bench(&w[i], host_ns, r) != 0) {
+            fprintf(stderr, "hcpsim bench: workload '%s' failed or miscounted\n", w[i].name);
+            return EXIT_ERROR;
+        }
+        printf("\n%s, %llu instructions\n", w[i].name, (unsigned long long)w[i].insns);
+        printf("  %-34s %10s %9s\n", "mode", "MIPS", "vs raw");
+        double raw = (double)r[0].insns * 1e3 / (double)(r[0].ns ? r[0].ns : 1);
+        for (int k = 0; k < SIM_BENCH_MODES; k++) {
+            double mips = (double)r[k].insns * 1e3 / (double)(r[k].ns ? r[k].ns : 1);
+            printf("  %-34s %10.1f %8.2fx\n", r[k].mode, mips, mips / raw);
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -162,6 +200,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(argv[1], "bench") == 0 && argc == 2) return cmd_bench();
     if (strcmp(argv[1], "version") == 0) {
         unsigned maj, min;
         uc_version(&maj, &min);

@@ -119,6 +119,8 @@ static uint32_t hash_block(uint64_t addr, uint32_t size) {
 
 static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, bool *is_new) {
     *is_new = false;
+    block_entry *mru = m->mru_block; /* loops hit the same block again and again */
+    if (mru && mru->addr == addr && mru->size == size) return mru;
     if (m->nblocks * 2 >= m->capblocks) {
         uint32_t nc = m->capblocks ? m->capblocks * 2 : 1024;
         block_entry *nb = calloc(nc, sizeof *nb);
@@ -133,10 +135,11 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
         m->blocks = nb;
         m->capblocks = nc;
         m->last_block = NULL;
+        m->mru_block = NULL;
     }
     uint32_t j = hash_block(addr, size) & (m->capblocks - 1);
     while (m->blocks[j].used) {
-        if (m->blocks[j].addr == addr && m->blocks[j].size == size) return &m->blocks[j];
+        if (m->blocks[j].addr == addr && m->blocks[j].size == size) return m->mru_block = &m->blocks[j];
         j = (j + 1) & (m->capblocks - 1);
     }
     block_entry *b = &m->blocks[j];
@@ -146,7 +149,7 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
     b->st = decode_range(m, addr, size, UINT64_MAX);
     m->nblocks++;
     *is_new = true;
-    return b;
+    return m->mru_block = b;
 }
 
 /* ---- hooks ----------------------------------------------------------------------------- */

@@ -165,4 +165,23 @@ void sim_sched_exit(sim_thread *t);
 /* Number of Ready threads. */
 int sim_sched_ready_count(const sim_machine *m);
 
+
+/* ---- speed measurement (make bench) ----------------------------------------------------- */
+#define SIM_BENCH_MODES 4
+typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
+typedef struct sim_bench_workload {
+    const char *name;
+    const uint8_t *code; /* Windows x64 function: (rcx, rdx) */
+    size_t len;
+    uint64_t n;          /* iteration count argument */
+    bool data;           /* when true, rcx = a data buffer and rdx = n; else rcx = n */
+    uint64_t insns;      /* instructions the call retires (from the listing's formula) */
+} sim_bench_workload;
+typedef struct sim_bench_result {
+    const char *mode;
+    uint64_t insns, ns;
+} sim_bench_result;
+/* Runs the workload in each mode; -1 when a run fails or miscounts. */
+int sim_bench(const sim_bench_workload *w, sim_now_fn now, sim_bench_result out[SIM_BENCH_MODES]);
+
 #endif

@@ -88,6 +88,7 @@ struct sim_machine {
     block_entry *blocks;
     uint32_t nblocks, capblocks;
     block_entry *last_block; /* the block most recently counted */
+    block_entry *mru_block;  /* the block most recently looked up */
     uint64_t last_block_addr;
 
     /* per-run stop bookkeeping */

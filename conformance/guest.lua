@@ -1,0 +1,79 @@
+-- Guest execution as scenarios see it: t:run's calling convention and return
+-- value, exact counts read through HCP, and guest faults reported like
+-- Windows exceptions (code, address) without ending the run.
+local hcp = require "hcpsim"
+local tap = require "hcpsim.tap"
+
+local m = hcp.machine { pmc = { "instructions", "branches" } }
+m:KeSetHardwareCounterConfiguration { { Index = 0 }, { Index = 1 } }
+
+-- sum6(a..f): a+b+c+d+[rsp+0x28]+[rsp+0x30]
+--   mov rax,rcx; add rax,rdx; add rax,r8; add rax,r9; add rax,[rsp+0x28]; add rax,[rsp+0x30]; ret
+-- 7 instructions, 1 branch
+local sum6 = m:code("\x48\x89\xc8\x48\x01\xd0\x4c\x01\xc0\x4c\x01\xc8\x48\x03\x44\x24\x28\x48\x03\x44\x24\x30\xc3")
+-- negate(a): mov rax, rcx; neg rax; ret
+local negate = m:code("\x48\x89\xc8\x48\xf7\xd8\xc3")
+-- fault after 3 instructions: nop; nop; nop; mov eax, [0]; ret
+local nullread = m:code("\x90\x90\x90\x8b\x04\x25\x00\x00\x00\x00\xc3")
+
+local function counts(t, ph)
+  local _, pd = t:ReadThreadProfilingData(ph, hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS)
+  return pd.HwCounters[0].Value, pd.HwCounters[1].Value
+end
+
+m:thread { name = "guest", body = function(t)
+  local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0x3)
+
+  tap.clause("GUEST-CALL-X64")
+  tap.is(t:run(sum6, 1, 2, 3, 4, 50, 600), 660, "six arguments: four in registers, two on the stack")
+  tap.is(t:run(negate, 5), -5, "rax comes back as a signed 64-bit Lua integer")
+  tap.is(t:run(negate, math.mininteger), math.mininteger, "two's complement wraps as on the CPU")
+  local ins, br = counts(t, ph)
+  tap.is(ins, 7 + 3 + 3, "instructions: exactly the callees', final ret included")
+  tap.is(br, 3, "branches: one ret per call")
+
+  tap.clause("GUEST-FAULT-REPORTED")
+  local r, code, info = t:run(nullread)
+  tap.is(r, nil, "a faulting call returns nil")
+  tap.is(code, hcp.STATUS_ACCESS_VIOLATION, "then the exception code")
+  tap.is(info.address, nullread + 3, "the exception address is the faulting instruction")
+  tap.is(info.data, 0, "the inaccessible address")
+  tap.is(info.access, "read", "the access kind")
+  tap.is(info.bytes:sub(1, 8), "8B 04 25", "the instruction bytes")
+  tap.like(info.message, "^STATUS_ACCESS_VIOLATION %(0xC0000005%) in thread 'guest': read of 0x0 at 0x",
+           "a readable message")
+  local ins2 = counts(t, ph)
+  tap.is(ins2 - ins, 3, "the three nops retired; the faulting load did not")
+
+  tap.clause("GUEST-FAULT-CONTINUES")
+  tap.is(t:run(negate, -7), 7, "the thread runs guest code again after a fault")
+  local r2, code2 = t:run(m:code("\x0f\x0b"))
+  tap.is(r2, nil, "ud2 faults")
+  tap.is(code2, hcp.STATUS_ILLEGAL_INSTRUCTION, "with STATUS_ILLEGAL_INSTRUCTION")
+  local r3, code3 = t:run(0x7000)
+  tap.is(r3, nil, "calling an unmapped address faults")
+  tap.is(code3, hcp.STATUS_ACCESS_VIOLATION, "with an access violation")
+
+  tap.clause("GUEST-RUN-ARGS")
+  local ok1, e1 = pcall(function() return t:run("x") end)
+  tap.ok(not ok1, "a string entry point is refused")
+  tap.like(e1, "guest%.lua:%d+: bad argument #1 to 'run' %(integer expected, got string%)$",
+           "FILE:LINE: and Lua's argument message")
+  local many = {}
+  for i = 1, 17 do many[i] = i end
+  local ok2, e2 = pcall(t.run, t, sum6, table.unpack(many))
+  tap.ok(not ok2 and e2:find("at most 16 arguments", 1, true), "more than 16 arguments are refused")
+  local co = coroutine.wrap(function() return t:run(negate, 1) end)
+  local ok3, e3 = pcall(co)
+  tap.ok(not ok3 and e3:find("nested coroutine", 1, true), "t:run from a nested coroutine is refused")
+end }
+
+local outsider
+m:thread { name = "other", body = function(t)
+  tap.clause("GUEST-RUN-CURRENT-ONLY")
+  outsider = t
+end }
+m:run()
+local ok4, e4 = pcall(outsider.run, outsider, negate, 1)
+tap.ok(not ok4 and e4:find("not the running thread", 1, true), "t:run outside m:run is refused")
+tap.done_testing()

@@ -1,0 +1,77 @@
+#!/bin/sh
+# The command line and its exit statuses (design/CONTRACT.md): 0 passed,
+# 1 a TAP test failed, 2 usage/scenario/simulation error with FILE:LINE:
+# message on stderr.  Each case writes a small scenario and checks the exact
+# status and message.
+top=$(pwd)
+HCPSIM=${HCPSIM:-$top/build/hcpsim}
+case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+n=0
+fail=0
+check() { # name, expected status, expected stderr (exact, one line) , file
+  n=$((n + 1))
+  $HCPSIM run "$4" >out.txt 2>err.txt
+  st=$?
+  got=$(cat err.txt)
+  if [ "$st" = "$2" ] && [ "$got" = "$3" ]; then
+    echo "ok $n - $1"
+  else
+    fail=$((fail + 1))
+    echo "not ok $n - $1"
+    echo "# status $st (want $2)"
+    echo "# stderr: $got"
+    echo "# want:   $3"
+  fi
+}
+status_only() { # name, expected status, command...
+  n=$((n + 1))
+  name=$1 want=$2
+  shift 2
+  "$@" >out.txt 2>err.txt
+  st=$?
+  if [ "$st" = "$want" ]; then echo "ok $n - $name"; else fail=$((fail + 1)); echo "not ok $n - $name (status $st, want $want)"; fi
+}
+echo "TAP version 13"
+echo "1..14"
+
+printf 'local x = 1\nlocal y = = 2\n' > syntax.lua
+check "a syntax error is FILE:LINE: message, status 2" 2 "syntax.lua:2: unexpected symbol near '='" syntax.lua
+
+printf 'local hcp = require "hcpsim"\n\nerror("boom")\n' > err.lua
+check "a runtime error in the main chunk" 2 "err.lua:3: boom" err.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { name = "w", body = function(t)\n  local z = nil\n  return z.field\nend }\nm:run()\n' > body.lua
+check "an error in a thread body names the body's line" 2 "body.lua:5: attempt to index a nil value (local 'z')" body.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {\n  cpu = 2 }\n' > opt.lua
+check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (valid: platform, semantics, cpus, frequency, tick, quantum, pmc, seed, max_cycles, stack_size, precise_faults)" opt.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t)\n  t:EnableThreadProfiling(t:GetCurrentThread(), "1", 0)\nend }\nm:run()\n' > arg.lua
+check "a bad argument type" 2 "arg.lua:4: bad argument #2 to 'EnableThreadProfiling' (integer expected, got string)" arg.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_cycles = 100000 }\nlocal loop = m:code("\\235\\254")\nm:thread { body = function(t)\n  t:run(loop)\nend }\nm:run()\n' > limit.lua
+check "a runaway guest loop ends at the cycle limit" 2 "limit.lua:5: cycle limit reached after 100000 cycles (raise it with m:run{max_cycles = N} or hcp.machine{max_cycles = N})" limit.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t) coroutine.yield() end }\nm:run()\n' > yield.lua
+check "coroutine.yield from a body is refused" 2 "yield.lua:4: thread '': coroutine.yield() from a thread body is not supported (the scheduler owns the body's coroutine)" yield.lua
+
+printf 'local tap = require "hcpsim.tap"\ntap.plan(2)\ntap.ok(true, "a")\ntap.is(1, 2, "b")\n' > fail.lua
+check "a failing test: status 1" 1 "" fail.lua
+
+printf 'local tap = require "hcpsim.tap"\ntap.todo("known gap", function() tap.ok(true, "fixed") end)\ntap.done_testing()\n' > todo.lua
+check "a todo test that passes fails the run" 1 "" todo.lua
+
+printf 'local tap = require "hcpsim.tap"\ntap.todo("known gap", function() tap.ok(false, "still broken") end)\ntap.done_testing()\n' > todook.lua
+check "a todo test that fails keeps the run green" 0 "" todook.lua
+
+printf 'local tap = require "hcpsim.tap"\ntap.plan(3)\ntap.ok(true)\n' > plan.lua
+check "fewer tests than planned: status 1" 1 "" plan.lua
+
+check "a missing file" 2 "cannot open nothere.lua: No such file or directory" nothere.lua
+status_only "an unknown command: status 2" 2 $HCPSIM frobnicate
+status_only "version: status 0" 0 $HCPSIM version
+
+[ "$fail" = 0 ]
