@@ -1,0 +1,16 @@
+#!/bin/sh
+# The README's example scenario runs and prints what the README says it
+# prints (spin(1000): 4 + 2*1000 instructions, 2 + 1000 branches).
+HCPSIM=${HCPSIM:-build/hcpsim}
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+awk '/^```lua$/{on=1; next} /^```$/{if(on){exit}} on{print}' README.md > "$dir/example.lua"
+echo "TAP version 13"
+echo "1..3"
+[ -s "$dir/example.lua" ] && echo "ok 1 - README.md has a Lua example" || echo "not ok 1 - README.md has a Lua example"
+out=$($HCPSIM run "$dir/example.lua" 2>&1); st=$?
+[ "$st" = 0 ] && echo "ok 2 - it runs (status 0)" || echo "not ok 2 - it runs (status $st: $out)"
+want=$(printf '%d\t%d' $((4 + 2 * 1000)) $((2 + 1000)))
+if [ "$out" = "$want" ]; then echo "ok 3 - it prints what the README says"; else echo "not ok 3 - it prints '$out', want '$want'"; fi
+grep -q "It prints \`$want\`" README.md || { echo "# README text does not quote $want"; exit 1; }
+[ "$st" = 0 ] && [ "$out" = "$want" ]
