@@ -97,7 +97,7 @@ check-asan:
 check-ubsan:
 	$(MAKE) SANITIZER=undefined test
 check-valgrind: tests
-	HCPSIM="valgrind -q --leak-check=full --error-exitcode=99 $(BUILD)/hcpsim" \
+	HCPSIM="valgrind -q --smc-check=all-non-file --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 $(abspath $(BUILD))/hcpsim" \
 	  prove -j$(JOBS) --exec 'sh scenarios/tests/runtest' $(LUA_TESTS)
 
 bench: all

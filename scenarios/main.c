@@ -170,10 +170,14 @@ static int cmd_bench(void) {
     static const uint8_t spin[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
     static const uint8_t memwalk[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x0c, 0x48, 0x03, 0x01,
                                       0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xf4, 0xc3};
+    static const uint8_t calls[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x0a, 0xe8, 0x06,
+                                    0x00, 0x00, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xf6, 0xc3, 0xc3};
     /* memwalk reads each 8-byte word of a 64 MiB buffer once: n = 8388608 */
     const sim_bench_workload w[] = {
         {"spin (2 instructions per iteration: dec, jnz)", spin, sizeof spin, 100000000, false, 4 + 2 * 100000000u},
         {"memwalk (4 per iteration, one 8-byte load)", memwalk, sizeof memwalk, 8388608, true, 4 + 4 * 8388608u},
+        {"calls (4 per iteration: call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false,
+         4 + 4 * 5000000u},
     };
     printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
