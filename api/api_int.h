@@ -39,7 +39,7 @@ typedef struct handle_slot {
 /* The kernel's per-thread profiling record (KTHREAD_COUNTERS, HCP-SPEC §3.3). */
 typedef struct prof_record {
     bool enabled;
-    uint64_t block;     /* guest address of the user block = PerformanceDataHandle */
+    uint64_t block; /* guest address of the user block = PerformanceDataHandle */
     uint32_t flags;
     uint64_t mask;
     uint32_t ctxsw;     /* switch-ins since enable (with THREAD_PROFILING_FLAG_DISPATCH) */

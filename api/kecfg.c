@@ -5,7 +5,8 @@
 
 uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count) {
     if (Count > MAX_HW_COUNTERS) return STATUS_INVALID_PARAMETER;
-    if (Count && os->cfg_count && os->sem == HCP_OBSERVED) return STATUS_WMI_ALREADY_ENABLED; /* before the array is read */
+    if (Count && os->cfg_count && os->sem == HCP_OBSERVED)
+        return STATUS_WMI_ALREADY_ENABLED; /* before the array is read */
     uint8_t buf[16 * MAX_HW_COUNTERS];
     /* Simulator-defined: an unreadable array is STATUS_ACCESS_VIOLATION (the kernel would raise). */
     if (Count && sim_mem_read(os->m, CounterArray, buf, 16u * Count) != SIM_OK) return STATUS_ACCESS_VIOLATION;
@@ -21,8 +22,7 @@ uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, ui
     return STATUS_SUCCESS;
 }
 
-uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
-                                             uint64_t Count) {
+uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount, uint64_t Count) {
     uint8_t c[4];
     hcp_put32(c, os->cfg_count);
     if (sim_mem_write(os->m, Count, c, 4) != SIM_OK) return STATUS_ACCESS_VIOLATION;

@@ -115,8 +115,7 @@ static prof_record *find_record(hcp_os *os, uint64_t handle, sim_thread **owner)
     return NULL;
 }
 
-uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
-                                 uint64_t PerformanceData) {
+uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags, uint64_t PerformanceData) {
     uint8_t pd[HCP_PERFORMANCE_DATA_SIZE];
     /* Simulator-defined: an unreadable or unwritable buffer is ERROR_NOACCESS
      * before anything is written (Windows faults in user mode). */
@@ -168,8 +167,10 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
                 hcp_put64(e + 8, 0);
             }
         }
-        if (observed) pd[PD_OFF(HwCountersCount)] = (uint8_t)(p->mask ? os->cfg_count : 0);
-        else pd[PD_OFF(HwCountersCount)] = (uint8_t)with_data;
+        if (observed)
+            pd[PD_OFF(HwCountersCount)] = (uint8_t)(p->mask ? os->cfg_count : 0);
+        else
+            pd[PD_OFF(HwCountersCount)] = (uint8_t)with_data;
     }
     if (observed) hcp_put32(pd + PD_OFF(RetryCount), 0); /* no concurrent kernel update in one host thread */
     sim_mem_write(os->m, PerformanceData, pd, sizeof pd);

@@ -49,8 +49,9 @@ TAP_PRINTF(3, 4) static inline int is_u64(uint64_t got, uint64_t want, const cha
     va_start(ap, fmt);
     int pass = tap_vresult(got == want, fmt, ap);
     va_end(ap);
-    if (!pass) printf("  ---\n  got: %" PRIu64 " (0x%" PRIX64 ")\n  expected: %" PRIu64 " (0x%" PRIX64 ")\n  ...\n",
-                      got, got, want, want);
+    if (!pass)
+        printf("  ---\n  got: %" PRIu64 " (0x%" PRIX64 ")\n  expected: %" PRIu64 " (0x%" PRIX64 ")\n  ...\n", got, got,
+               want, want);
     return pass;
 }
 
@@ -84,7 +85,8 @@ TAP_PRINTF(1, 2) static inline void bail(const char *fmt, ...) {
 
 /* Ends the program: the exit status is non-zero on any failure or plan mismatch. */
 static inline int tap_done(void) {
-    if (tap_planned_ < 0) printf("1..%d\n", tap_count_);
+    if (tap_planned_ < 0)
+        printf("1..%d\n", tap_count_);
     else if (tap_planned_ != tap_count_) {
         printf("# planned %d tests but ran %d\n", tap_planned_, tap_count_);
         return 1;

@@ -16,9 +16,7 @@ static const struct {
                                      "call, ret, loop/jrcxz, int/syscall/iret"},
 };
 
-void pmu_block_cost(pmu_block_stats *s) {
-    s->cycles = (uint64_t)s->insns * PMU_PROVISIONAL_CYCLES_PER_INSN;
-}
+void pmu_block_cost(pmu_block_stats *s) { s->cycles = (uint64_t)s->insns * PMU_PROVISIONAL_CYCLES_PER_INSN; }
 
 void pmu_bank_unretire(pmu_bank *b, const pmu_block_stats *s) {
     b->ev[PMU_EV_INSTRUCTIONS] -= s->insns;
@@ -36,13 +34,9 @@ int pmu_event_lookup(const char *name, pmu_event *out) {
     return 0;
 }
 
-const char *pmu_event_name(pmu_event e) {
-    return (unsigned)e < PMU_EV__COUNT ? catalogue[e].name : "?";
-}
+const char *pmu_event_name(pmu_event e) { return (unsigned)e < PMU_EV__COUNT ? catalogue[e].name : "?"; }
 
-const char *pmu_event_description(pmu_event e) {
-    return (unsigned)e < PMU_EV__COUNT ? catalogue[e].desc : "?";
-}
+const char *pmu_event_description(pmu_event e) { return (unsigned)e < PMU_EV__COUNT ? catalogue[e].desc : "?"; }
 
 pmu_err pmu_config_set(pmu_config *c, const char *const *names, int n, int *bad) {
     if (n > PMU_MAX_PMC) {
@@ -62,7 +56,6 @@ pmu_err pmu_config_set(pmu_config *c, const char *const *names, int n, int *bad)
 }
 
 uint64_t pmu_pmc_read(const pmu_config *c, const pmu_bank *b, uint64_t idx) {
-    if (idx >= (uint64_t)c->npmc)
-        return 0;
+    if (idx >= (uint64_t)c->npmc) return 0;
     return b->ev[c->pmc[idx]] & ((UINT64_C(1) << PMU_PMC_BITS) - 1);
 }

@@ -15,15 +15,10 @@
 #include <stdint.h>
 
 /* Events a counter can count.  Definitions: pmu_event_description(). */
-typedef enum pmu_event {
-    PMU_EV_INSTRUCTIONS = 0,
-    PMU_EV_CYCLES,
-    PMU_EV_BRANCHES,
-    PMU_EV__COUNT
-} pmu_event;
+typedef enum pmu_event { PMU_EV_INSTRUCTIONS = 0, PMU_EV_CYCLES, PMU_EV_BRANCHES, PMU_EV__COUNT } pmu_event;
 
-#define PMU_MAX_PMC 16       /* programmable counters per CPU */
-#define PMU_PMC_BITS 48      /* counter width; PMC reads wrap modulo 2^48 */
+#define PMU_MAX_PMC 16  /* programmable counters per CPU */
+#define PMU_PMC_BITS 48 /* counter width; PMC reads wrap modulo 2^48 */
 
 typedef enum pmu_err { PMU_OK = 0, PMU_ERR_UNKNOWN_EVENT, PMU_ERR_TOO_MANY } pmu_err;
 

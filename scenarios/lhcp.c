@@ -15,50 +15,109 @@ typedef struct {
     lua_Integer value;
 } constant;
 
-#define C(x) {#x, (lua_Integer)(x)}
+#define C(x)                                                                                                           \
+    { #x, (lua_Integer)(x) }
 static const constant constants[] = {
     /* Win32 errors */
-    C(ERROR_SUCCESS), C(ERROR_INVALID_FUNCTION), C(ERROR_ACCESS_DENIED), C(ERROR_INVALID_HANDLE),
-    C(ERROR_NOT_ENOUGH_MEMORY), C(ERROR_BAD_LENGTH), C(ERROR_NOT_SUPPORTED), C(ERROR_INVALID_PARAMETER),
-    C(ERROR_CALL_NOT_IMPLEMENTED), C(ERROR_INSUFFICIENT_BUFFER), C(ERROR_MR_MID_NOT_FOUND), C(ERROR_NOACCESS),
-    C(ERROR_INVALID_USER_BUFFER), C(ERROR_WMI_ALREADY_DISABLED), C(ERROR_WMI_ALREADY_ENABLED),
+    C(ERROR_SUCCESS),
+    C(ERROR_INVALID_FUNCTION),
+    C(ERROR_ACCESS_DENIED),
+    C(ERROR_INVALID_HANDLE),
+    C(ERROR_NOT_ENOUGH_MEMORY),
+    C(ERROR_BAD_LENGTH),
+    C(ERROR_NOT_SUPPORTED),
+    C(ERROR_INVALID_PARAMETER),
+    C(ERROR_CALL_NOT_IMPLEMENTED),
+    C(ERROR_INSUFFICIENT_BUFFER),
+    C(ERROR_MR_MID_NOT_FOUND),
+    C(ERROR_NOACCESS),
+    C(ERROR_INVALID_USER_BUFFER),
+    C(ERROR_WMI_ALREADY_DISABLED),
+    C(ERROR_WMI_ALREADY_ENABLED),
     /* NTSTATUS */
-    C(STATUS_SUCCESS), C(STATUS_DATATYPE_MISALIGNMENT), C(STATUS_NOT_IMPLEMENTED), C(STATUS_INFO_LENGTH_MISMATCH),
-    C(STATUS_ACCESS_VIOLATION), C(STATUS_INVALID_HANDLE), C(STATUS_INVALID_PARAMETER), C(STATUS_NO_MEMORY),
-    C(STATUS_ACCESS_DENIED), C(STATUS_BUFFER_TOO_SMALL), C(STATUS_OBJECT_TYPE_MISMATCH), C(STATUS_NOT_SUPPORTED),
-    C(STATUS_INVALID_PARAMETER_1), C(STATUS_INVALID_PARAMETER_2), C(STATUS_INVALID_PARAMETER_3),
-    C(STATUS_INVALID_BUFFER_SIZE), C(STATUS_WMI_ALREADY_DISABLED), C(STATUS_WMI_ALREADY_ENABLED),
-    C(STATUS_ILLEGAL_INSTRUCTION), C(STATUS_PRIVILEGED_INSTRUCTION), C(STATUS_STACK_OVERFLOW),
-    C(STATUS_INTEGER_DIVIDE_BY_ZERO), C(STATUS_BREAKPOINT),
+    C(STATUS_SUCCESS),
+    C(STATUS_DATATYPE_MISALIGNMENT),
+    C(STATUS_NOT_IMPLEMENTED),
+    C(STATUS_INFO_LENGTH_MISMATCH),
+    C(STATUS_ACCESS_VIOLATION),
+    C(STATUS_INVALID_HANDLE),
+    C(STATUS_INVALID_PARAMETER),
+    C(STATUS_NO_MEMORY),
+    C(STATUS_ACCESS_DENIED),
+    C(STATUS_BUFFER_TOO_SMALL),
+    C(STATUS_OBJECT_TYPE_MISMATCH),
+    C(STATUS_NOT_SUPPORTED),
+    C(STATUS_INVALID_PARAMETER_1),
+    C(STATUS_INVALID_PARAMETER_2),
+    C(STATUS_INVALID_PARAMETER_3),
+    C(STATUS_INVALID_BUFFER_SIZE),
+    C(STATUS_WMI_ALREADY_DISABLED),
+    C(STATUS_WMI_ALREADY_ENABLED),
+    C(STATUS_ILLEGAL_INSTRUCTION),
+    C(STATUS_PRIVILEGED_INSTRUCTION),
+    C(STATUS_STACK_OVERFLOW),
+    C(STATUS_INTEGER_DIVIDE_BY_ZERO),
+    C(STATUS_BREAKPOINT),
     /* HCP */
-    C(MAX_HW_COUNTERS), C(THREAD_PROFILING_FLAG_DISPATCH), C(PERFORMANCE_DATA_VERSION),
-    C(READ_THREAD_PROFILING_FLAG_DISPATCHING), C(READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS), C(PMCCounter),
+    C(MAX_HW_COUNTERS),
+    C(THREAD_PROFILING_FLAG_DISPATCH),
+    C(PERFORMANCE_DATA_VERSION),
+    C(READ_THREAD_PROFILING_FLAG_DISPATCHING),
+    C(READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS),
+    C(PMCCounter),
     C(MaxHardwareCounterType),
     /* thread access rights */
-    C(THREAD_TERMINATE), C(THREAD_SUSPEND_RESUME), C(THREAD_GET_CONTEXT), C(THREAD_SET_CONTEXT),
-    C(THREAD_SET_INFORMATION), C(THREAD_QUERY_INFORMATION), C(THREAD_SET_THREAD_TOKEN), C(THREAD_IMPERSONATE),
-    C(THREAD_DIRECT_IMPERSONATION), C(THREAD_SET_LIMITED_INFORMATION), C(THREAD_QUERY_LIMITED_INFORMATION),
-    C(THREAD_ALL_ACCESS), C(MAXIMUM_ALLOWED),
+    C(THREAD_TERMINATE),
+    C(THREAD_SUSPEND_RESUME),
+    C(THREAD_GET_CONTEXT),
+    C(THREAD_SET_CONTEXT),
+    C(THREAD_SET_INFORMATION),
+    C(THREAD_QUERY_INFORMATION),
+    C(THREAD_SET_THREAD_TOKEN),
+    C(THREAD_IMPERSONATE),
+    C(THREAD_DIRECT_IMPERSONATION),
+    C(THREAD_SET_LIMITED_INFORMATION),
+    C(THREAD_QUERY_LIMITED_INFORMATION),
+    C(THREAD_ALL_ACCESS),
+    C(MAXIMUM_ALLOWED),
     /* ETW (HCP-SPEC §7) */
-    {"EVENT_TRACE_FLAG_PROCESS", 0x00000001}, {"EVENT_TRACE_FLAG_THREAD", 0x00000002},
-    {"EVENT_TRACE_FLAG_CSWITCH", 0x00000010}, {"EVENT_TRACE_FLAG_DISPATCHER", 0x00000800},
-    {"EVENT_TRACE_TYPE_INFO", 0}, {"EVENT_TRACE_TYPE_START", 1}, {"EVENT_TRACE_TYPE_END", 2},
-    {"EVENT_TRACE_TYPE_DC_START", 3}, {"EVENT_TRACE_TYPE_DC_END", 4},
+    {"EVENT_TRACE_FLAG_PROCESS", 0x00000001},
+    {"EVENT_TRACE_FLAG_THREAD", 0x00000002},
+    {"EVENT_TRACE_FLAG_CSWITCH", 0x00000010},
+    {"EVENT_TRACE_FLAG_DISPATCHER", 0x00000800},
+    {"EVENT_TRACE_TYPE_INFO", 0},
+    {"EVENT_TRACE_TYPE_START", 1},
+    {"EVENT_TRACE_TYPE_END", 2},
+    {"EVENT_TRACE_TYPE_DC_START", 3},
+    {"EVENT_TRACE_TYPE_DC_END", 4},
     /* KTHREAD_STATE */
-    {"Initialized", 0}, {"Ready", 1}, {"Running", 2}, {"Standby", 3}, {"Terminated", 4}, {"Waiting", 5},
-    {"Transition", 6}, {"DeferredReady", 7},
+    {"Initialized", 0},
+    {"Ready", 1},
+    {"Running", 2},
+    {"Standby", 3},
+    {"Terminated", 4},
+    {"Waiting", 5},
+    {"Transition", 6},
+    {"DeferredReady", 7},
 };
 #undef C
 
 /* KWAIT_REASON 0..40 (HCP-SPEC §6, mingw-w64 wdm.h numbering). */
 static const char *const wait_reasons[] = {
-    "Executive", "FreePage", "PageIn", "PoolAllocation", "DelayExecution", "Suspended", "UserRequest",
-    "WrExecutive", "WrFreePage", "WrPageIn", "WrPoolAllocation", "WrDelayExecution", "WrSuspended",
-    "WrUserRequest", "WrSpare0", "WrQueue", "WrLpcReceive", "WrLpcReply", "WrVirtualMemory", "WrPageOut",
-    "WrRendezvous", "WrKeyedEvent", "WrTerminated", "WrProcessInSwap", "WrCpuRateControl", "WrCalloutStack",
-    "WrKernel", "WrResource", "WrPushLock", "WrMutex", "WrQuantumEnd", "WrDispatchInt", "WrPreempted",
-    "WrYieldExecution", "WrFastMutex", "WrGuardedMutex", "WrRundown", "WrAlertByThreadId", "WrDeferredPreempt",
-    "WrPhysicalFault", "MaximumWaitReason",
+    "Executive",        "FreePage",          "PageIn",
+    "PoolAllocation",   "DelayExecution",    "Suspended",
+    "UserRequest",      "WrExecutive",       "WrFreePage",
+    "WrPageIn",         "WrPoolAllocation",  "WrDelayExecution",
+    "WrSuspended",      "WrUserRequest",     "WrSpare0",
+    "WrQueue",          "WrLpcReceive",      "WrLpcReply",
+    "WrVirtualMemory",  "WrPageOut",         "WrRendezvous",
+    "WrKeyedEvent",     "WrTerminated",      "WrProcessInSwap",
+    "WrCpuRateControl", "WrCalloutStack",    "WrKernel",
+    "WrResource",       "WrPushLock",        "WrMutex",
+    "WrQuantumEnd",     "WrDispatchInt",     "WrPreempted",
+    "WrYieldExecution", "WrFastMutex",       "WrGuardedMutex",
+    "WrRundown",        "WrAlertByThreadId", "WrDeferredPreempt",
+    "WrPhysicalFault",  "MaximumWaitReason",
 };
 
 /* ---- argument helpers -------------------------------------------------------------------- */
@@ -126,22 +185,28 @@ void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const 
 
 static int l_status_name(lua_State *L) {
     const char *n = hcp_status_name((uint32_t)luaL_checkinteger(L, 1));
-    if (n) lua_pushstring(L, n);
-    else lua_pushnil(L);
+    if (n)
+        lua_pushstring(L, n);
+    else
+        lua_pushnil(L);
     return 1;
 }
 
 static int l_error_name(lua_State *L) {
     const char *n = hcp_error_name((uint32_t)luaL_checkinteger(L, 1));
-    if (n) lua_pushstring(L, n);
-    else lua_pushnil(L);
+    if (n)
+        lua_pushstring(L, n);
+    else
+        lua_pushnil(L);
     return 1;
 }
 
 static int l_wait_reason_name(lua_State *L) {
     lua_Integer r = luaL_checkinteger(L, 1);
-    if (r >= 0 && r < (lua_Integer)(sizeof wait_reasons / sizeof wait_reasons[0])) lua_pushstring(L, wait_reasons[r]);
-    else lua_pushnil(L);
+    if (r >= 0 && r < (lua_Integer)(sizeof wait_reasons / sizeof wait_reasons[0]))
+        lua_pushstring(L, wait_reasons[r]);
+    else
+        lua_pushnil(L);
     return 1;
 }
 

@@ -24,17 +24,18 @@ typedef struct lmachine {
 typedef struct lthread {
     lmachine *lm;
     sim_thread *t;
-    lua_State *co;    /* the body's coroutine */
+    lua_State *co; /* the body's coroutine */
     bool started;
-    bool yielding;    /* set just before a scheduler yield (preemption) */
+    bool yielding; /* set just before a scheduler yield (preemption) */
     uint64_t handle;
 } lthread;
 
 /* runtime.c */
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io);
 void lhcp_limit_hook(lua_State *L);
-void lhcp_strict_globals(lua_State *L); /* after the scenario's globals are set up */   /* installs the instruction-count bound on a coroutine */
-int lhcp_tap_status(lua_State *L);     /* 0 all passed, 1 a failure, after the scenario ran */
+void lhcp_strict_globals(lua_State *L);
+/* after the scenario's globals are set up */ /* installs the instruction-count bound on a coroutine */
+int lhcp_tap_status(lua_State *L);            /* 0 all passed, 1 a failure, after the scenario ran */
 
 /* lhcp.c: the `hcpsim` module */
 int luaopen_hcpsim(lua_State *L);

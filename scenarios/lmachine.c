@@ -46,8 +46,8 @@ static int machine_gc(lua_State *L) {
 }
 
 int lhcp_machine_new(lua_State *L) {
-    static const char *const keys[] = {"platform", "semantics", "cpus", "frequency", "tick", "quantum", "pmc",
-                                       "seed", "max_cycles", "stack_size", "precise_faults", NULL};
+    static const char *const keys[] = {"platform", "semantics", "cpus",       "frequency",  "tick",           "quantum",
+                                       "pmc",      "seed",      "max_cycles", "stack_size", "precise_faults", NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -61,8 +61,8 @@ int lhcp_machine_new(lua_State *L) {
     if (!known) {
         for (int i = 0; platforms_planned[i]; i++)
             if (strcmp(platform, platforms_planned[i]) == 0)
-                return luaL_error(L, "hcp.machine: platform '%s' is not available in this version (available: win10-x64)",
-                                  platform);
+                return luaL_error(
+                    L, "hcp.machine: platform '%s' is not available in this version (available: win10-x64)", platform);
         return luaL_error(L,
                           "hcp.machine: unknown platform '%s' (valid: win10-x64; planned: win7-x64, win7-x86, "
                           "win11-arm64, ce2.12-arm)",
@@ -70,9 +70,12 @@ int lhcp_machine_new(lua_State *L) {
     }
     const char *sem = opt_str(L, 1, "semantics", "documented");
     hcp_semantics semantics;
-    if (strcmp(sem, "documented") == 0) semantics = HCP_DOCUMENTED;
-    else if (strcmp(sem, "observed") == 0) semantics = HCP_OBSERVED;
-    else return luaL_error(L, "hcp.machine: unknown semantics '%s' (valid: documented, observed)", sem);
+    if (strcmp(sem, "documented") == 0)
+        semantics = HCP_DOCUMENTED;
+    else if (strcmp(sem, "observed") == 0)
+        semantics = HCP_OBSERVED;
+    else
+        return luaL_error(L, "hcp.machine: unknown semantics '%s' (valid: documented, observed)", sem);
 
     lua_Integer cpus = opt_int(L, 1, "cpus", 1, 1, 64);
     if (cpus != 1) return luaL_error(L, "hcp.machine: cpus = %I: this version simulates 1 CPU", cpus);
@@ -277,8 +280,9 @@ static int m_run(lua_State *L) {
         }
         lm->running = false;
         if (st == LUA_YIELD)
-            return luaL_error(L, "thread '%s': coroutine.yield() from a thread body is not supported "
-                                 "(the scheduler owns the body's coroutine)",
+            return luaL_error(L,
+                              "thread '%s': coroutine.yield() from a thread body is not supported "
+                              "(the scheduler owns the body's coroutine)",
                               sim_thread_name(t));
         if (!lua_isstring(lt->co, -1)) {
             lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
@@ -321,7 +325,8 @@ static int m_keset(lua_State *L) {
     memset(buf, 0, sizeof buf);
     for (lua_Integer i = 1; i <= n; i++) {
         static const char *const keys[] = {"Type", "Reserved", "Index", NULL};
-        if (lua_rawgeti(L, 2, i) != LUA_TTABLE) return luaL_error(L, "KeSetHardwareCounterConfiguration: element %I must be a table {Type=, Index=}", i);
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
+            return luaL_error(L, "KeSetHardwareCounterConfiguration: element %I must be a table {Type=, Index=}", i);
         lhcp_check_keys(L, -1, "HARDWARE_COUNTER", keys);
         uint8_t *e = buf + 16 * (i - 1);
         lua_getfield(L, -1, "Type");

@@ -102,8 +102,8 @@ static int push_fault(lua_State *L, lthread *lt) {
         lua_setfield(L, -2, "data");
         lua_pushstring(L, access_name(f->access));
         lua_setfield(L, -2, "access");
-        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s': %s of 0x%llX at 0x%llX [%s]", name ? name : "?",
-                 f->code, sim_thread_name(lt->t), access_name(f->access), (unsigned long long)f->data,
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s': %s of 0x%llX at 0x%llX [%s]", name ? name : "?", f->code,
+                 sim_thread_name(lt->t), access_name(f->access), (unsigned long long)f->data,
                  (unsigned long long)f->address, bytes);
     } else {
         snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' at 0x%llX [%s]", name ? name : "?", f->code,
@@ -118,16 +118,13 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
     (void)status;
     lthread *lt = (lthread *)ctx;
     switch (sim_call_continue(lt->t)) {
-    case SIM_CALL_RETURNED:
-        lua_pushinteger(L, (lua_Integer)sim_call_result(lt->t));
-        return 1;
-    case SIM_CALL_PREEMPTED:
-        lt->yielding = true;
-        return lua_yieldk(L, 0, ctx, run_continue);
+    case SIM_CALL_RETURNED: lua_pushinteger(L, (lua_Integer)sim_call_result(lt->t)); return 1;
+    case SIM_CALL_PREEMPTED: lt->yielding = true; return lua_yieldk(L, 0, ctx, run_continue);
     case SIM_CALL_FAULTED: return push_fault(L, lt);
     case SIM_CALL_LIMIT:
-        return luaL_error(L, "cycle limit reached after %I cycles (raise it with m:run{max_cycles = N} or "
-                             "hcp.machine{max_cycles = N})",
+        return luaL_error(L,
+                          "cycle limit reached after %I cycles (raise it with m:run{max_cycles = N} or "
+                          "hcp.machine{max_cycles = N})",
                           (lua_Integer)sim_clock(lt->lm->m));
     case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
     }
@@ -217,8 +214,10 @@ static int t_EnableThreadProfiling(lua_State *L) {
     sim_mem_read(m, slot, b, 8);
     lua_pushinteger(L, (lua_Integer)rc);
     uint64_t v = hcp_get64(b);
-    if (v == POISON_HANDLE) lua_pushnil(L); /* not written */
-    else lua_pushinteger(L, (lua_Integer)v);
+    if (v == POISON_HANDLE)
+        lua_pushnil(L); /* not written */
+    else
+        lua_pushinteger(L, (lua_Integer)v);
     return 2;
 }
 
@@ -238,8 +237,10 @@ static int t_QueryThreadProfiling(lua_State *L) {
     uint32_t rc = QueryThreadProfiling(lt->lm->os, h, slot);
     sim_mem_read(m, slot, &b, 1);
     lua_pushinteger(L, (lua_Integer)rc);
-    if (rc == ERROR_SUCCESS) lua_pushboolean(L, b != 0);
-    else lua_pushnil(L);
+    if (rc == ERROR_SUCCESS)
+        lua_pushboolean(L, b != 0);
+    else
+        lua_pushnil(L);
     return 2;
 }
 
@@ -257,9 +258,9 @@ static lua_Integer field_int(lua_State *L, int t, const char *k) {
 
 /* A Lua table -> PERFORMANCE_DATA bytes (omitted fields are 0). */
 static void pd_from_table(lua_State *L, int t, uint8_t *pd) {
-    static const char *const keys[] = {"Size",      "Version",    "HwCountersCount", "ContextSwitchCount",
-                                       "WaitReasonBitMap", "CycleTime", "RetryCount", "Reserved",
-                                       "HwCounters", NULL};
+    static const char *const keys[] = {
+        "Size",      "Version",    "HwCountersCount", "ContextSwitchCount", "WaitReasonBitMap",
+        "CycleTime", "RetryCount", "Reserved",        "HwCounters",         NULL};
     lhcp_check_keys(L, t, "PERFORMANCE_DATA", keys);
     memset(pd, 0, HCP_PERFORMANCE_DATA_SIZE);
     hcp_put16(pd + 0, (uint16_t)field_int(L, t, "Size"));
@@ -354,11 +355,16 @@ static const char *const state_names[] = {"Initialized", "Ready", "Running", "St
 static int t_index(lua_State *L) {
     lthread *lt = lhcp_check_thread(L, 1);
     const char *k = luaL_checkstring(L, 2);
-    if (strcmp(k, "id") == 0) lua_pushinteger(L, (lua_Integer)sim_thread_id(lt->t));
-    else if (strcmp(k, "handle") == 0) lua_pushinteger(L, (lua_Integer)lt->handle);
-    else if (strcmp(k, "name") == 0) lua_pushstring(L, sim_thread_name(lt->t));
-    else if (strcmp(k, "state") == 0) lua_pushstring(L, state_names[sim_thread_state_of(lt->t)]);
-    else if (strcmp(k, "switches") == 0) lua_pushinteger(L, (lua_Integer)sim_thread_switches(lt->t));
+    if (strcmp(k, "id") == 0)
+        lua_pushinteger(L, (lua_Integer)sim_thread_id(lt->t));
+    else if (strcmp(k, "handle") == 0)
+        lua_pushinteger(L, (lua_Integer)lt->handle);
+    else if (strcmp(k, "name") == 0)
+        lua_pushstring(L, sim_thread_name(lt->t));
+    else if (strcmp(k, "state") == 0)
+        lua_pushstring(L, state_names[sim_thread_state_of(lt->t)]);
+    else if (strcmp(k, "switches") == 0)
+        lua_pushinteger(L, (lua_Integer)sim_thread_switches(lt->t));
     else {
         luaL_getmetatable(L, LHCP_THREAD);
         lua_getfield(L, -1, "methods");

@@ -127,7 +127,8 @@ static int cmd_run(int argc, char **argv) {
 static int cmd_describe(int argc, char **argv) {
     const char *platform = "win10-x64";
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc) platform = argv[++i];
+        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
+            platform = argv[++i];
         else {
             usage(stderr);
             return EXIT_ERROR;

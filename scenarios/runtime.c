@@ -175,7 +175,8 @@ int lhcp_tap_status(lua_State *L) {
     int status = 0;
     if (lua_getfield(L, -1, "hcpsim.tap") == LUA_TTABLE) {
         if (lua_getfield(L, -1, "_finish") == LUA_TFUNCTION) {
-            if (lua_pcall(L, 0, 1, 0) == LUA_OK) status = lua_toboolean(L, -1) ? 0 : 1;
+            if (lua_pcall(L, 0, 1, 0) == LUA_OK)
+                status = lua_toboolean(L, -1) ? 0 : 1;
             else {
                 fprintf(stderr, "%s\n", lua_tostring(L, -1));
                 status = 1;

@@ -75,8 +75,7 @@ static int trap_kind_of(csh cs, const cs_insn *in) {
     case X86_INS_OUT:
     case X86_INS_OUTSB:
     case X86_INS_OUTSW:
-    case X86_INS_OUTSD:
-        return TRAP_PRIV;
+    case X86_INS_OUTSD: return TRAP_PRIV;
     default: return cs_insn_group(cs, in, X86_GRP_PRIVILEGE) ? TRAP_PRIV : -1;
     }
 }
@@ -334,9 +333,8 @@ sim_err sim_cpu_init(sim_machine *m) {
         uc_hook_add(m->uc, &m->h_memerr, UC_HOOK_MEM_INVALID, HOOK(on_memerr), m, 1, 0) != UC_ERR_OK ||
         uc_hook_add(m->uc, &m->h_syscall, UC_HOOK_INSN, HOOK(on_syscall), m, 1, 0, UC_X86_INS_SYSCALL) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
-    if (m->cfg.precise_faults &&
-        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
-                    SIM_HOOK_PROBE) != UC_ERR_OK)
+    if (m->cfg.precise_faults && uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe),
+                                             m, SIM_HOOK_PROBE, SIM_HOOK_PROBE) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
     return SIM_OK;
 }

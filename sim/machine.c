@@ -71,9 +71,12 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr) {
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
         const region *r = &m->regions[mid];
-        if (addr < r->base) hi = mid - 1;
-        else if (addr - r->base >= r->size) lo = mid + 1;
-        else return r;
+        if (addr < r->base)
+            hi = mid - 1;
+        else if (addr - r->base >= r->size)
+            lo = mid + 1;
+        else
+            return r;
     }
     return NULL;
 }
@@ -246,7 +249,8 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     t->stack_hi = t->stack_lo + m->cfg.stack_size;
     t->scratch = t->stack_hi;
     sim_err e = region_add(m, base, SIM_PAGE, 0, RK_GUARD, t->index);
-    if (e == SIM_OK) e = region_add(m, t->stack_lo, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, t->index);
+    if (e == SIM_OK)
+        e = region_add(m, t->stack_lo, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, t->index);
     if (e == SIM_OK) e = region_add(m, t->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, t->index);
     if (e == SIM_OK && uc_context_alloc(m->uc, &t->ctx) != UC_ERR_OK) e = SIM_ERR_NOMEM;
     if (e != SIM_OK) {

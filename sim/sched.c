@@ -15,16 +15,20 @@
 
 static void enqueue(sim_machine *m, sim_thread *t) {
     t->next_ready = NULL;
-    if (m->ready_tail) m->ready_tail->next_ready = t;
-    else m->ready_head = t;
+    if (m->ready_tail)
+        m->ready_tail->next_ready = t;
+    else
+        m->ready_head = t;
     m->ready_tail = t;
     m->nready++;
     t->state = SIM_TS_READY;
 }
 
 void sim_set_observer(sim_machine *m, const sim_observer *o) {
-    if (o) m->obs = *o;
-    else m->obs = (sim_observer){0};
+    if (o)
+        m->obs = *o;
+    else
+        m->obs = (sim_observer){0};
 }
 
 sim_err sim_sched_start(sim_thread *t) {

@@ -25,12 +25,12 @@ typedef struct sim_thread sim_thread;
 
 typedef enum sim_err {
     SIM_OK = 0,
-    SIM_ERR_NOMEM,      /* host or guest address space exhausted */
-    SIM_ERR_UNMAPPED,   /* guest address not mapped */
-    SIM_ERR_PROT,       /* guest access not permitted (e.g. host write into code) */
-    SIM_ERR_ARG,        /* bad argument */
-    SIM_ERR_STATE,      /* call not valid in this state */
-    SIM_ERR_UNICORN,    /* the CPU emulator failed */
+    SIM_ERR_NOMEM,    /* host or guest address space exhausted */
+    SIM_ERR_UNMAPPED, /* guest address not mapped */
+    SIM_ERR_PROT,     /* guest access not permitted (e.g. host write into code) */
+    SIM_ERR_ARG,      /* bad argument */
+    SIM_ERR_STATE,    /* call not valid in this state */
+    SIM_ERR_UNICORN,  /* the CPU emulator failed */
 } sim_err;
 const char *sim_strerror(sim_err e);
 
@@ -55,13 +55,13 @@ enum {
 };
 
 typedef struct sim_config {
-    uint64_t frequency;   /* cycles per simulated second */
-    uint32_t tick;        /* clock interrupt interval, 100-ns units */
-    uint32_t quantum;     /* clock ticks per quantum */
-    uint64_t max_cycles;  /* total guest cycles a run may use (0 = default) */
-    uint32_t stack_size;  /* per-thread guest stack, bytes (0 = default) */
-    bool precise_faults;  /* exact fault address and partial-block count (costs speed; see README) */
-    pmu_config pmc;       /* event on each PMC */
+    uint64_t frequency;  /* cycles per simulated second */
+    uint32_t tick;       /* clock interrupt interval, 100-ns units */
+    uint32_t quantum;    /* clock ticks per quantum */
+    uint64_t max_cycles; /* total guest cycles a run may use (0 = default) */
+    uint32_t stack_size; /* per-thread guest stack, bytes (0 = default) */
+    bool precise_faults; /* exact fault address and partial-block count (costs speed; see README) */
+    pmu_config pmc;      /* event on each PMC */
 } sim_config;
 
 /* Defaults: 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 256 KiB stacks. */
@@ -70,7 +70,7 @@ void sim_config_default(sim_config *c);
 sim_err sim_machine_new(const sim_config *c, sim_machine **out);
 void sim_machine_free(sim_machine *m);
 const sim_config *sim_machine_config(const sim_machine *m);
-uint64_t sim_clock(const sim_machine *m);        /* virtual cycles elapsed */
+uint64_t sim_clock(const sim_machine *m); /* virtual cycles elapsed */
 uint64_t sim_quantum_cycles(const sim_machine *m);
 /* Changes the total-cycle limit (m:run{max_cycles=...}); 0 restores the default. */
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles);
@@ -98,14 +98,13 @@ sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr);
 void sim_heap_free(sim_machine *m, uint64_t addr, uint32_t n);
 
 /* ---- threads ------------------------------------------------------------------------ */
-sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity,
-                       sim_thread **out);
-uint32_t sim_thread_id(const sim_thread *t);     /* multiples of 4, deterministic */
-int sim_thread_index(const sim_thread *t);       /* 0, 1, 2 ... in creation order */
+sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, sim_thread **out);
+uint32_t sim_thread_id(const sim_thread *t); /* multiples of 4, deterministic */
+int sim_thread_index(const sim_thread *t);   /* 0, 1, 2 ... in creation order */
 const char *sim_thread_name(const sim_thread *t);
 sim_thread_state sim_thread_state_of(const sim_thread *t);
 const pmu_bank *sim_thread_bank(const sim_thread *t);
-uint64_t sim_thread_scratch(const sim_thread *t); /* a guest page owned by the thread */
+uint64_t sim_thread_scratch(const sim_thread *t);  /* a guest page owned by the thread */
 uint64_t sim_thread_switches(const sim_thread *t); /* switch-ins so far */
 sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid);
 int sim_thread_count(const sim_machine *m);
@@ -124,11 +123,11 @@ typedef enum sim_call_status {
 
 /* A guest exception, as Windows would report it in an EXCEPTION_RECORD. */
 typedef struct sim_fault {
-    uint32_t code;        /* NTSTATUS exception code, e.g. 0xC0000005 */
-    uint64_t address;     /* ExceptionAddress: the faulting instruction */
-    uint64_t data;        /* access violations: the inaccessible address */
-    int access;           /* access violations: 0 read, 1 write, 8 execute */
-    uint8_t bytes[16];    /* instruction bytes at `address` (as many as readable) */
+    uint32_t code;     /* NTSTATUS exception code, e.g. 0xC0000005 */
+    uint64_t address;  /* ExceptionAddress: the faulting instruction */
+    uint64_t data;     /* access violations: the inaccessible address */
+    int access;        /* access violations: 0 read, 1 write, 8 execute */
+    uint8_t bytes[16]; /* instruction bytes at `address` (as many as readable) */
     int nbytes;
 } sim_fault;
 
@@ -165,7 +164,6 @@ void sim_sched_exit(sim_thread *t);
 /* Number of Ready threads. */
 int sim_sched_ready_count(const sim_machine *m);
 
-
 /* ---- speed measurement (make bench) ----------------------------------------------------- */
 #define SIM_BENCH_MODES 4
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
@@ -173,9 +171,9 @@ typedef struct sim_bench_workload {
     const char *name;
     const uint8_t *code; /* Windows x64 function: (rcx, rdx) */
     size_t len;
-    uint64_t n;          /* iteration count argument */
-    bool data;           /* when true, rcx = a data buffer and rdx = n; else rcx = n */
-    uint64_t insns;      /* instructions the call retires (from the listing's formula) */
+    uint64_t n;     /* iteration count argument */
+    bool data;      /* when true, rcx = a data buffer and rdx = n; else rcx = n */
+    uint64_t insns; /* instructions the call retires (from the listing's formula) */
 } sim_bench_workload;
 typedef struct sim_bench_result {
     const char *mode;

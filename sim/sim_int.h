@@ -25,7 +25,7 @@ typedef struct region {
     uint64_t base, size;
     uint32_t prot; /* UC_PROT_* */
     region_kind kind;
-    int owner;     /* thread index for stacks/guards, else -1 */
+    int owner; /* thread index for stacks/guards, else -1 */
 } region;
 
 /* A decoded block: statistics added each time it runs. */
@@ -46,13 +46,13 @@ struct sim_thread {
     int priority;
     uint64_t affinity;
     sim_thread_state state;
-    int wait_reason;          /* KWAIT_REASON recorded when it last left the CPU */
-    uint64_t switches;        /* switch-ins */
+    int wait_reason;   /* KWAIT_REASON recorded when it last left the CPU */
+    uint64_t switches; /* switch-ins */
     pmu_bank bank;
     uint64_t stack_lo, stack_hi, scratch;
-    uc_context *ctx;          /* saved CPU state while not on the CPU */
+    uc_context *ctx; /* saved CPU state while not on the CPU */
     bool in_call;
-    uint64_t rip;             /* where the call resumes */
+    uint64_t rip; /* where the call resumes */
     uint64_t result;
     sim_fault fault;
     char error[160];
@@ -68,7 +68,10 @@ struct sim_machine {
     region *regions;
     int nregions, cap_regions;
     uint64_t next_data, next_code, heap_brk;
-    struct heap_free { uint64_t addr; uint32_t size; } *heap_free; /* freed blocks, LIFO */
+    struct heap_free {
+        uint64_t addr;
+        uint32_t size;
+    } * heap_free; /* freed blocks, LIFO */
     int heap_nfree, heap_capfree;
 
     sim_thread **threads;
@@ -79,7 +82,7 @@ struct sim_machine {
     sim_observer obs;
     struct trap *traps; /* instructions served by the model (cpu.c) */
 
-    uint64_t clock;          /* virtual cycles */
+    uint64_t clock; /* virtual cycles */
     uint64_t quantum_cycles;
     uint64_t slice_deadline;
     uint64_t max_cycles;

@@ -64,8 +64,8 @@ static void test_counting(void) {
             const pmu_bank *now = sim_thread_bank(t);
             is_u64(now->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], n * (uint64_t)(js[a] + 2) + 1,
                    "loop j=%d n=%llu: instructions = n(j+2)+1", js[a], (unsigned long long)n);
-            is_u64(now->ev[PMU_EV_BRANCHES] - before.ev[PMU_EV_BRANCHES], n + 1,
-                   "loop j=%d n=%llu: branches = n+1", js[a], (unsigned long long)n);
+            is_u64(now->ev[PMU_EV_BRANCHES] - before.ev[PMU_EV_BRANCHES], n + 1, "loop j=%d n=%llu: branches = n+1",
+                   js[a], (unsigned long long)n);
             is_u64(now->ev[PMU_EV_CYCLES] - before.ev[PMU_EV_CYCLES],
                    (n * (uint64_t)(js[a] + 2) + 1) * PMU_PROVISIONAL_CYCLES_PER_INSN,
                    "loop j=%d n=%llu: cycles follow the provisional model", js[a], (unsigned long long)n);
@@ -77,7 +77,8 @@ static void test_counting(void) {
     uint64_t e = place(m, callret, sizeof callret);
     pmu_bank before = *sim_thread_bank(t);
     call(t, e, NULL, 0);
-    is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], 3, "call+ret+ret: 3 instructions");
+    is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], 3,
+           "call+ret+ret: 3 instructions");
     is_u64(sim_thread_bank(t)->ev[PMU_EV_BRANCHES] - before.ev[PMU_EV_BRANCHES], 3, "call, ret, ret: 3 branches");
     /* a conditional jump not taken still counts: xor eax,eax; jnz +0; ret */
     static const uint8_t jcc[] = {0x31, 0xC0, 0x75, 0x00, 0xC3};
@@ -96,14 +97,14 @@ static void test_calling_convention(void) {
     uint64_t args[8] = {0x1111, 0x2222, 0x3333, 0x4444, 0x5555, 0x6666, 0x7777, 0x8888};
     /* mov rax, <reg or [rsp+0x28+8k]>; ret */
     static const uint8_t get[8][9] = {
-        {0x48, 0x89, 0xC8, 0xC3},                         /* mov rax, rcx */
-        {0x48, 0x89, 0xD0, 0xC3},                         /* mov rax, rdx */
-        {0x4C, 0x89, 0xC0, 0xC3},                         /* mov rax, r8 */
-        {0x4C, 0x89, 0xC8, 0xC3},                         /* mov rax, r9 */
-        {0x48, 0x8B, 0x44, 0x24, 0x28, 0xC3},             /* mov rax, [rsp+0x28] */
-        {0x48, 0x8B, 0x44, 0x24, 0x30, 0xC3},             /* mov rax, [rsp+0x30] */
-        {0x48, 0x8B, 0x44, 0x24, 0x38, 0xC3},             /* mov rax, [rsp+0x38] */
-        {0x48, 0x8B, 0x44, 0x24, 0x40, 0xC3},             /* mov rax, [rsp+0x40] */
+        {0x48, 0x89, 0xC8, 0xC3},             /* mov rax, rcx */
+        {0x48, 0x89, 0xD0, 0xC3},             /* mov rax, rdx */
+        {0x4C, 0x89, 0xC0, 0xC3},             /* mov rax, r8 */
+        {0x4C, 0x89, 0xC8, 0xC3},             /* mov rax, r9 */
+        {0x48, 0x8B, 0x44, 0x24, 0x28, 0xC3}, /* mov rax, [rsp+0x28] */
+        {0x48, 0x8B, 0x44, 0x24, 0x30, 0xC3}, /* mov rax, [rsp+0x30] */
+        {0x48, 0x8B, 0x44, 0x24, 0x38, 0xC3}, /* mov rax, [rsp+0x38] */
+        {0x48, 0x8B, 0x44, 0x24, 0x40, 0xC3}, /* mov rax, [rsp+0x40] */
     };
     for (int k = 0; k < 8; k++) {
         uint64_t e = place(m, get[k], 9);
@@ -139,11 +140,21 @@ static void test_faults(void) {
         int access;
     } cases[] = {
         /* nop; nop; mov rax, [0x999000]; ret */
-        {"read of unmapped memory", {0x90, 0x90, 0x48, 0x8B, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3}, 11,
-         0xC0000005u, 2, 2, 0},
+        {"read of unmapped memory",
+         {0x90, 0x90, 0x48, 0x8B, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3},
+         11,
+         0xC0000005u,
+         2,
+         2,
+         0},
         /* nop; nop; mov [0x999000], rax; ret */
-        {"write of unmapped memory", {0x90, 0x90, 0x48, 0x89, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3}, 11,
-         0xC0000005u, 2, 2, 1},
+        {"write of unmapped memory",
+         {0x90, 0x90, 0x48, 0x89, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3},
+         11,
+         0xC0000005u,
+         2,
+         2,
+         1},
         /* nop; ud2 */
         {"ud2", {0x90, 0x0F, 0x0B}, 3, 0xC000001Du, 1, 1, 0},
         /* xor ecx, ecx; div ecx */
