@@ -37,7 +37,10 @@ HEADERS := $(wildcard */*.h)
 
 C_TESTS := $(patsubst %.c,$(BUILD)/%.t,$(wildcard pmu_model/tests/*_test.c sim/tests/*_test.c api/tests/*_test.c))
 LUA_TESTS := $(sort $(wildcard conformance/*.lua scenarios/tests/*.lua))
-SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh))
+SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh conformance/*.sh))
+
+# Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
+-include scenarios/kernels/kernels.mk
 
 .PHONY: all deps check-deps run test tests clean check-asan check-ubsan check-valgrind lint format bench
 all: check-deps $(BUILD)/hcpsim
