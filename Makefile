@@ -25,8 +25,8 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/sched.c sim/bench.c
-API_SRC := api/errors.c api/handles.c api/profiling.c api/kecfg.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/sched.c sim/objects.c sim/bench.c
+API_SRC := api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c
 LUA_LIB := scenarios/lib/tap.lua scenarios/lib/kernels.lua
 MAIN    := scenarios/main.c

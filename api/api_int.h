@@ -27,13 +27,14 @@ _Static_assert(offsetof(HARDWARE_COUNTER, Index) == 8, "HC.Index");
 
 #define PD_OFF(f) offsetof(PERFORMANCE_DATA, f)
 
-typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD } obj_type;
+typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD, OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE } obj_type;
 
 typedef struct handle_slot {
     obj_type type;
     uint8_t gen; /* 1..255, bumped when the slot is freed */
     uint32_t access;
-    sim_thread *thread;
+    sim_thread *thread;  /* OBJ_THREAD */
+    sim_object *object;  /* OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE */
 } handle_slot;
 
 /* The kernel's per-thread profiling record (KTHREAD_COUNTERS, HCP-SPEC §3.3). */
@@ -55,6 +56,7 @@ typedef struct os_thread {
 struct hcp_os {
     sim_machine *m;
     hcp_semantics sem;
+    int observer;
     handle_slot *handles;
     int nhandles, caphandles;
     os_thread *threads; /* by sim thread index */
@@ -63,6 +65,11 @@ struct hcp_os {
     uint32_t cfg_count;
     uint32_t cfg_index[MAX_HW_COUNTERS];
 };
+
+/* A new handle for a thread or a dispatcher object; 0 when the table is full. */
+uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o, uint32_t access);
+/* Resolves any waitable handle (thread, event, mutex, semaphore) for `access`. */
+uint32_t hcp_ref_object(hcp_os *os, uint64_t h, uint32_t access, obj_type *type, sim_object **out);
 
 /* Per-thread OS state, grown on demand; NULL on host memory exhaustion. */
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);

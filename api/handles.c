@@ -21,14 +21,18 @@ hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
     if (!os) return NULL;
     os->m = m;
     os->sem = s;
-    sim_observer o = {on_switch_in, on_thread_exit, os};
-    sim_set_observer(m, &o);
+    sim_observer o = {on_switch_in, on_thread_exit, NULL, os};
+    os->observer = sim_add_observer(m, &o);
+    if (os->observer < 0) {
+        free(os);
+        return NULL;
+    }
     return os;
 }
 
 void hcp_os_free(hcp_os *os) {
     if (!os) return;
-    sim_set_observer(os->m, NULL);
+    sim_remove_observer(os->m, os->observer);
     free(os->handles);
     free(os->threads);
     free(os);
@@ -56,6 +60,10 @@ sim_thread *hcp_current(hcp_os *os) { return sim_sched_current(os->m); }
 static uint64_t encode(int slot, uint8_t gen) { return ((uint64_t)gen << 24) | ((uint64_t)(slot + 1) << 2); }
 
 uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access) {
+    return hcp_handle_new(os, OBJ_THREAD, t, NULL, access);
+}
+
+uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o, uint32_t access) {
     int slot = -1;
     for (int i = 0; i < os->nhandles; i++) {
         if (os->handles[i].type == OBJ_NONE) {
@@ -73,12 +81,13 @@ uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access) {
             os->caphandles = nc;
         }
         slot = os->nhandles++;
-        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL};
+        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL, NULL};
     }
     handle_slot *h = &os->handles[slot];
-    h->type = OBJ_THREAD;
+    h->type = type;
     h->access = access;
     h->thread = t;
+    h->object = o;
     return encode(slot, h->gen);
 }
 
@@ -104,6 +113,25 @@ uint32_t hcp_ref_thread(hcp_os *os, uint64_t v, uint32_t access, sim_thread **ou
     if ((h->access & access) != access) return STATUS_ACCESS_DENIED;
     *out = h->thread;
     return STATUS_SUCCESS;
+}
+
+uint32_t hcp_ref_object(hcp_os *os, uint64_t v, uint32_t access, obj_type *type, sim_object **out) {
+    *out = NULL;
+    *type = OBJ_NONE;
+    if (v == HCP_CURRENT_THREAD) {
+        sim_thread *t = hcp_current(os);
+        if (!t) return STATUS_INVALID_HANDLE;
+        *type = OBJ_THREAD;
+        *out = sim_thread_object(t);
+        return *out ? STATUS_SUCCESS : STATUS_NO_MEMORY;
+    }
+    if (v == HCP_CURRENT_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH; /* processes are not simulated */
+    handle_slot *h = lookup(os, v);
+    if (!h) return STATUS_INVALID_HANDLE;
+    if ((h->access & access) != access) return STATUS_ACCESS_DENIED;
+    *type = h->type;
+    *out = h->type == OBJ_THREAD ? sim_thread_object(h->thread) : h->object;
+    return *out ? STATUS_SUCCESS : STATUS_NO_MEMORY;
 }
 
 uint64_t GetCurrentThread(hcp_os *os) {
@@ -150,6 +178,7 @@ int CloseHandle(hcp_os *os, uint64_t hObject) {
     }
     h->type = OBJ_NONE;
     h->thread = NULL;
+    h->object = NULL;
     h->gen = (uint8_t)(h->gen == 255 ? 1 : h->gen + 1);
     return 1;
 }

@@ -43,6 +43,20 @@
 #define THREAD_ALL_ACCESS 0x001FFFFFu
 #define MAXIMUM_ALLOWED 0x02000000u
 
+#define SYNCHRONIZE 0x00100000u
+#define EVENT_MODIFY_STATE 0x0002u
+#define EVENT_ALL_ACCESS 0x001F0003u
+#define MUTEX_ALL_ACCESS 0x001F0001u
+#define SEMAPHORE_MODIFY_STATE 0x0002u
+#define SEMAPHORE_ALL_ACCESS 0x001F0003u
+#define INFINITE 0xFFFFFFFFu
+#define WAIT_OBJECT_0 0x00000000u
+#define WAIT_ABANDONED_0 0x00000080u
+#define WAIT_TIMEOUT 0x00000102u
+#define WAIT_FAILED 0xFFFFFFFFu
+#define MAXIMUM_WAIT_OBJECTS 64
+#define STILL_ACTIVE 259u
+
 #define HCP_CURRENT_PROCESS UINT64_C(0xFFFFFFFFFFFFFFFF) /* (HANDLE)-1 */
 #define HCP_CURRENT_THREAD UINT64_C(0xFFFFFFFFFFFFFFFE)  /* (HANDLE)-2 */
 
@@ -82,6 +96,8 @@
 #define ERROR_INVALID_PARAMETER 87u
 #define ERROR_CALL_NOT_IMPLEMENTED 120u
 #define ERROR_INSUFFICIENT_BUFFER 122u
+#define ERROR_NOT_OWNER 288u
+#define ERROR_TOO_MANY_POSTS 298u
 #define ERROR_MR_MID_NOT_FOUND 317u
 #define ERROR_NOACCESS 998u
 #define ERROR_INVALID_USER_BUFFER 1784u
@@ -150,6 +166,27 @@ uint32_t GetLastError(hcp_os *os);
 void SetLastError(hcp_os *os, uint32_t v);
 uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId);
 int CloseHandle(hcp_os *os, uint64_t hObject);
+
+/* ---- synchronisation (api/waits.c) -------------------------------------------------------- */
+/* A call that blocks returns HCP_PENDING: the calling thread is Waiting (or
+ * gave up its CPU) and the caller must return to the scheduler; when the
+ * thread runs again, hcp_wait_result() gives the call's return value.  Any
+ * call may also leave the calling thread switched out (a higher-priority
+ * thread it readied took its CPU): check sim_sched_current(). */
+#define HCP_PENDING 0xFFFFFFFEu
+uint64_t hcp_create_event(hcp_os *os, int bManualReset, int bInitialState);
+uint64_t hcp_create_mutex(hcp_os *os, int bInitialOwner);
+uint64_t hcp_create_semaphore(hcp_os *os, int32_t lInitialCount, int32_t lMaximumCount);
+int SetEvent(hcp_os *os, uint64_t hEvent);
+int ResetEvent(hcp_os *os, uint64_t hEvent);
+int ReleaseMutex(hcp_os *os, uint64_t hMutex);
+int ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount, uint64_t lpPreviousCount /* LONG* or 0 */);
+uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds);
+uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles, int bWaitAll, uint32_t dwMilliseconds);
+uint32_t Sleep(hcp_os *os, uint32_t dwMilliseconds); /* 0 or HCP_PENDING (Windows' Sleep returns nothing) */
+int SwitchToThread(hcp_os *os);                      /* TRUE when it gave up the CPU */
+uint32_t hcp_wait_result(hcp_os *os);
+int GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode /* DWORD* */);
 
 /* ---- Hardware Counter Profiling (HCP-SPEC §2, §4) ---------------------------------------- */
 uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,

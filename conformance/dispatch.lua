@@ -2,16 +2,22 @@
 -- CycleTime per thread (HCP-SPEC §2.4, §3.4; edge cases 21-24).
 --
 -- Expected values follow from the scheduler rules in sim/README.md:
--- quantum = 2 ticks x 1000 x 100 ns x 3 GHz = 600000 cycles; a block that
--- starts at or after the deadline does not run; at quantum end the thread
--- goes to the tail of the ready queue (WrQuantumEnd) if another is ready,
--- else it gets a new quantum without a switch.
+-- tick = 1000 x 100 ns x 3 GHz = 300000 cycles, each costing 2000 cycles of
+-- interrupt time; quantum = 2 ticks = 600000 cycles of the thread's own work,
+-- checked at ticks: at the first tick where the thread has used a quantum, it
+-- goes to the tail of its ready queue (WrQuantumEnd) if another thread of its
+-- priority is ready, else it gets a new quantum without a switch.
 --
 -- Work (spin(n) = 4 + 2n cycles): A 2000004, B 1000004, C 400004.
--- Order: A1 B1 C1(C ends) A2 B2(B ends) A3 (A alone: runs to the end).
+--   A   0 .. 900000     ticks 300k, 600k (A has 598000 < 600000), 900k (896000: quantum end)
+--   B   902000 .. 1.8M  (894000 own cycles at the 1.8M tick: quantum end)
+--   C   1802000 .. 2204004  (ends; 296000 own cycles at the 2.1M tick)
+--   A   2204004 .. 3.0M (791996 at the 3.0M tick: quantum end)
+--   B   3002000 .. 3108004 (ends)
+--   A   3108004 .. 3422012 (ends; one more tick at 3.3M)
 -- Switch-ins after each thread enabled profiling (at the start of its body,
--- after its first switch-in): A: A2, A3 = 2; B: B2 = 1; C: none.
--- Each of those switch-ins follows a quantum end: bit 30 (WrQuantumEnd).
+-- after its first switch-in): A 2, B 1, C none; each follows a quantum end:
+-- bit 30 (WrQuantumEnd).  11 ticks in all (300k .. 3.3M).
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
@@ -66,7 +72,12 @@ tap.clause("HCP-DISPATCH-CYCLETIME-PER-THREAD")
 tap.is(results.A.pd1.CycleTime, 2000004, "A's CycleTime is its own work only")
 tap.is(results.B.pd1.CycleTime, 1000004, "B's")
 tap.is(results.C.pd1.CycleTime, 400004, "C's")
-tap.is(m:clock(), 2000004 + 1000004 + 400004, "the virtual clock is the sum")
+local work = 2000004 + 1000004 + 400004
+tap.is(m:clock(), work + 11 * 2000, "the CPU's time is all the work plus 11 clock interrupts")
+tap.is(m:cpus()[1].busy, work, "busy time is the threads' work")
+tap.is(m:cpus()[1].interrupt, 11 * 2000, "interrupt time")
+tap.is(m:cpus()[1].ticks, 11, "ticks")
+tap.is(m:cpus()[1].idle, 0, "the CPU was never idle")
 
 -- Without THREAD_PROFILING_FLAG_DISPATCH the kernel keeps no dispatch data.
 tap.clause("HCP-DISPATCH-FLAG-REQUIRED")

@@ -26,7 +26,9 @@ typedef struct lthread {
     sim_thread *t;
     lua_State *co; /* the body's coroutine */
     bool started;
-    bool yielding; /* set just before a scheduler yield (preemption) */
+    bool yielding;    /* set just before a yield to the driver (our own yields only) */
+    bool exiting;     /* t:exit was called */
+    uint32_t exit_code;
     uint64_t handle;
 } lthread;
 

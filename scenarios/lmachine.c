@@ -77,11 +77,11 @@ int lhcp_machine_new(lua_State *L) {
     else
         return luaL_error(L, "hcp.machine: unknown semantics '%s' (valid: documented, observed)", sem);
 
-    lua_Integer cpus = opt_int(L, 1, "cpus", 1, 1, 64);
-    if (cpus != 1) return luaL_error(L, "hcp.machine: cpus = %I: this version simulates 1 CPU", cpus);
-
     sim_config c;
     sim_config_default(&c);
+    c.cpus = (int)opt_int(L, 1, "cpus", 1, 1, 64);
+    c.interrupt_cycles = (uint32_t)opt_int(L, 1, "interrupt_cycles", c.interrupt_cycles, 0, 100000000);
+    c.slice = (uint64_t)opt_int(L, 1, "slice", (lua_Integer)c.slice, 100, (lua_Integer)1e12);
     c.frequency = (uint64_t)opt_int(L, 1, "frequency", (lua_Integer)c.frequency, 1000, (lua_Integer)1e12);
     c.tick = (uint32_t)opt_int(L, 1, "tick", c.tick, 1, 10000000);
     c.quantum = (uint32_t)opt_int(L, 1, "quantum", c.quantum, 1, 1000);
@@ -223,18 +223,8 @@ static lthread *thread_at(lua_State *L, int machine_idx, int index) {
     return lt;
 }
 
-static const char *state_name(sim_thread_state s) {
-    switch (s) {
-    case SIM_TS_INITIALIZED: return "Initialized";
-    case SIM_TS_READY: return "Ready";
-    case SIM_TS_RUNNING: return "Running";
-    case SIM_TS_STANDBY: return "Standby";
-    case SIM_TS_TERMINATED: return "Terminated";
-    case SIM_TS_WAITING: return "Waiting";
-    }
-    return "?";
-}
-
+/* m:run{max_cycles=}: resumes thread bodies as the scheduler dispatches them,
+ * until every thread has exited.  Deadlock and the cycle limit are errors. */
 static int m_run(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     if (!lua_isnoneornil(L, 2)) {
@@ -251,12 +241,24 @@ static int m_run(lua_State *L) {
     }
     if (lm->running) return luaL_error(L, "m:run: the machine is already running (m:run called from a thread body?)");
     lm->running = true;
-    /* Every pass resumes one body; a body only yields here after its guest code
-     * used a quantum, so the machine's cycle limit and the Lua instruction
-     * limit bound the loop. */
+    /* Every pass resumes one body, which yields only after the scheduler moved
+     * time on or switched threads; max_cycles and the Lua instruction limit
+     * bound the loop. */
     for (;;) {
-        sim_thread *t = sim_sched_dispatch(lm->m);
-        if (!t) break;
+        sim_thread *t;
+        sim_run_status rs = sim_sched_next(lm->m, &t);
+        if (rs == SIM_RUN_DONE) break;
+        if (rs == SIM_RUN_DEADLOCK) {
+            lm->running = false;
+            char buf[2048];
+            sim_deadlock_report(lm->m, buf, sizeof buf);
+            return luaL_error(L, "m:run: deadlock: %s", buf);
+        }
+        if (rs == SIM_RUN_LIMIT) {
+            lm->running = false;
+            return luaL_error(L, "m:run: cycle limit reached at %I cycles (raise it with m:run{max_cycles = N})",
+                              (lua_Integer)sim_clock(lm->m));
+        }
         lthread *lt = thread_at(L, 1, sim_thread_index(t));
         int nargs = 0, nres = 0;
         if (!lt->started) {
@@ -271,11 +273,14 @@ static int m_run(lua_State *L) {
         int st = lua_resume(lt->co, L, nargs, &nres);
         if (st == LUA_YIELD && lt->yielding) {
             lua_pop(lt->co, nres);
+            if (lt->exiting) sim_thread_exit(t, lt->exit_code);
             continue;
         }
         if (st == LUA_OK) {
+            uint32_t code = 0;
+            if (nres > 0 && lua_isinteger(lt->co, -nres)) code = (uint32_t)lua_tointeger(lt->co, -nres);
             lua_pop(lt->co, nres);
-            sim_sched_exit(t);
+            sim_thread_exit(t, code);
             continue;
         }
         lm->running = false;
@@ -293,22 +298,85 @@ static int m_run(lua_State *L) {
         return lua_error(L);
     }
     lm->running = false;
-    /* Nothing ready: every thread must have ended, or it is a deadlock. */
-    int n = sim_thread_count(lm->m);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    int stuck = 0;
-    for (int i = 0; i < n; i++) {
-        sim_thread *t = sim_thread_at(lm->m, i);
-        if (sim_thread_state_of(t) == SIM_TS_TERMINATED) continue;
-        lua_pushfstring(L, "%s thread '%s' (id %d) is %s", stuck ? ";" : "", sim_thread_name(t), (int)sim_thread_id(t),
-                        state_name(sim_thread_state_of(t)));
-        luaL_addvalue(&b);
-        stuck++;
-    }
-    luaL_pushresult(&b);
-    if (stuck) return luaL_error(L, "m:run: deadlock: no thread is ready:%s", lua_tostring(L, -1));
     return 0;
+}
+
+/* m:cpus() --> { {time=, busy=, idle=, interrupt=, ticks=, switches=}, ... } (1-based) */
+static int m_cpus(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    int n = sim_cpu_count(lm->m);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        sim_cpu_stats s;
+        sim_cpu_stats_of(lm->m, i, &s);
+        lua_createtable(L, 0, 6);
+        const struct {
+            const char *k;
+            uint64_t v;
+        } f[] = {{"time", s.time}, {"busy", s.busy}, {"idle", s.idle}, {"interrupt", s.interrupt},
+                 {"ticks", s.ticks}, {"switches", s.switches}};
+        for (size_t j = 0; j < sizeof f / sizeof f[0]; j++) {
+            lua_pushinteger(L, (lua_Integer)f[j].v);
+            lua_setfield(L, -2, f[j].k);
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static bool opt_bool(lua_State *L, int t, const char *k, bool def) {
+    bool v = def;
+    if (lua_getfield(L, t, k) != LUA_TNIL) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "'%s' must be a boolean", k);
+        v = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static int push_handle(lua_State *L, lmachine *lm, uint64_t h, const char *what) {
+    if (!h) return luaL_error(L, "%s: %s", what, hcp_error_name(GetLastError(lm->os)));
+    lua_pushinteger(L, (lua_Integer)h);
+    return 1;
+}
+
+/* m:event{manual=false, initial=false} --> handle */
+static int m_event(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    static const char *const keys[] = {"manual", "initial", NULL};
+    if (lua_isnoneornil(L, 2)) lua_newtable(L);
+    else luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:event", keys);
+    return push_handle(L, lm, hcp_create_event(lm->os, opt_bool(L, 2, "manual", false), opt_bool(L, 2, "initial", false)),
+                       "m:event");
+}
+
+/* m:mutex{owned=false} --> handle; owned: by the thread whose body calls it */
+static int m_mutex(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    static const char *const keys[] = {"owned", NULL};
+    if (lua_isnoneornil(L, 2)) lua_newtable(L);
+    else luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:mutex", keys);
+    bool owned = opt_bool(L, 2, "owned", false);
+    if (owned && !sim_sched_current(lm->m)) return luaL_error(L, "m:mutex: 'owned' needs a running thread body");
+    return push_handle(L, lm, hcp_create_mutex(lm->os, owned), "m:mutex");
+}
+
+/* m:semaphore{initial=0, max=1} --> handle */
+static int m_semaphore(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    static const char *const keys[] = {"initial", "max", NULL};
+    if (lua_isnoneornil(L, 2)) lua_newtable(L);
+    else luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:semaphore", keys);
+    lua_getfield(L, 2, "initial");
+    lua_Integer ini = luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 2, "max");
+    lua_Integer max = luaL_optinteger(L, -1, 1);
+    if (ini < 0 || max < 1 || ini > max || max > INT32_MAX)
+        return luaL_error(L, "m:semaphore: need 0 <= initial <= max, 1 <= max <= 2147483647 (got %I, %I)", ini, max);
+    return push_handle(L, lm, hcp_create_semaphore(lm->os, (int32_t)ini, (int32_t)max), "m:semaphore");
 }
 
 /* ---- kernel configuration --------------------------------------------------------------------- */
@@ -413,6 +481,10 @@ void lhcp_machine_register(lua_State *L) {
         {"threads", m_threads},
         {"run", m_run},
         {"clock", m_clock},
+        {"cpus", m_cpus},
+        {"event", m_event},
+        {"mutex", m_mutex},
+        {"semaphore", m_semaphore},
         {"load", m_load},
         {"KeSetHardwareCounterConfiguration", m_keset},
         {"KeQueryHardwareCounterConfiguration", m_kequery},

@@ -19,7 +19,7 @@
 #define POISON_BYTE 0xEE
 
 int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
-    static const char *const keys[] = {"name", "priority", "affinity", "body", NULL};
+    static const char *const keys[] = {"name", "priority", "affinity", "ideal", "body", NULL};
     machine_idx = lua_absindex(L, machine_idx);
     spec_idx = lua_absindex(L, spec_idx);
     lhcp_check_keys(L, spec_idx, "m:thread", keys);
@@ -31,7 +31,7 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
         if (!lua_isstring(L, -1)) return luaL_error(L, "m:thread: 'name' must be a string");
         name = lua_tostring(L, -1);
     }
-    lua_Integer prio = 8, aff = 1;
+    lua_Integer prio = 8, aff = -1, ideal = -1;
     if (lua_getfield(L, spec_idx, "priority") != LUA_TNIL) {
         int ok;
         prio = lua_tointegerx(L, -1, &ok);
@@ -42,11 +42,18 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
         aff = lua_tointegerx(L, -1, &ok);
         if (!ok || aff == 0) return luaL_error(L, "m:thread: 'affinity' must be a non-zero integer mask");
     }
+    if (lua_getfield(L, spec_idx, "ideal") != LUA_TNIL) {
+        int ok;
+        ideal = lua_tointegerx(L, -1, &ok);
+        if (!ok || ideal < 0 || ideal >= sim_cpu_count(lm->m))
+            return luaL_error(L, "m:thread: 'ideal' must be a CPU number 0..%d", sim_cpu_count(lm->m) - 1);
+    }
     lthread *lt = lua_newuserdatauv(L, sizeof *lt, 2);
     memset(lt, 0, sizeof *lt);
     luaL_setmetatable(L, LHCP_THREAD);
     lt->lm = lm;
-    sim_err e = sim_thread_new(lm->m, name, (int)prio, (uint64_t)aff, &lt->t);
+    sim_err e = sim_thread_new(lm->m, name, (int)prio, (uint64_t)aff, (int)ideal, &lt->t);
+    if (e == SIM_ERR_ARG) return luaL_error(L, "m:thread: 'affinity' names no CPU of this machine");
     if (e != SIM_OK) return luaL_error(L, "m:thread: %s", sim_strerror(e));
     lt->handle = hcp_thread_handle(lm->os, lt->t, THREAD_ALL_ACCESS);
     lua_pushvalue(L, machine_idx);
@@ -61,8 +68,7 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     lua_pushvalue(L, -2);
     lua_rawseti(L, -2, sim_thread_index(lt->t) + 1);
     lua_pop(L, 1);
-    sim_sched_start(lt->t);
-    return 1; /* the Thread userdata is on top */
+    return 1; /* the Thread userdata is on top; the thread is Ready */
 }
 
 /* The thread object at `arg`, which must be the running thread. */
@@ -119,13 +125,13 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
     lthread *lt = (lthread *)ctx;
     switch (sim_call_continue(lt->t)) {
     case SIM_CALL_RETURNED: lua_pushinteger(L, (lua_Integer)sim_call_result(lt->t)); return 1;
-    case SIM_CALL_PREEMPTED: lt->yielding = true; return lua_yieldk(L, 0, ctx, run_continue);
+    case SIM_CALL_YIELD: lt->yielding = true; return lua_yieldk(L, 0, ctx, run_continue);
     case SIM_CALL_FAULTED: return push_fault(L, lt);
     case SIM_CALL_LIMIT:
         return luaL_error(L,
-                          "cycle limit reached after %I cycles (raise it with m:run{max_cycles = N} or "
+                          "cycle limit reached at %I cycles on CPU %d (raise it with m:run{max_cycles = N} or "
                           "hcp.machine{max_cycles = N})",
-                          (lua_Integer)sim_clock(lt->lm->m));
+                          (lua_Integer)sim_clock(lt->lm->m), sim_thread_cpu(lt->t));
     case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
     }
     return luaL_error(L, "t:run: unexpected state");
@@ -337,6 +343,145 @@ static int t_ReadThreadProfilingData(lua_State *L) {
     return 2;
 }
 
+/* ---- waits and synchronisation -------------------------------------------------------------------- */
+
+/* Continuations: after the driver resumes a thread that gave up its CPU. */
+static int k_results(lua_State *L, int status, lua_KContext ctx) {
+    (void)L, (void)status;
+    return (int)ctx; /* the results pushed before the yield are still on the stack */
+}
+
+static int k_wait(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    lthread *lt = (lthread *)ctx;
+    lua_pushinteger(L, (lua_Integer)hcp_wait_result(lt->lm->os));
+    return 1;
+}
+
+/* Returns `nres` results already pushed; first yields to the driver when the
+ * call left the thread off its CPU (a higher-priority thread took it). */
+static int finish(lua_State *L, lthread *lt, int nres) {
+    if (sim_sched_current(lt->lm->m) == lt->t) return nres;
+    if (!lua_isyieldable(L)) return luaL_error(L, "a thread switch is needed here, but this call cannot yield");
+    lt->yielding = true;
+    return lua_yieldk(L, 0, (lua_KContext)nres, k_results);
+}
+
+static int wait_result(lua_State *L, lthread *lt, uint32_t r) {
+    if (r == HCP_PENDING) {
+        if (!lua_isyieldable(L)) return luaL_error(L, "a wait cannot block here (not yieldable)");
+        lt->yielding = true;
+        return lua_yieldk(L, 0, (lua_KContext)lt, k_wait);
+    }
+    lua_pushinteger(L, (lua_Integer)r);
+    if (r == WAIT_FAILED) {
+        lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+        return finish(L, lt, 2);
+    }
+    return finish(L, lt, 1);
+}
+
+static uint32_t check_ms(lua_State *L, int arg) {
+    if (lua_isnoneornil(L, arg)) return INFINITE;
+    return lhcp_check_dword(L, arg);
+}
+
+static int t_Sleep(lua_State *L) {
+    lthread *lt = check_current(L, 1, "Sleep");
+    uint32_t r = Sleep(lt->lm->os, lhcp_check_dword(L, 2));
+    if (r == HCP_PENDING) {
+        lt->yielding = true;
+        return lua_yieldk(L, 0, 0, k_results);
+    }
+    return finish(L, lt, 0);
+}
+
+static int t_SwitchToThread(lua_State *L) {
+    lthread *lt = check_current(L, 1, "SwitchToThread");
+    lua_pushboolean(L, SwitchToThread(lt->lm->os));
+    return finish(L, lt, 1);
+}
+
+static uint64_t check_handle(lua_State *L, int arg) {
+    lthread *other = luaL_testudata(L, arg, LHCP_THREAD);
+    if (other) return other->handle; /* a Thread object stands for its handle */
+    return lhcp_check_u64(L, arg);
+}
+
+static int t_WaitForSingleObject(lua_State *L) {
+    lthread *lt = check_current(L, 1, "WaitForSingleObject");
+    uint64_t h = check_handle(L, 2);
+    return wait_result(L, lt, WaitForSingleObject(lt->lm->os, h, check_ms(L, 3)));
+}
+
+#define SCR_HANDLES 0x400 /* up to 64 handles */
+
+static int t_WaitForMultipleObjects(lua_State *L) {
+    lthread *lt = check_current(L, 1, "WaitForMultipleObjects");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n > MAXIMUM_WAIT_OBJECTS) n = MAXIMUM_WAIT_OBJECTS + 1; /* let the API refuse it */
+    uint8_t raw[8 * (MAXIMUM_WAIT_OBJECTS + 1)];
+    for (lua_Integer i = 1; i <= n && i <= MAXIMUM_WAIT_OBJECTS; i++) {
+        lua_rawgeti(L, 2, i);
+        hcp_put64(raw + 8 * (i - 1), check_handle(L, lua_gettop(L)));
+        lua_pop(L, 1);
+    }
+    int all = lua_toboolean(L, 3);
+    uint64_t addr = sim_thread_scratch(lt->t) + SCR_HANDLES;
+    size_t len = 8u * (size_t)(n < MAXIMUM_WAIT_OBJECTS ? n : MAXIMUM_WAIT_OBJECTS);
+    if (len) sim_mem_write(lt->lm->m, addr, raw, len);
+    return wait_result(L, lt, WaitForMultipleObjects(lt->lm->os, (uint32_t)n, addr, all, check_ms(L, 4)));
+}
+
+static int bool_result(lua_State *L, lthread *lt, int ok) {
+    lua_pushboolean(L, ok);
+    if (ok) return finish(L, lt, 1);
+    lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+    return finish(L, lt, 2);
+}
+
+static int t_SetEvent(lua_State *L) {
+    lthread *lt = check_current(L, 1, "SetEvent");
+    return bool_result(L, lt, SetEvent(lt->lm->os, lhcp_check_u64(L, 2)));
+}
+
+static int t_ResetEvent(lua_State *L) {
+    lthread *lt = check_current(L, 1, "ResetEvent");
+    return bool_result(L, lt, ResetEvent(lt->lm->os, lhcp_check_u64(L, 2)));
+}
+
+static int t_ReleaseMutex(lua_State *L) {
+    lthread *lt = check_current(L, 1, "ReleaseMutex");
+    return bool_result(L, lt, ReleaseMutex(lt->lm->os, lhcp_check_u64(L, 2)));
+}
+
+#define SCR_PREV 0x260
+
+static int t_ReleaseSemaphore(lua_State *L) {
+    lthread *lt = check_current(L, 1, "ReleaseSemaphore");
+    uint64_t h = lhcp_check_u64(L, 2);
+    lua_Integer n = luaL_optinteger(L, 3, 1);
+    if (n < INT32_MIN || n > INT32_MAX) return luaL_argerror(L, 2, "LONG out of range");
+    uint64_t prev = sim_thread_scratch(lt->t) + SCR_PREV;
+    int ok = ReleaseSemaphore(lt->lm->os, h, (int32_t)n, prev);
+    if (!ok) return bool_result(L, lt, 0);
+    uint8_t b[4];
+    sim_mem_read(lt->lm->m, prev, b, 4);
+    lua_pushboolean(L, 1);
+    lua_pushinteger(L, (lua_Integer)(int32_t)hcp_get32(b));
+    return finish(L, lt, 2);
+}
+
+/* t:exit(code): the thread ends here (ExitThread). */
+static int t_exit(lua_State *L) {
+    lthread *lt = check_current(L, 1, "exit");
+    lt->exit_code = lua_isnoneornil(L, 2) ? 0 : lhcp_check_dword(L, 2);
+    lt->exiting = true;
+    lt->yielding = true;
+    return lua_yield(L, 0);
+}
+
 /* ---- fields and introspection ----------------------------------------------------------------------- */
 
 static int t_counters(lua_State *L) {
@@ -393,6 +538,15 @@ void lhcp_thread_register(lua_State *L) {
         {"DisableThreadProfiling", t_DisableThreadProfiling},
         {"QueryThreadProfiling", t_QueryThreadProfiling},
         {"ReadThreadProfilingData", t_ReadThreadProfilingData},
+        {"Sleep", t_Sleep},
+        {"SwitchToThread", t_SwitchToThread},
+        {"WaitForSingleObject", t_WaitForSingleObject},
+        {"WaitForMultipleObjects", t_WaitForMultipleObjects},
+        {"SetEvent", t_SetEvent},
+        {"ResetEvent", t_ResetEvent},
+        {"ReleaseMutex", t_ReleaseMutex},
+        {"ReleaseSemaphore", t_ReleaseSemaphore},
+        {"exit", t_exit},
         {NULL, NULL},
     };
     if (!luaL_newmetatable(L, LHCP_THREAD)) {

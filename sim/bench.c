@@ -55,11 +55,11 @@ static int sim_run(const sim_bench_workload *w, bool precise, sim_now_fn now, ui
     sim_thread *t;
     uint64_t entry, data;
     int rc = -1;
-    if (sim_thread_new(m, "bench", 8, 1, &t) == SIM_OK && sim_code(m, w->code, w->len, &entry) == SIM_OK &&
+    if (sim_thread_new(m, "bench", 8, 1, -1, &t) == SIM_OK && sim_code(m, w->code, w->len, &entry) == SIM_OK &&
         sim_alloc(m, SIM_BENCH_DATA, &data) == SIM_OK) {
         uint64_t a[2] = {w->data ? data : w->n, w->data ? w->n : 0};
-        sim_sched_start(t);
-        sim_sched_dispatch(m);
+        sim_thread *run;
+        sim_sched_next(m, &run);
         sim_call_begin(t, entry, a, 2);
         uint64_t t0 = now();
         sim_call_status s = sim_call_continue(t);

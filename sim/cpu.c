@@ -153,14 +153,17 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
 
 /* ---- hooks ----------------------------------------------------------------------------- */
 
+/* Retired work counts for the thread and as busy time of the executing CPU. */
 static void retire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
     pmu_bank_retire(&t->bank, s);
-    m->clock += s->cycles;
+    m->exec->time += s->cycles;
+    m->exec->busy += s->cycles;
 }
 
 static void unretire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
     pmu_bank_unretire(&t->bank, s);
-    m->clock -= s->cycles;
+    m->exec->time -= s->cycles;
+    m->exec->busy -= s->cycles;
 }
 
 static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
@@ -182,14 +185,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
         uc_emu_stop(uc);
         return;
     }
-    if (m->clock >= m->max_cycles) {
-        m->stop = STOP_LIMIT;
-        m->last_block = NULL;
-        uc_emu_stop(uc);
-        return;
-    }
-    if (m->clock >= m->slice_deadline) {
-        m->stop = STOP_QUANTUM;
+    if (m->exec->time >= m->stop_at) { /* tick, round end, preemption check or limit: ask the scheduler */
+        m->stop = STOP_SCHED;
         m->last_block = NULL;
         uc_emu_stop(uc);
         return;
@@ -276,7 +273,7 @@ static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
         uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
         value = pmu_pmc_read(&m->cfg.pmc, &t->bank, (uint32_t)rcx);
     } else {
-        value = m->clock;
+        value = m->exec->time;
     }
     uint64_t lo = value & 0xFFFFFFFFu, hi = value >> 32;
     uc_reg_write(uc, UC_X86_REG_RAX, &lo);
@@ -362,6 +359,8 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     sim_machine *m = t->m;
     if (m->running != t || t->in_call) return SIM_ERR_STATE;
     if (nargs < 0 || nargs > SIM_MAX_ARGS) return SIM_ERR_ARG;
+    sim_err me = sim_thread_map(t);
+    if (me != SIM_OK) return me;
     /* Stack at entry: [rsp] return address (sentinel), [rsp+8..+40) shadow space,
      * [rsp+40+8k] argument 5+k.  rsp+8 is 16-byte aligned, as after a call. */
     int nstack = nargs > 4 ? nargs - 4 : 0;
@@ -501,19 +500,31 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
     return SIM_CALL_FAULTED;
 }
 
+static bool save_context(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (!t->ctx && uc_context_alloc(m->uc, &t->ctx) != UC_ERR_OK) return false;
+    uc_context_save(m->uc, t->ctx);
+    return true;
+}
+
 sim_call_status sim_call_continue(sim_thread *t) {
     sim_machine *m = t->m;
-    if (m->running != t || !t->in_call) {
+    if (m->running != t || !t->in_call || !m->exec || m->exec->cur != t) {
         snprintf(t->error, sizeof t->error, "no guest call in progress on this thread");
         return SIM_CALL_ERROR;
     }
     if (m->loaded != t) {
+        if (m->loaded && m->loaded->in_call && !save_context(m->loaded)) {
+            snprintf(t->error, sizeof t->error, "out of host memory for a CPU context");
+            return SIM_CALL_ERROR;
+        }
         uc_context_restore(m->uc, t->ctx);
         m->loaded = t;
     }
-    /* Each pass ends on a stop; passes that only renew the quantum or retranslate
-     * make progress (the clock advances or a block gains its traps), and the
-     * cycle limit bounds the whole. */
+    m->stop_at = sim_sched_stop_at(m, m->exec);
+    /* Each pass ends on a stop; a pass that only crosses a clock tick or
+     * retranslates a block makes progress (time advances or a block gains its
+     * traps), and max_cycles bounds the whole. */
     for (;;) {
         m->stop = STOP_NONE;
         m->intno = 0;
@@ -540,19 +551,24 @@ sim_call_status sim_call_continue(sim_thread *t) {
             }
             t->rip = rip; /* the block gained its traps; run it again */
             continue;
-        case STOP_QUANTUM:
+        case STOP_SCHED:
             t->rip = rip;
-            if (m->nready > 0) {
-                uc_context_save(m->uc, t->ctx);
-                sim_sched_preempt(t, SIM_WR_QUANTUM_END);
-                return SIM_CALL_PREEMPTED;
+            if (m->exec->time >= m->max_cycles) {
+                save_context(t);
+                return SIM_CALL_LIMIT;
             }
-            m->slice_deadline = m->clock + m->quantum_cycles; /* alone: a new quantum, no switch */
+            if (sim_sched_boundary(m) == BOUNDARY_YIELD) {
+                if (m->exec->time >= m->max_cycles && m->exec->cur == t) {
+                    save_context(t);
+                    return SIM_CALL_LIMIT;
+                }
+                if (!save_context(t)) {
+                    snprintf(t->error, sizeof t->error, "out of host memory for a CPU context");
+                    return SIM_CALL_ERROR;
+                }
+                return SIM_CALL_YIELD;
+            }
             continue;
-        case STOP_LIMIT:
-            t->rip = rip;
-            uc_context_save(m->uc, t->ctx);
-            return SIM_CALL_LIMIT;
         case STOP_INTR:
             if (m->intno == -2) { /* privileged instruction, already described by on_trap */
                 t->in_call = false;

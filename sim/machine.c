@@ -20,9 +20,12 @@ const char *sim_strerror(sim_err e) {
 
 void sim_config_default(sim_config *c) {
     memset(c, 0, sizeof *c);
+    c->cpus = 1;
     c->frequency = 3000000000u;
     c->tick = 156250;
     c->quantum = 2;
+    c->interrupt_cycles = 2000;
+    c->slice = 10000;
     c->max_cycles = 0;
     c->stack_size = 256 * 1024;
     c->precise_faults = true;
@@ -83,16 +86,24 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr) {
 
 sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
-    if (!c->frequency || !c->tick || !c->quantum) return SIM_ERR_ARG;
+    if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice)
+        return SIM_ERR_ARG;
     sim_machine *m = calloc(1, sizeof *m);
     if (!m) return SIM_ERR_NOMEM;
     m->cfg = *c;
     if (!m->cfg.stack_size) m->cfg.stack_size = 256 * 1024;
     m->cfg.stack_size = (uint32_t)page_round(m->cfg.stack_size);
     m->max_cycles = c->max_cycles ? c->max_cycles : DEFAULT_MAX_CYCLES;
-    /* quantum in cycles = quantum ticks x tick (100 ns) x frequency / 10^7, at least 1 */
-    uint64_t q = sim_mul_div(sim_mul_div((uint64_t)c->quantum, c->tick, 1), c->frequency, 10000000u);
-    m->quantum_cycles = q ? q : 1;
+    /* tick in cycles = tick (100 ns) x frequency / 10^7; quantum = quantum ticks of it */
+    uint64_t tk = sim_mul_div(c->tick, c->frequency, 10000000u);
+    m->tick_cycles = tk ? tk : 1;
+    if (m->cfg.interrupt_cycles >= m->tick_cycles) m->cfg.interrupt_cycles = (uint32_t)(m->tick_cycles / 2);
+    m->quantum_cycles = sim_mul_div(m->tick_cycles, c->quantum, 1);
+    m->ncpus = c->cpus;
+    for (int i = 0; i < m->ncpus; i++) {
+        m->cpus[i].index = i;
+        m->cpus[i].next_tick = m->tick_cycles;
+    }
     m->next_data = SIM_DATA_BASE;
     m->next_code = SIM_CODE_BASE;
     m->heap_brk = SIM_HEAP_BASE;
@@ -114,6 +125,7 @@ void sim_machine_free(sim_machine *m) {
         free(m->threads[i]);
     }
     free(m->threads);
+    sim_objects_free(m);
     sim_cpu_fini(m);
     free(m->regions);
     free(m->heap_free);
@@ -122,7 +134,6 @@ void sim_machine_free(sim_machine *m) {
 }
 
 const sim_config *sim_machine_config(const sim_machine *m) { return &m->cfg; }
-uint64_t sim_clock(const sim_machine *m) { return m->clock; }
 uint64_t sim_quantum_cycles(const sim_machine *m) { return m->quantum_cycles; }
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles) {
     m->max_cycles = max_cycles ? max_cycles : DEFAULT_MAX_CYCLES;
@@ -220,8 +231,13 @@ void sim_heap_free(sim_machine *m, uint64_t addr, uint32_t n) {
 
 #define SIM_FIRST_TID 1000u
 
-sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, sim_thread **out) {
+sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, int ideal,
+                       sim_thread **out) {
     *out = NULL;
+    uint64_t all = m->ncpus >= 64 ? UINT64_MAX : (UINT64_C(1) << m->ncpus) - 1;
+    if (priority < 0 || priority > 31 || !(affinity & all) || ideal >= m->ncpus) return SIM_ERR_ARG;
+    uint64_t slot = (uint64_t)m->cfg.stack_size + 3 * SIM_PAGE;
+    if (SIM_STACK_BASE + (uint64_t)(m->nthreads + 1) * slot > SIM_SENTINEL) return SIM_ERR_NOMEM;
     if (m->nthreads == m->capthreads) {
         int nc = m->capthreads ? m->capthreads * 2 : 16;
         sim_thread **t = realloc(m->threads, (size_t)nc * sizeof *t);
@@ -236,31 +252,39 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     t->id = SIM_FIRST_TID + 4u * (uint32_t)t->index;
     snprintf(t->name, sizeof t->name, "%s", name ? name : "");
     t->priority = priority;
-    t->affinity = affinity;
-    t->state = SIM_TS_INITIALIZED;
-    /* slot: [guard][stack][scratch][gap] */
-    uint64_t slot = (uint64_t)m->cfg.stack_size + 3 * SIM_PAGE;
-    uint64_t base = SIM_STACK_BASE + (uint64_t)t->index * slot;
-    if (base + slot > SIM_SENTINEL) {
-        free(t);
-        return SIM_ERR_NOMEM;
+    t->affinity = affinity & all;
+    if (ideal < 0 || !((t->affinity >> ideal) & 1)) {
+        /* round-robin over the machine's CPUs in creation order, moved into the affinity */
+        int k = t->index % m->ncpus;
+        while (!((t->affinity >> k) & 1)) k = (k + 1) % m->ncpus;
+        ideal = k;
     }
+    t->ideal = ideal;
+    t->cpu = -1;
+    t->exit_code = 259; /* STILL_ACTIVE */
+    t->timer_pos = -1;
+    t->timer_due = UINT64_MAX;
+    /* slot: [guard][stack][scratch][gap], mapped on first use */
+    uint64_t base = SIM_STACK_BASE + (uint64_t)t->index * slot;
     t->stack_lo = base + SIM_PAGE;
     t->stack_hi = t->stack_lo + m->cfg.stack_size;
     t->scratch = t->stack_hi;
-    sim_err e = region_add(m, base, SIM_PAGE, 0, RK_GUARD, t->index);
+    m->threads[m->nthreads++] = t;
+    m->nlive++;
+    sim_sched_make_ready(t, SIM_READY_NEW);
+    *out = t;
+    return SIM_OK;
+}
+
+sim_err sim_thread_map(sim_thread *t) {
+    if (t->mapped) return SIM_OK;
+    sim_machine *m = t->m;
+    sim_err e = region_add(m, t->stack_lo - SIM_PAGE, SIM_PAGE, 0, RK_GUARD, t->index);
     if (e == SIM_OK)
         e = region_add(m, t->stack_lo, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, t->index);
     if (e == SIM_OK) e = region_add(m, t->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, t->index);
-    if (e == SIM_OK && uc_context_alloc(m->uc, &t->ctx) != UC_ERR_OK) e = SIM_ERR_NOMEM;
-    if (e != SIM_OK) {
-        /* regions already mapped stay reserved for this index; the slot is not reused */
-        free(t);
-        return e;
-    }
-    m->threads[m->nthreads++] = t;
-    *out = t;
-    return SIM_OK;
+    if (e == SIM_OK) t->mapped = true;
+    return e;
 }
 
 uint32_t sim_thread_id(const sim_thread *t) { return t->id; }
@@ -268,7 +292,13 @@ int sim_thread_index(const sim_thread *t) { return t->index; }
 const char *sim_thread_name(const sim_thread *t) { return t->name; }
 sim_thread_state sim_thread_state_of(const sim_thread *t) { return t->state; }
 const pmu_bank *sim_thread_bank(const sim_thread *t) { return &t->bank; }
-uint64_t sim_thread_scratch(const sim_thread *t) { return t->scratch; }
+uint64_t sim_thread_scratch(sim_thread *t) { return sim_thread_map(t) == SIM_OK ? t->scratch : 0; }
+int sim_thread_priority(const sim_thread *t) { return t->priority; }
+int sim_thread_cpu(const sim_thread *t) { return t->cpu; }
+int sim_thread_ideal(const sim_thread *t) { return t->ideal; }
+uint64_t sim_thread_affinity(const sim_thread *t) { return t->affinity; }
+int sim_thread_wait_reason(const sim_thread *t) { return t->wait_reason; }
+uint32_t sim_thread_exit_code(const sim_thread *t) { return t->exit_code; }
 uint64_t sim_thread_switches(const sim_thread *t) { return t->switches; }
 int sim_thread_count(const sim_machine *m) { return m->nthreads; }
 sim_thread *sim_thread_at(sim_machine *m, int index) {

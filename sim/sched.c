@@ -1,76 +1,382 @@
-/* sim/sched.c — the scheduler: one CPU, FIFO ready queue, round-robin.
+/* sim/sched.c — the dispatcher: CPUs, virtual time, clock interrupts,
+ * priority ready queues, quanta, preemption, the driver's next-step function.
+ * sim/README.md states the rules; this file implements them one to one.
  *
- * Rules (each decision can be predicted by hand):
- *  - sim_sched_start() appends a new thread to the tail of the ready queue.
- *  - sim_sched_dispatch() takes the head.  When it differs from the thread that
- *    ran last, that is a context switch: the thread's switch count grows and
- *    observers see switch_in(thread, wait reason recorded when it left).
- *  - A quantum is sim_quantum_cycles() virtual cycles from the switch-in.  A
- *    guest block that starts at or after the deadline does not run: if another
- *    thread is ready, the thread goes to the tail with WrQuantumEnd; if not, it
- *    gets a new quantum and no switch happens.
- *  - Lua body code and API calls take no virtual time in this version.
- * Priorities and affinity are recorded but not yet used (round-robin). */
+ * One host thread simulates every CPU.  The CPU with the smallest (time,
+ * index) always goes next; with several CPUs, time is cut into lock-step
+ * rounds of `slice` cycles, so no CPU runs more than a round ahead of
+ * another.  Nothing here scans all threads: ready queues are FIFO lists per
+ * priority with a summary bitmap, timers a binary heap. */
+#include <stdio.h>
+#include <string.h>
+
 #include "sim/sim_int.h"
 
-static void enqueue(sim_machine *m, sim_thread *t) {
-    t->next_ready = NULL;
-    if (m->ready_tail)
-        m->ready_tail->next_ready = t;
-    else
-        m->ready_head = t;
-    m->ready_tail = t;
-    m->nready++;
-    t->state = SIM_TS_READY;
-}
+/* ---- observers and records -------------------------------------------------------------- */
 
-void sim_set_observer(sim_machine *m, const sim_observer *o) {
-    if (o)
-        m->obs = *o;
-    else
-        m->obs = (sim_observer){0};
-}
-
-sim_err sim_sched_start(sim_thread *t) {
-    if (t->state != SIM_TS_INITIALIZED) return SIM_ERR_STATE;
-    t->wait_reason = SIM_WR_EXECUTIVE;
-    enqueue(t->m, t);
-    return SIM_OK;
-}
-
-sim_thread *sim_sched_dispatch(sim_machine *m) {
-    sim_thread *t = m->ready_head;
-    if (!t) return NULL;
-    m->ready_head = t->next_ready;
-    if (!m->ready_head) m->ready_tail = NULL;
-    m->nready--;
-    t->next_ready = NULL;
-    t->state = SIM_TS_RUNNING;
-    m->running = t;
-    m->slice_deadline = m->clock + m->quantum_cycles;
-    if (m->last_run != t) {
-        t->switches++;
-        if (m->obs.switch_in) m->obs.switch_in(m->obs.ud, t, t->wait_reason);
+int sim_add_observer(sim_machine *m, const sim_observer *o) {
+    for (int i = 0; i < SIM_MAX_OBSERVERS; i++) {
+        if (!m->obs[i].switch_in && !m->obs[i].thread_exit && !m->obs[i].record) {
+            m->obs[i] = *o;
+            if (i >= m->nobs) m->nobs = i + 1;
+            return i;
+        }
     }
-    m->last_run = t;
+    return -1;
+}
+
+void sim_remove_observer(sim_machine *m, int slot) {
+    if (slot >= 0 && slot < SIM_MAX_OBSERVERS) m->obs[slot] = (sim_observer){0};
+}
+
+void sim_sched_record(sim_machine *m, const sim_record *r) {
+    for (int i = 0; i < m->nobs; i++)
+        if (m->obs[i].record) m->obs[i].record(m->obs[i].ud, r);
+}
+
+/* ---- ready queues ------------------------------------------------------------------------- */
+
+static void rq_insert(sim_machine *m, sim_thread *t, bool head) {
+    int p = t->priority;
+    t->qprev = t->qnext = NULL;
+    if (!m->rq_head[p]) {
+        m->rq_head[p] = m->rq_tail[p] = t;
+    } else if (head) {
+        t->qnext = m->rq_head[p];
+        m->rq_head[p]->qprev = t;
+        m->rq_head[p] = t;
+    } else {
+        t->qprev = m->rq_tail[p];
+        m->rq_tail[p]->qnext = t;
+        m->rq_tail[p] = t;
+    }
+    m->rq_summary |= 1u << p;
+    m->nready++;
+}
+
+static void rq_remove(sim_machine *m, sim_thread *t) {
+    int p = t->priority;
+    if (t->qprev) t->qprev->qnext = t->qnext;
+    else m->rq_head[p] = t->qnext;
+    if (t->qnext) t->qnext->qprev = t->qprev;
+    else m->rq_tail[p] = t->qprev;
+    t->qprev = t->qnext = NULL;
+    if (!m->rq_head[p]) m->rq_summary &= ~(1u << p);
+    m->nready--;
+}
+
+static bool cpu_in(uint64_t affinity, int cpu) { return (affinity >> cpu) & 1; }
+
+/* May CPU c take t now?  An idle CPU leaves a thread to its ideal processor
+ * when that processor is idle too (it will take it on its turn). */
+static bool eligible(sim_machine *m, const sim_cpu *c, const sim_thread *t) {
+    if (!cpu_in(t->affinity, c->index) || t->ready_time > c->time) return false;
+    if (!c->cur && t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in(t->affinity, t->ideal)) return false;
+    return true;
+}
+
+/* The highest-priority eligible ready thread with priority >= min_prio, FIFO within a priority. */
+static sim_thread *pick(sim_machine *m, const sim_cpu *c, int min_prio) {
+    if (min_prio > 31) return NULL;
+    uint32_t sum = m->rq_summary & (min_prio > 0 ? ~((1u << min_prio) - 1) : ~0u);
+    while (sum) {
+        int p = 31 - __builtin_clz(sum);
+        for (sim_thread *t = m->rq_head[p]; t; t = t->qnext)
+            if (eligible(m, c, t)) return t;
+        sum &= ~(1u << p);
+    }
+    return NULL;
+}
+
+static sim_cpu *exec_cpu(const sim_machine *m) { return m->exec; }
+
+uint64_t sim_clock(const sim_machine *m) {
+    if (m->exec) return m->exec->time;
+    uint64_t t = m->cpus[0].time;
+    for (int i = 1; i < m->ncpus; i++)
+        if (m->cpus[i].time < t) t = m->cpus[i].time;
     return t;
 }
 
-void sim_sched_preempt(sim_thread *t, int reason) {
+/* Makes t Ready at `time`: the tail of its queue, or the head when it was
+ * preempted.  If no CPU of its affinity is idle, the CPUs of its affinity
+ * running a lower priority are told to check for preemption. */
+static void ready(sim_machine *m, sim_thread *t, uint64_t time, int reason, bool head) {
+    t->state = SIM_TS_READY;
+    t->ready_time = time;
+    rq_insert(m, t, head);
+    sim_record r = {SIM_REC_READY, m->exec ? m->exec->index : 0, time, t, NULL, t->priority, 0, 0, 0, 0, reason};
+    sim_sched_record(m, &r);
+    if (reason == SIM_READY_YIELD || reason == SIM_READY_QUANTUM || reason == SIM_READY_PREEMPTED) return;
+    for (int i = 0; i < m->ncpus; i++)
+        if (cpu_in(t->affinity, i) && !m->cpus[i].cur) return; /* an idle CPU will take it */
+    for (int i = 0; i < m->ncpus; i++) {
+        sim_cpu *c = &m->cpus[i];
+        if (cpu_in(t->affinity, i) && c->cur && c->cur->priority < t->priority) {
+            c->check_preempt = true;
+            if (c == m->exec) m->stop_at = 0;
+        }
+    }
+}
+
+void sim_sched_make_ready(sim_thread *t, int reason) {
     sim_machine *m = t->m;
-    t->wait_reason = reason;
-    if (m->running == t) m->running = NULL;
-    enqueue(m, t);
+    ready(m, t, sim_clock(m), reason, false);
+}
+
+/* CPU c switches from its current thread (which already left: state set by
+ * the caller) to `next` (NULL: idle). */
+static void switch_to(sim_machine *m, sim_cpu *c, sim_thread *next) {
+    sim_thread *old = c->cur;
+    sim_record r = {SIM_REC_SWITCH,
+                    c->index,
+                    c->time,
+                    next,
+                    old,
+                    next ? next->priority : 0,
+                    old ? old->priority : 0,
+                    old ? old->wait_reason : 0,
+                    old ? old->wait_mode : 0,
+                    old ? (int)old->state : 0,
+                    0};
+    c->cur = next;
+    if (old && m->running == old) m->running = NULL;
+    if (next) {
+        rq_remove(m, next);
+        next->state = SIM_TS_RUNNING;
+        next->cpu = c->index;
+        next->switches++;
+        c->switches++;
+        if (next->wait_reason != SIM_WR_PREEMPTED) next->quantum_start = next->bank.ev[PMU_EV_CYCLES];
+    }
+    sim_sched_record(m, &r);
+    if (next)
+        for (int i = 0; i < m->nobs; i++)
+            if (m->obs[i].switch_in) m->obs[i].switch_in(m->obs[i].ud, next, next->wait_reason);
+}
+
+/* The running thread of c leaves the CPU for the ready queue. */
+static void leave_ready(sim_machine *m, sim_cpu *c, int wait_reason, int ready_reason, bool head) {
+    sim_thread *t = c->cur;
+    t->wait_reason = wait_reason;
+    t->wait_mode = 0;
+    ready(m, t, c->time, ready_reason, head);
+}
+
+/* ---- clock interrupts ---------------------------------------------------------------------- */
+
+uint64_t sim_tick_cycles(const sim_machine *m) { return m->tick_cycles; }
+
+/* A clock interrupt on c: its cost, timer expiry (CPU 0), quantum end. */
+static void tick(sim_machine *m, sim_cpu *c) {
+    uint64_t at = c->next_tick;
+    c->ticks++;
+    c->time += m->cfg.interrupt_cycles;
+    c->intr += m->cfg.interrupt_cycles;
+    while (c->next_tick <= c->time) c->next_tick += m->tick_cycles;
+    if (c->index == 0) sim_timer_expire(m, at);
+    sim_thread *t = c->cur;
+    if (t && t->bank.ev[PMU_EV_CYCLES] - t->quantum_start >= m->quantum_cycles) {
+        sim_thread *n = pick(m, c, t->priority);
+        if (n) {
+            leave_ready(m, c, SIM_WR_QUANTUM_END, SIM_READY_QUANTUM, false);
+            switch_to(m, c, n);
+        } else {
+            t->quantum_start = t->bank.ev[PMU_EV_CYCLES]; /* alone at its priority: a new quantum */
+        }
+    }
+}
+
+static void check_preempt(sim_machine *m, sim_cpu *c) {
+    sim_thread *t = c->cur;
+    if (!t) {
+        c->check_preempt = false;
+        return;
+    }
+    sim_thread *n = pick(m, c, t->priority + 1);
+    if (n) {
+        leave_ready(m, c, SIM_WR_PREEMPTED, SIM_READY_PREEMPTED, true);
+        switch_to(m, c, n);
+        c->check_preempt = false;
+    } else if (!(m->rq_summary >> (t->priority + 1))) {
+        c->check_preempt = false; /* nothing of higher priority is ready any more */
+    }
+}
+
+static uint64_t round_end(const sim_machine *m, const sim_cpu *c) {
+    if (m->ncpus == 1) return UINT64_MAX;
+    return (c->time / m->cfg.slice + 1) * m->cfg.slice;
+}
+
+uint64_t sim_sched_stop_at(sim_machine *m, sim_cpu *c) {
+    if (c->check_preempt) return 0;
+    uint64_t s = c->next_tick;
+    uint64_t r = round_end(m, c);
+    if (r < s) s = r;
+    if (m->max_cycles < s) s = m->max_cycles;
+    return s;
+}
+
+boundary_result sim_sched_boundary(sim_machine *m) {
+    sim_cpu *c = exec_cpu(m);
+    sim_thread *t = c->cur;
+    uint64_t rend = round_end(m, c);
+    /* bounded: each pass either processes a tick (time advances) or returns */
+    for (;;) {
+        if (c->cur != t) return BOUNDARY_YIELD;
+        if (c->time >= m->max_cycles) return BOUNDARY_YIELD;
+        if (c->time >= c->next_tick) {
+            tick(m, c);
+            continue;
+        }
+        if (c->check_preempt) {
+            check_preempt(m, c);
+            if (c->cur != t) return BOUNDARY_YIELD;
+        }
+        if (c->time >= rend) return BOUNDARY_YIELD;
+        break;
+    }
+    m->stop_at = sim_sched_stop_at(m, c);
+    if (c->check_preempt) m->stop_at = rend < c->next_tick ? rend : c->next_tick; /* not yet eligible: recheck later */
+    return BOUNDARY_CONTINUE;
+}
+
+/* ---- the driver's step -------------------------------------------------------------------- */
+
+static bool all_idle(const sim_machine *m) {
+    for (int i = 0; i < m->ncpus; i++)
+        if (m->cpus[i].cur) return false;
+    return true;
+}
+
+sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
+    *out = NULL;
+    m->exec = NULL;
+    m->running = NULL;
+    /* Every pass advances a CPU's time, processes a tick, or dispatches; the
+     * max_cycles limit bounds the loop. */
+    for (;;) {
+        sim_cpu *c = &m->cpus[0];
+        for (int i = 1; i < m->ncpus; i++)
+            if (m->cpus[i].time < c->time) c = &m->cpus[i];
+        if (c->time >= m->max_cycles) return SIM_RUN_LIMIT;
+        if (c->cur) {
+            m->exec = c;
+            m->running = c->cur;
+            *out = c->cur;
+            return SIM_RUN_THREAD;
+        }
+        m->exec = c; /* idle work happens on c */
+        if (c->time >= c->next_tick) {
+            tick(m, c);
+            continue;
+        }
+        sim_thread *t = pick(m, c, 0);
+        if (t) {
+            switch_to(m, c, t);
+            continue;
+        }
+        if (m->nlive == 0) {
+            m->exec = NULL;
+            return SIM_RUN_DONE;
+        }
+        if (all_idle(m) && m->nready == 0 && m->ntimers == 0) {
+            m->exec = NULL;
+            return SIM_RUN_DEADLOCK;
+        }
+        uint64_t target = c->next_tick;
+        uint64_t r = round_end(m, c);
+        if (r < target) target = r;
+        if (m->max_cycles < target) target = m->max_cycles;
+        c->idle += target - c->time;
+        c->time = target;
+    }
 }
 
 sim_thread *sim_sched_current(const sim_machine *m) { return m->running; }
 
-void sim_sched_exit(sim_thread *t) {
+bool sim_sched_preempt_pending(sim_thread *t) {
     sim_machine *m = t->m;
-    t->state = SIM_TS_TERMINATED;
-    t->in_call = false;
-    if (m->running == t) m->running = NULL;
-    if (m->obs.thread_exit) m->obs.thread_exit(m->obs.ud, t);
+    sim_cpu *c = &m->cpus[t->cpu];
+    if (c->cur != t || !c->check_preempt) return false;
+    check_preempt(m, c);
+    return c->cur != t;
 }
 
-int sim_sched_ready_count(const sim_machine *m) { return m->nready; }
+bool sim_yield(sim_thread *t, bool any_priority) {
+    sim_machine *m = t->m;
+    sim_cpu *c = &m->cpus[t->cpu];
+    if (c->cur != t) return false;
+    sim_thread *n = pick(m, c, any_priority ? 0 : t->priority);
+    if (!n) return false;
+    leave_ready(m, c, SIM_WR_YIELD_EXECUTION, SIM_READY_YIELD, false);
+    switch_to(m, c, n);
+    return true;
+}
+
+/* t leaves its CPU to wait (state already Waiting) or because it exited. */
+void sim_sched_leave(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (t->cpu < 0) return;
+    sim_cpu *c = &m->cpus[t->cpu];
+    if (c->cur != t) return;
+    switch_to(m, c, pick(m, c, 0));
+}
+
+void sim_thread_exit(sim_thread *t, uint32_t code) {
+    sim_machine *m = t->m;
+    if (t->state == SIM_TS_TERMINATED) return;
+    if (t->state == SIM_TS_READY) rq_remove(m, t);
+    if (t->state == SIM_TS_WAITING) sim_wait_cancel(t);
+    t->exit_code = code;
+    t->in_call = false;
+    t->state = SIM_TS_TERMINATED;
+    t->wait_reason = SIM_WR_EXECUTIVE;
+    m->nlive--;
+    sim_sched_leave(t);
+    sim_thread_signal_exit(t);
+    for (int i = 0; i < m->nobs; i++)
+        if (m->obs[i].thread_exit) m->obs[i].thread_exit(m->obs[i].ud, t);
+    if (m->running == t) m->running = NULL;
+}
+
+int sim_cpu_count(const sim_machine *m) { return m->ncpus; }
+
+void sim_cpu_stats_of(const sim_machine *m, int cpu, sim_cpu_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (cpu < 0 || cpu >= m->ncpus) return;
+    const sim_cpu *c = &m->cpus[cpu];
+    *out = (sim_cpu_stats){c->time, c->busy, c->idle, c->intr, c->ticks, c->switches};
+}
+
+/* ---- deadlock report ------------------------------------------------------------------------- */
+
+static const char *const obj_names[] = {"event", "mutex", "semaphore", "thread"};
+
+void sim_deadlock_report(sim_machine *m, char *buf, size_t n) {
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < m->nthreads && k + 1 < n; i++) {
+        sim_thread *t = m->threads[i];
+        if (t->state != SIM_TS_WAITING) continue;
+        int w = snprintf(buf + k, n - k, "%sthread '%s' (id %u) waits%s on", k ? "; " : "", t->name, t->id,
+                         t->wait_all && t->nwait > 1 ? " for all" : "");
+        if (w < 0) break;
+        k += (size_t)w;
+        for (int j = 0; j < t->nwait && k + 1 < n; j++) {
+            const sim_object *o = t->wb[j].obj;
+            w = snprintf(buf + k, n - k, "%s %s #%u", j ? "," : "", obj_names[o->type], o->id);
+            if (w < 0) break;
+            k += (size_t)w;
+            if (o->type == SIM_OBJ_MUTEX && o->owner && k + 1 < n) {
+                w = snprintf(buf + k, n - k, " (owned by '%s')", o->owner->name);
+                if (w > 0) k += (size_t)w;
+            } else if (o->type == SIM_OBJ_THREAD && k + 1 < n) {
+                w = snprintf(buf + k, n - k, " ('%s')", o->thread->name);
+                if (w > 0) k += (size_t)w;
+            }
+        }
+        if (k >= n) break;
+    }
+    if (k >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+}

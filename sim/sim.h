@@ -55,22 +55,28 @@ enum {
 };
 
 typedef struct sim_config {
-    uint64_t frequency;  /* cycles per simulated second */
-    uint32_t tick;       /* clock interrupt interval, 100-ns units */
-    uint32_t quantum;    /* clock ticks per quantum */
+    int cpus;                  /* logical processors, 1..64 */
+    uint64_t frequency;        /* cycles per simulated second */
+    uint32_t tick;             /* clock interrupt interval, 100-ns units */
+    uint32_t quantum;          /* clock ticks per quantum */
+    uint32_t interrupt_cycles; /* cost of one clock interrupt on the CPU it hits */
+    uint64_t slice;            /* lock-step round with several CPUs, cycles */
     uint64_t max_cycles; /* total guest cycles a run may use (0 = default) */
     uint32_t stack_size; /* per-thread guest stack, bytes (0 = default) */
     bool precise_faults; /* exact fault address and partial-block count (costs speed; see README) */
     pmu_config pmc;      /* event on each PMC */
 } sim_config;
 
-/* Defaults: 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 256 KiB stacks. */
+/* Defaults: 1 CPU, 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 2000-cycle
+ * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks. */
 void sim_config_default(sim_config *c);
 
 sim_err sim_machine_new(const sim_config *c, sim_machine **out);
 void sim_machine_free(sim_machine *m);
 const sim_config *sim_machine_config(const sim_machine *m);
-uint64_t sim_clock(const sim_machine *m); /* virtual cycles elapsed */
+/* Virtual time of the executing CPU (of the CPU furthest behind when none executes). */
+uint64_t sim_clock(const sim_machine *m);
+uint64_t sim_tick_cycles(const sim_machine *m);
 uint64_t sim_quantum_cycles(const sim_machine *m);
 /* Changes the total-cycle limit (m:run{max_cycles=...}); 0 restores the default. */
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles);
@@ -98,14 +104,25 @@ sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr);
 void sim_heap_free(sim_machine *m, uint64_t addr, uint32_t n);
 
 /* ---- threads ------------------------------------------------------------------------ */
-sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, sim_thread **out);
+/* A new thread, Ready at the executing CPU's time (or time 0 before the run).
+ * affinity: CPUs it may run on (bit i = CPU i; masked to the machine; none
+ * left is an error); ideal: its ideal processor, or -1 for round-robin by
+ * creation order, moved into the affinity. */
+sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, int ideal,
+                       sim_thread **out);
 uint32_t sim_thread_id(const sim_thread *t); /* multiples of 4, deterministic */
 int sim_thread_index(const sim_thread *t);   /* 0, 1, 2 ... in creation order */
 const char *sim_thread_name(const sim_thread *t);
 sim_thread_state sim_thread_state_of(const sim_thread *t);
 const pmu_bank *sim_thread_bank(const sim_thread *t);
-uint64_t sim_thread_scratch(const sim_thread *t);  /* a guest page owned by the thread */
+uint64_t sim_thread_scratch(sim_thread *t); /* a guest page owned by the thread (mapped on first use; 0 if not possible) */
 uint64_t sim_thread_switches(const sim_thread *t); /* switch-ins so far */
+int sim_thread_priority(const sim_thread *t);
+int sim_thread_cpu(const sim_thread *t);         /* CPU it runs on or last ran on; -1 never ran */
+int sim_thread_ideal(const sim_thread *t);
+uint64_t sim_thread_affinity(const sim_thread *t);
+int sim_thread_wait_reason(const sim_thread *t);
+uint32_t sim_thread_exit_code(const sim_thread *t); /* 259 (STILL_ACTIVE) until it exits */
 sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid);
 int sim_thread_count(const sim_machine *m);
 sim_thread *sim_thread_at(sim_machine *m, int index);
@@ -115,9 +132,10 @@ sim_thread *sim_thread_at(sim_machine *m, int index);
 
 typedef enum sim_call_status {
     SIM_CALL_RETURNED = 0, /* the callee returned; sim_call_result() has rax */
-    SIM_CALL_PREEMPTED,    /* quantum ended with another thread ready; thread is Ready */
+    SIM_CALL_YIELD,        /* the scheduler needs the driver: the thread was switched out, or its
+                              CPU's lock-step round ended; resume the body to continue */
     SIM_CALL_FAULTED,      /* a guest exception; sim_call_fault() describes it */
-    SIM_CALL_LIMIT,        /* the machine's max_cycles was reached */
+    SIM_CALL_LIMIT,        /* the CPU reached max_cycles */
     SIM_CALL_ERROR,        /* the emulator failed (a bug or resource problem) */
 } sim_call_status;
 
@@ -143,26 +161,101 @@ uint64_t sim_call_result(const sim_thread *t);
 const sim_fault *sim_call_fault(const sim_thread *t);
 const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
 
-/* ---- scheduler (round-robin, one CPU) ------------------------------------------------ */
-/* Observers see every switch-in (for profiling, tracing).  `reason` is the
- * KWAIT_REASON recorded when the incoming thread last left the CPU. */
+/* ---- scheduler (sim/README.md states every rule) -------------------------------------- */
+
+/* What the scheduler records for ETW CSwitch/ReadyThread events and traces. */
+typedef enum sim_record_type { SIM_REC_SWITCH = 0, SIM_REC_READY = 1 } sim_record_type;
+typedef struct sim_record {
+    sim_record_type type;
+    int cpu;
+    uint64_t time;           /* cycles, on that CPU */
+    const sim_thread *thread; /* SWITCH: incoming (NULL = idle); READY: the readied thread */
+    const sim_thread *old;    /* SWITCH: outgoing (NULL = idle) */
+    int new_priority, old_priority;
+    int old_wait_reason;     /* KWAIT_REASON */
+    int old_wait_mode;       /* 0 KernelMode, 1 UserMode */
+    int old_state;           /* KTHREAD_STATE the outgoing thread enters */
+    int reason;              /* READY: what readied it (SIM_READY_*) */
+} sim_record;
+
+enum { SIM_READY_NEW = 0, SIM_READY_WAKE, SIM_READY_TIMEOUT, SIM_READY_QUANTUM, SIM_READY_PREEMPTED, SIM_READY_YIELD };
+
+/* Observers see every switch-in (for profiling), thread exit, and every record. */
 typedef struct sim_observer {
     void (*switch_in)(void *ud, sim_thread *t, int reason);
     void (*thread_exit)(void *ud, sim_thread *t);
+    void (*record)(void *ud, const sim_record *r);
     void *ud;
 } sim_observer;
-void sim_set_observer(sim_machine *m, const sim_observer *o);
+/* Adds an observer (at most 4); returns its slot or -1. */
+int sim_add_observer(sim_machine *m, const sim_observer *o);
+void sim_remove_observer(sim_machine *m, int slot);
 
-/* Makes a new thread Ready (tail of the ready queue). */
-sim_err sim_sched_start(sim_thread *t);
-/* Picks the next thread to run and switches it in; NULL when none is ready. */
-sim_thread *sim_sched_dispatch(sim_machine *m);
-/* The running thread, or NULL. */
+typedef enum sim_run_status {
+    SIM_RUN_THREAD = 0, /* *out is the executing thread: resume its body */
+    SIM_RUN_DONE,       /* every thread has exited */
+    SIM_RUN_DEADLOCK,   /* every thread waits and no timer is pending (sim_deadlock_report) */
+    SIM_RUN_LIMIT,      /* a CPU reached max_cycles */
+} sim_run_status;
+
+/* Advances the machine (idle time, clock interrupts, timers, dispatch) until a
+ * thread must run its body or the run ends.  The returned thread is the
+ * executing thread until the next call. */
+sim_run_status sim_sched_next(sim_machine *m, sim_thread **out);
+/* The executing thread, or NULL. */
 sim_thread *sim_sched_current(const sim_machine *m);
-/* The running thread's body has ended. */
-void sim_sched_exit(sim_thread *t);
-/* Number of Ready threads. */
-int sim_sched_ready_count(const sim_machine *m);
+/* The executing thread's body has ended: it exits with `code`. */
+void sim_thread_exit(sim_thread *t, uint32_t code);
+/* After an API call that may have readied a higher-priority thread: if the
+ * executing thread t must give up its CPU now, it is preempted (WrPreempted)
+ * and true is returned: the caller yields to the driver before going on. */
+bool sim_sched_preempt_pending(sim_thread *t);
+/* Writes "thread 'a' (id 1000) waits on event #1; ..." for a deadlock. */
+void sim_deadlock_report(sim_machine *m, char *buf, size_t n);
+
+typedef struct sim_cpu_stats {
+    uint64_t time, busy, idle, interrupt, ticks, switches;
+} sim_cpu_stats;
+int sim_cpu_count(const sim_machine *m);
+void sim_cpu_stats_of(const sim_machine *m, int cpu, sim_cpu_stats *out);
+
+/* ---- dispatcher objects and waits ---------------------------------------------------------- */
+typedef struct sim_object sim_object;
+typedef enum sim_object_type { SIM_OBJ_EVENT = 0, SIM_OBJ_MUTEX, SIM_OBJ_SEMAPHORE, SIM_OBJ_THREAD } sim_object_type;
+
+#define SIM_INFINITE UINT64_MAX
+#define SIM_WAIT_OBJECT_0 0x00000000u
+#define SIM_WAIT_ABANDONED_0 0x00000080u
+#define SIM_WAIT_TIMEOUT 0x00000102u
+
+/* Objects belong to the machine and live as long as it. NULL: out of memory. */
+sim_object *sim_event_new(sim_machine *m, bool manual, bool initial);
+/* initial_owner: owned by the executing thread (recursion 1). */
+sim_object *sim_mutex_new(sim_machine *m, bool initial_owner);
+sim_object *sim_semaphore_new(sim_machine *m, int32_t initial, int32_t max);
+sim_object *sim_thread_object(sim_thread *t);
+sim_object_type sim_object_type_of(const sim_object *o);
+uint32_t sim_object_id(const sim_object *o);
+
+void sim_event_set(sim_object *e);
+void sim_event_reset(sim_object *e);
+/* 0, or -1 when t does not own the mutex (ERROR_NOT_OWNER). */
+int sim_mutex_release(sim_thread *t, sim_object *mx);
+/* 0 with *prev, or -1 when the count would pass max (ERROR_TOO_MANY_POSTS). */
+int sim_semaphore_release(sim_object *s, int32_t n, int32_t *prev);
+
+typedef enum sim_wait_result { SIM_WAIT_DONE = 0, SIM_WAIT_BLOCKED } sim_wait_result;
+/* Waits for one (all=false) or all of n objects, or only for the timeout when
+ * n = 0 (Sleep).  timeout in cycles, SIM_INFINITE for none; waits resolve on
+ * clock ticks.  SIM_WAIT_DONE: sim_wait_status() has the result at once.
+ * SIM_WAIT_BLOCKED: t is Waiting with `reason`; when the body is resumed,
+ * sim_wait_status() has the result. */
+sim_wait_result sim_wait(sim_thread *t, sim_object *const *objs, int n, bool all, uint64_t timeout, int reason);
+uint32_t sim_wait_status(const sim_thread *t);
+/* SwitchToThread (any ready thread for this CPU) or Sleep(0) (equal priority
+ * only): true when t gave up its CPU (the caller yields to the driver). */
+bool sim_yield(sim_thread *t, bool any_priority);
+uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
 
 /* ---- speed measurement (make bench) ----------------------------------------------------- */
 #define SIM_BENCH_MODES 4

@@ -36,7 +36,35 @@ typedef struct block_entry {
     pmu_block_stats st;
 } block_entry;
 
-typedef enum stop_reason { STOP_NONE = 0, STOP_QUANTUM, STOP_LIMIT, STOP_INTR } stop_reason;
+typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR } stop_reason;
+
+/* A dispatcher object (HCP-SPEC §6 waits): event, mutex, semaphore, thread. */
+typedef struct wait_block wait_block;
+struct sim_object {
+    sim_machine *m;
+    sim_object_type type;
+    uint32_t id;         /* per-type sequence number, for messages */
+    bool signaled;       /* events */
+    bool manual;         /* events: manual reset */
+    sim_thread *owner;   /* mutexes */
+    uint32_t recursion;  /* mutexes */
+    bool abandoned;      /* mutexes: owner exited while owning */
+    int32_t count, max;  /* semaphores */
+    sim_thread *thread;  /* thread objects */
+    wait_block *wb_head, *wb_tail; /* waiters, FIFO */
+    sim_object *next_owned;        /* mutexes: in the owner's list */
+    sim_object *next_all;          /* machine's list, for freeing */
+};
+
+/* One thread waiting on one object. */
+struct wait_block {
+    sim_thread *t;
+    sim_object *obj;
+    int index;
+    wait_block *prev, *next; /* in obj's list */
+};
+
+#define SIM_MAX_WAIT 64 /* MAXIMUM_WAIT_OBJECTS */
 
 struct sim_thread {
     sim_machine *m;
@@ -44,20 +72,48 @@ struct sim_thread {
     uint32_t id;
     char name[64];
     int priority;
-    uint64_t affinity;
+    uint64_t affinity;   /* CPUs it may run on (bit i = CPU i), already masked to the machine */
+    int ideal;           /* ideal processor */
+    int cpu;             /* CPU it runs on, or last ran on (-1 never) */
     sim_thread_state state;
-    int wait_reason;   /* KWAIT_REASON recorded when it last left the CPU */
-    uint64_t switches; /* switch-ins */
+    int wait_reason;     /* KWAIT_REASON recorded when it last left the CPU */
+    int wait_mode;       /* 0 KernelMode, 1 UserMode */
+    uint64_t switches;   /* switch-ins */
+    uint32_t exit_code;
     pmu_bank bank;
+    uint64_t quantum_start; /* thread cycles when its quantum was last replenished */
+    uint64_t ready_time;    /* when it became Ready (a CPU may take it from then on) */
     uint64_t stack_lo, stack_hi, scratch;
-    uc_context *ctx; /* saved CPU state while not on the CPU */
+    bool mapped;             /* stack and scratch are mapped */
+    uc_context *ctx;         /* saved CPU state while not on the CPU (allocated on first use) */
     bool in_call;
-    uint64_t rip; /* where the call resumes */
+    uint64_t rip;            /* where the call resumes */
     uint64_t result;
     sim_fault fault;
     char error[160];
-    sim_thread *next_ready;
+    sim_thread *qnext, *qprev; /* ready queue links */
+    /* waiting */
+    wait_block wb[SIM_MAX_WAIT];
+    int nwait;
+    bool wait_all;
+    uint32_t wait_status;
+    uint64_t timer_due;      /* UINT64_MAX: no timer */
+    int timer_pos;           /* index in the timer heap, -1 when not in it */
+    sim_object *owned;       /* mutexes it owns */
+    sim_object *self_obj;    /* its thread object */
 };
+
+typedef struct sim_cpu {
+    int index;
+    uint64_t time;        /* local virtual time, cycles */
+    uint64_t next_tick;   /* time of its next clock interrupt */
+    sim_thread *cur;      /* running thread, NULL when idle */
+    bool check_preempt;   /* a higher-priority thread may be ready for it */
+    uint64_t busy, idle, intr, ticks, switches;
+} sim_cpu;
+
+#define SIM_MAX_CPUS 64
+#define SIM_MAX_OBSERVERS 4
 
 struct sim_machine {
     sim_config cfg;
@@ -71,21 +127,28 @@ struct sim_machine {
     struct heap_free {
         uint64_t addr;
         uint32_t size;
-    } * heap_free; /* freed blocks, LIFO */
+    } *heap_free; /* freed blocks, LIFO */
     int heap_nfree, heap_capfree;
 
     sim_thread **threads;
-    int nthreads, capthreads;
-    sim_thread *running, *last_run, *loaded;
-    sim_thread *ready_head, *ready_tail;
-    int nready;
-    sim_observer obs;
-    struct trap *traps; /* instructions served by the model (cpu.c) */
+    int nthreads, capthreads, nlive;
+    sim_thread *loaded;   /* whose CPU context is in the engine */
+    sim_thread *running;  /* the executing thread (its body or guest code runs now) */
+    sim_cpu *exec;        /* its CPU */
+    sim_observer obs[SIM_MAX_OBSERVERS];
+    int nobs;
+    struct trap *traps;   /* instructions served by the model (cpu.c) */
 
-    uint64_t clock; /* virtual cycles */
-    uint64_t quantum_cycles;
-    uint64_t slice_deadline;
-    uint64_t max_cycles;
+    sim_cpu cpus[SIM_MAX_CPUS];
+    int ncpus;
+    uint64_t tick_cycles, quantum_cycles, max_cycles;
+    sim_thread *rq_head[32], *rq_tail[32]; /* ready queues by priority */
+    uint32_t rq_summary;                   /* bit p: queue p not empty */
+    int nready;
+    sim_thread **timers;                   /* min-heap by (timer_due, id) */
+    int ntimers, captimers;
+    sim_object *objects;
+    uint32_t nobj[4];
 
     /* block statistics cache: open addressing, power-of-two capacity */
     block_entry *blocks;
@@ -95,6 +158,7 @@ struct sim_machine {
     uint64_t last_block_addr;
 
     /* per-run stop bookkeeping */
+    uint64_t stop_at;  /* the executing CPU stops at the first block boundary at or after this time */
     stop_reason stop;
     bool retranslated;
     int intno;
@@ -107,7 +171,21 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr);
 /* cpu.c */
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
+/* machine.c */
+sim_err sim_thread_map(sim_thread *t); /* maps stack and scratch on first use */
+void sim_sched_make_ready(sim_thread *t, int reason); /* at the current time, tail of its queue */
+void sim_sched_leave(sim_thread *t);                  /* t (Waiting or Terminated) leaves its CPU */
 /* sched.c */
-void sim_sched_preempt(sim_thread *t, int reason);
+typedef enum boundary_result { BOUNDARY_CONTINUE, BOUNDARY_YIELD } boundary_result;
+/* At a block boundary where the executing CPU reached stop_at: ticks,
+ * timers, quantum end, preemption, lock-step round end. */
+boundary_result sim_sched_boundary(sim_machine *m);
+uint64_t sim_sched_stop_at(sim_machine *m, sim_cpu *c);
+void sim_sched_record(sim_machine *m, const sim_record *r);
+/* objects.c */
+void sim_objects_free(sim_machine *m);
+void sim_timer_expire(sim_machine *m, uint64_t now);
+void sim_wait_cancel(sim_thread *t);
+void sim_thread_signal_exit(sim_thread *t);
 
 #endif

@@ -53,7 +53,7 @@ printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body 
 check "a bad argument type" 2 "arg.lua:4: bad argument #2 to 'EnableThreadProfiling' (integer expected, got string)" arg.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_cycles = 100000 }\nlocal loop = m:code("\\235\\254")\nm:thread { body = function(t)\n  t:run(loop)\nend }\nm:run()\n' > limit.lua
-check "a runaway guest loop ends at the cycle limit" 2 "limit.lua:5: cycle limit reached after 100000 cycles (raise it with m:run{max_cycles = N} or hcp.machine{max_cycles = N})" limit.lua
+check "a runaway guest loop ends at the cycle limit" 2 "limit.lua:5: cycle limit reached at 100000 cycles on CPU 0 (raise it with m:run{max_cycles = N} or hcp.machine{max_cycles = N})" limit.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t) coroutine.yield() end }\nm:run()\n' > yield.lua
 check "coroutine.yield from a body is refused" 2 "yield.lua:4: thread '': coroutine.yield() from a thread body is not supported (the scheduler owns the body's coroutine)" yield.lua

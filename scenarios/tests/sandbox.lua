@@ -65,7 +65,7 @@ tap.like(err_of(function() hcp.machine { tick = "fast" } end), "'tick' must be a
          "a mistyped option says what it wants")
 tap.like(err_of(function() hcp.machine { quantum = 0 } end), "'quantum' = 0 is out of range", "a zero quantum is refused")
 local m = hcp.machine {}
-tap.like(err_of(function() m:event {} end), "hcpsim%.Machine has no member 'event'", "an unknown method is named")
+tap.like(err_of(function() m:frobnicate {} end), "hcpsim%.Machine has no member 'frobnicate'", "an unknown method is named")
 tap.like(err_of(function() m:thread { body = 1 } end), "'body' must be a function %(got number%)", "a thread needs a body")
 tap.like(err_of(function() m:read(0, 4) end), "m:read%(0x0, 4%): guest address not mapped", "reading unmapped memory")
 tap.like(err_of(function() m:write(m:code("\xc3"), "x") end), "guest access not permitted", "writing into code")

@@ -17,9 +17,14 @@ static sim_machine *new_machine(uint32_t tick, uint64_t max_cycles) {
 
 static sim_thread *start_thread(sim_machine *m, const char *name) {
     sim_thread *t;
-    if (sim_thread_new(m, name, 8, 1, &t) != SIM_OK) bail("sim_thread_new failed");
-    sim_sched_start(t);
+    if (sim_thread_new(m, name, 8, 1, -1, &t) != SIM_OK) bail("sim_thread_new failed");
     return t;
+}
+
+/* Makes the first Ready thread the executing one. */
+static void dispatch(sim_machine *m) {
+    sim_thread *t;
+    if (sim_sched_next(m, &t) != SIM_RUN_THREAD) bail("nothing to dispatch");
 }
 
 static uint64_t place(sim_machine *m, const void *code, size_t n) {
@@ -51,7 +56,7 @@ static void test_counting(void) {
     tap_clause("SIM-COUNT-EXACT");
     sim_machine *m = new_machine(156250, 0);
     sim_thread *t = start_thread(m, "count");
-    sim_sched_dispatch(m);
+    dispatch(m);
     static const int js[] = {0, 5};
     static const uint64_t ns[] = {1, 7, 1000, 250000};
     for (size_t a = 0; a < 2; a++) {
@@ -93,7 +98,7 @@ static void test_calling_convention(void) {
     tap_clause("SIM-CALL-X64");
     sim_machine *m = new_machine(156250, 0);
     sim_thread *t = start_thread(m, "cc");
-    sim_sched_dispatch(m);
+    dispatch(m);
     uint64_t args[8] = {0x1111, 0x2222, 0x3333, 0x4444, 0x5555, 0x6666, 0x7777, 0x8888};
     /* mov rax, <reg or [rsp+0x28+8k]>; ret */
     static const uint8_t get[8][9] = {
@@ -129,7 +134,7 @@ static void test_faults(void) {
     tap_clause("SIM-FAULT");
     sim_machine *m = new_machine(156250, 0);
     sim_thread *t = start_thread(m, "faults");
-    sim_sched_dispatch(m);
+    dispatch(m);
     struct {
         const char *what;
         uint8_t code[16];
@@ -205,7 +210,7 @@ static void test_traps(void) {
     tap_clause("SIM-RDTSC-VIRTUAL");
     sim_machine *m = new_machine(156250, 0);
     sim_thread *t = start_thread(m, "traps");
-    sim_sched_dispatch(m);
+    dispatch(m);
     /* nop x3; rdtsc; shl rdx, 32; or rax, rdx; ret */
     static const uint8_t tsc[] = {0x90, 0x90, 0x90, 0x0F, 0x31, 0x48, 0xC1, 0xE2, 0x20, 0x48, 0x09, 0xD0, 0xC3};
     uint64_t e = place(m, tsc, sizeof tsc);
@@ -229,21 +234,21 @@ static void test_traps(void) {
 }
 
 static void test_preemption(void) {
-    tap_clause("SIM-SCHED-RR");
-    /* tick 1000 (100 us) x quantum 2 at 3 GHz = 600000 cycles */
+    tap_clause("SIM-SCHED-QUANTUM");
+    /* tick 1000 (100 us) at 3 GHz = 300000 cycles; quantum 2 ticks = 600000 thread cycles;
+     * each clock interrupt costs 2000 cycles of CPU time, none of thread time. */
     sim_machine *m = new_machine(1000, 0);
-    is_u64(sim_quantum_cycles(m), 600000, "quantum = 2 x 1000 x 100 ns x 3 GHz");
+    is_u64(sim_tick_cycles(m), 300000, "tick = 1000 x 100 ns x 3 GHz");
+    is_u64(sim_quantum_cycles(m), 600000, "quantum = 2 ticks");
     sim_thread *a = start_thread(m, "a");
     sim_thread *b = start_thread(m, "b");
     uint8_t loop[64];
     uint64_t e = place(m, loop, make_loop(loop, 0));
-    uint64_t na = 500000, nb = 700000; /* 1000001 and 1400001 instructions */
+    uint64_t na = 500000, nb = 700000; /* 1000001 and 1400001 cycles of work */
     int started[2] = {0, 0}, done[2] = {0, 0}, guard = 0;
-    sim_thread *th[2] = {a, b};
     uint64_t ns[2] = {na, nb};
-    while (guard++ < 100) {
-        sim_thread *t = sim_sched_dispatch(m);
-        if (!t) break;
+    sim_thread *t;
+    while (guard++ < 100 && sim_sched_next(m, &t) == SIM_RUN_THREAD) {
         int i = t == a ? 0 : 1;
         if (!started[i]) {
             sim_call_begin(t, e, &ns[i], 1);
@@ -252,20 +257,25 @@ static void test_preemption(void) {
         sim_call_status s = sim_call_continue(t);
         if (s == SIM_CALL_RETURNED) {
             done[i] = 1;
-            sim_sched_exit(t);
-        } else if (s != SIM_CALL_PREEMPTED) {
+            sim_thread_exit(t, 0);
+        } else if (s != SIM_CALL_YIELD) {
             bail("unexpected call status %d", (int)s);
         }
     }
     ok(done[0] && done[1], "both threads finished");
-    is_u64(sim_thread_bank(th[0])->ev[PMU_EV_INSTRUCTIONS], 2 * na + 1, "thread a counted only its own work");
-    is_u64(sim_thread_bank(th[1])->ev[PMU_EV_INSTRUCTIONS], 2 * nb + 1, "thread b counted only its own work");
-    is_u64(sim_clock(m), 2 * na + 1 + 2 * nb + 1, "the clock is the sum of both");
-    /* a needs 1000001 cycles (2 slices), b 1400001 (3 slices).  Order: a b a b b.
-     * b's last slice follows its own (a has ended, nobody else is ready), so it
-     * is a new quantum without a switch: a and b are each switched in twice. */
+    is_u64(sim_thread_bank(a)->ev[PMU_EV_INSTRUCTIONS], 2 * na + 1, "thread a counted only its own work");
+    is_u64(sim_thread_bank(b)->ev[PMU_EV_INSTRUCTIONS], 2 * nb + 1, "thread b counted only its own work");
+    /* Quantum end is checked at ticks: a runs to the tick at 900000 (896000 own
+     * cycles >= 600000), b from 902000 to the tick at 1800000, a finishes its
+     * last 104001 cycles, b its last 506001 (2 more ticks). Ticks: 300k .. 2.4M. */
+    sim_cpu_stats cs;
+    sim_cpu_stats_of(m, 0, &cs);
+    is_u64(cs.ticks, 8, "8 clock interrupts");
+    is_u64(cs.interrupt, 8 * 2000, "interrupt time = 8 x 2000 cycles");
+    is_u64(cs.time, 2 * na + 1 + 2 * nb + 1 + 8 * 2000, "CPU time = both threads' work + interrupts");
+    is_u64(cs.busy, 2 * na + 1 + 2 * nb + 1, "busy time = both threads' work");
     is_u64(sim_thread_switches(a), 2, "a: switched in twice");
-    is_u64(sim_thread_switches(b), 2, "b: switched in twice (its last quantum follows its own)");
+    is_u64(sim_thread_switches(b), 2, "b: switched in twice");
     sim_machine_free(m);
 }
 
@@ -273,7 +283,7 @@ static void test_limit(void) {
     tap_clause("SIM-LIMIT");
     sim_machine *m = new_machine(156250, 1000000);
     sim_thread *t = start_thread(m, "spin");
-    sim_sched_dispatch(m);
+    dispatch(m);
     static const uint8_t forever[] = {0xEB, 0xFE}; /* jmp $ */
     is_u64(call(t, place(m, forever, sizeof forever), NULL, 0), SIM_CALL_LIMIT, "an endless loop stops at max_cycles");
     ok(sim_clock(m) >= 1000000 && sim_clock(m) < 1000000 + 2, "the clock stops at the limit (block granularity)");
