@@ -68,8 +68,10 @@ struct hcp_os {
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full. */
 uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o, uint32_t access);
-/* Resolves any waitable handle (thread, event, mutex, semaphore) for `access`. */
-uint32_t hcp_ref_object(hcp_os *os, uint64_t h, uint32_t access, obj_type *type, sim_object **out);
+/* Resolves a waitable handle (thread, event, mutex, semaphore) of type `want`
+ * (OBJ_NONE: any) for `access`; the type is checked before the access, as
+ * ObReferenceObjectByHandle does. */
+uint32_t hcp_ref_object(hcp_os *os, uint64_t h, obj_type want, uint32_t access, obj_type *type, sim_object **out);
 
 /* Per-thread OS state, grown on demand; NULL on host memory exhaustion. */
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);

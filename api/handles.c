@@ -115,12 +115,13 @@ uint32_t hcp_ref_thread(hcp_os *os, uint64_t v, uint32_t access, sim_thread **ou
     return STATUS_SUCCESS;
 }
 
-uint32_t hcp_ref_object(hcp_os *os, uint64_t v, uint32_t access, obj_type *type, sim_object **out) {
+uint32_t hcp_ref_object(hcp_os *os, uint64_t v, obj_type want, uint32_t access, obj_type *type, sim_object **out) {
     *out = NULL;
     *type = OBJ_NONE;
     if (v == HCP_CURRENT_THREAD) {
         sim_thread *t = hcp_current(os);
         if (!t) return STATUS_INVALID_HANDLE;
+        if (want != OBJ_NONE && want != OBJ_THREAD) return STATUS_OBJECT_TYPE_MISMATCH;
         *type = OBJ_THREAD;
         *out = sim_thread_object(t);
         return *out ? STATUS_SUCCESS : STATUS_NO_MEMORY;
@@ -128,6 +129,7 @@ uint32_t hcp_ref_object(hcp_os *os, uint64_t v, uint32_t access, obj_type *type,
     if (v == HCP_CURRENT_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH; /* processes are not simulated */
     handle_slot *h = lookup(os, v);
     if (!h) return STATUS_INVALID_HANDLE;
+    if (want != OBJ_NONE && h->type != want) return STATUS_OBJECT_TYPE_MISMATCH; /* type before access */
     if ((h->access & access) != access) return STATUS_ACCESS_DENIED;
     *type = h->type;
     *out = h->type == OBJ_THREAD ? sim_thread_object(h->thread) : h->object;

@@ -40,9 +40,7 @@ uint64_t hcp_create_semaphore(hcp_os *os, int32_t lInitialCount, int32_t lMaximu
 /* Resolves a handle of one object type. */
 static uint32_t ref_typed(hcp_os *os, uint64_t h, obj_type want, uint32_t access, sim_object **o) {
     obj_type type;
-    uint32_t st = hcp_ref_object(os, h, access, &type, o);
-    if (st == STATUS_SUCCESS && type != want) st = STATUS_OBJECT_TYPE_MISMATCH;
-    return st;
+    return hcp_ref_object(os, h, want, access, &type, o);
 }
 
 /* After a call that may have readied threads: the caller may lose its CPU. */
@@ -108,7 +106,10 @@ static uint64_t timeout_cycles(hcp_os *os, uint32_t ms) {
 
 static uint32_t wait_on(hcp_os *os, sim_object *const *objs, uint32_t n, int all, uint32_t ms) {
     sim_thread *t = hcp_current(os);
-    if (!t) return fail(os, STATUS_INVALID_HANDLE) ? 0 : WAIT_FAILED;
+    if (!t) {
+        fail(os, STATUS_INVALID_HANDLE);
+        return WAIT_FAILED;
+    }
     if (sim_wait(t, objs, (int)n, all != 0, timeout_cycles(os, ms), SIM_WR_USER_REQUEST) == SIM_WAIT_BLOCKED)
         return HCP_PENDING;
     return sim_wait_status(t);
@@ -117,7 +118,7 @@ static uint32_t wait_on(hcp_os *os, sim_object *const *objs, uint32_t n, int all
 uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds) {
     obj_type type;
     sim_object *o;
-    uint32_t st = hcp_ref_object(os, hHandle, SYNCHRONIZE, &type, &o);
+    uint32_t st = hcp_ref_object(os, hHandle, OBJ_NONE, SYNCHRONIZE, &type, &o);
     if (st != STATUS_SUCCESS) {
         fail(os, st);
         return WAIT_FAILED;
@@ -139,7 +140,7 @@ uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles,
     sim_object *objs[MAXIMUM_WAIT_OBJECTS];
     for (uint32_t i = 0; i < nCount; i++) {
         obj_type type;
-        uint32_t st = hcp_ref_object(os, hcp_get64(raw + 8 * i), SYNCHRONIZE, &type, &objs[i]);
+        uint32_t st = hcp_ref_object(os, hcp_get64(raw + 8 * i), OBJ_NONE, SYNCHRONIZE, &type, &objs[i]);
         if (st != STATUS_SUCCESS) {
             fail(os, st);
             return WAIT_FAILED;
