@@ -521,7 +521,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
         uc_context_restore(m->uc, t->ctx);
         m->loaded = t;
     }
-    m->stop_at = sim_sched_stop_at(m, m->exec);
+    m->stop_at = sim_sched_segment_begin(m, m->exec);
     /* Each pass ends on a stop; a pass that only crosses a clock tick or
      * retranslates a block makes progress (time advances or a block gains its
      * traps), and max_cycles bounds the whole. */

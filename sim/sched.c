@@ -67,26 +67,30 @@ static void rq_remove(sim_machine *m, sim_thread *t) {
 
 static bool cpu_in(uint64_t affinity, int cpu) { return (affinity >> cpu) & 1; }
 
-/* May CPU c take t now?  An idle CPU leaves a thread to its ideal processor
- * when that processor is idle too (it will take it on its turn). */
-static bool eligible(sim_machine *m, const sim_cpu *c, const sim_thread *t) {
+/* May CPU c take t now?  A CPU that would otherwise go idle leaves a thread
+ * to its ideal processor when that processor is idle (it takes it on its
+ * turn), as Windows readies a thread onto an idle ideal processor. */
+static bool eligible(sim_machine *m, const sim_cpu *c, const sim_thread *t, bool idle_pick) {
     if (!cpu_in(t->affinity, c->index) || t->ready_time > c->time) return false;
-    if (!c->cur && t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in(t->affinity, t->ideal)) return false;
+    if (idle_pick && t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in(t->affinity, t->ideal)) return false;
     return true;
 }
 
-/* The highest-priority eligible ready thread with priority >= min_prio, FIFO within a priority. */
-static sim_thread *pick(sim_machine *m, const sim_cpu *c, int min_prio) {
+/* The highest-priority eligible ready thread with priority >= min_prio, FIFO
+ * within a priority.  idle_pick: c has no thread to go on with. */
+static sim_thread *pick_for(sim_machine *m, const sim_cpu *c, int min_prio, bool idle_pick) {
     if (min_prio > 31) return NULL;
     uint32_t sum = m->rq_summary & (min_prio > 0 ? ~((1u << min_prio) - 1) : ~0u);
     while (sum) {
         int p = 31 - __builtin_clz(sum);
         for (sim_thread *t = m->rq_head[p]; t; t = t->qnext)
-            if (eligible(m, c, t)) return t;
+            if (eligible(m, c, t, idle_pick)) return t;
         sum &= ~(1u << p);
     }
     return NULL;
 }
+
+static sim_thread *pick(sim_machine *m, const sim_cpu *c, int min_prio) { return pick_for(m, c, min_prio, false); }
 
 static sim_cpu *exec_cpu(const sim_machine *m) { return m->exec; }
 
@@ -208,11 +212,15 @@ static uint64_t round_end(const sim_machine *m, const sim_cpu *c) {
     return (c->time / m->cfg.slice + 1) * m->cfg.slice;
 }
 
+uint64_t sim_sched_segment_begin(sim_machine *m, sim_cpu *c) {
+    c->seg_end = round_end(m, c);
+    return sim_sched_stop_at(m, c);
+}
+
 uint64_t sim_sched_stop_at(sim_machine *m, sim_cpu *c) {
     if (c->check_preempt) return 0;
     uint64_t s = c->next_tick;
-    uint64_t r = round_end(m, c);
-    if (r < s) s = r;
+    if (c->seg_end < s) s = c->seg_end;
     if (m->max_cycles < s) s = m->max_cycles;
     return s;
 }
@@ -220,7 +228,7 @@ uint64_t sim_sched_stop_at(sim_machine *m, sim_cpu *c) {
 boundary_result sim_sched_boundary(sim_machine *m) {
     sim_cpu *c = exec_cpu(m);
     sim_thread *t = c->cur;
-    uint64_t rend = round_end(m, c);
+    uint64_t rend = c->seg_end;
     /* bounded: each pass either processes a tick (time advances) or returns */
     for (;;) {
         if (c->cur != t) return BOUNDARY_YIELD;
@@ -271,7 +279,7 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
             tick(m, c);
             continue;
         }
-        sim_thread *t = pick(m, c, 0);
+        sim_thread *t = pick_for(m, c, 0, true);
         if (t) {
             switch_to(m, c, t);
             continue;
@@ -320,7 +328,7 @@ void sim_sched_leave(sim_thread *t) {
     if (t->cpu < 0) return;
     sim_cpu *c = &m->cpus[t->cpu];
     if (c->cur != t) return;
-    switch_to(m, c, pick(m, c, 0));
+    switch_to(m, c, pick_for(m, c, 0, true));
 }
 
 void sim_thread_exit(sim_thread *t, uint32_t code) {

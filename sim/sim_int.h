@@ -109,6 +109,7 @@ typedef struct sim_cpu {
     uint64_t next_tick;   /* time of its next clock interrupt */
     sim_thread *cur;      /* running thread, NULL when idle */
     bool check_preempt;   /* a higher-priority thread may be ready for it */
+    uint64_t seg_end;     /* end of the lock-step round in which the current run segment began */
     uint64_t busy, idle, intr, ticks, switches;
 } sim_cpu;
 
@@ -180,6 +181,8 @@ typedef enum boundary_result { BOUNDARY_CONTINUE, BOUNDARY_YIELD } boundary_resu
 /* At a block boundary where the executing CPU reached stop_at: ticks,
  * timers, quantum end, preemption, lock-step round end. */
 boundary_result sim_sched_boundary(sim_machine *m);
+/* Starts a run segment of c's thread: fixes its round end, returns stop_at. */
+uint64_t sim_sched_segment_begin(sim_machine *m, sim_cpu *c);
 uint64_t sim_sched_stop_at(sim_machine *m, sim_cpu *c);
 void sim_sched_record(sim_machine *m, const sim_record *r);
 /* objects.c */
