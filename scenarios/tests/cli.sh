@@ -35,7 +35,7 @@ status_only() { # name, expected status, command...
   if [ "$st" = "$want" ]; then echo "ok $n - $name"; else fail=$((fail + 1)); echo "not ok $n - $name (status $st, want $want)"; fi
 }
 echo "TAP version 13"
-echo "1..14"
+echo "1..16"
 
 printf 'local x = 1\nlocal y = = 2\n' > syntax.lua
 check "a syntax error is FILE:LINE: message, status 2" 2 "syntax.lua:2: unexpected symbol near '='" syntax.lua
@@ -69,6 +69,12 @@ check "a todo test that fails keeps the run green" 0 "" todook.lua
 
 printf 'local tap = require "hcpsim.tap"\ntap.plan(3)\ntap.ok(true)\n' > plan.lua
 check "fewer tests than planned: status 1" 1 "" plan.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nlocal e1, e2 = m:event {}, m:event {}\nlocal mx = m:mutex {}\nm:thread { name = "a", body = function(t) t:WaitForSingleObject(mx); t:WaitForSingleObject(e1) end }\nm:thread { name = "b", body = function(t) t:WaitForMultipleObjects({ e2, mx }, true) end }\nm:run()\n' > dead.lua
+check "a deadlock lists each thread and what it waits on" 2 "dead.lua:7: m:run: deadlock: thread 'a' (id 1000) waits on event #1; thread 'b' (id 1004) waits for all on event #2, mutex #1 (owned by 'a')" dead.lua
+
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_cycles = 1000000 }\nm:thread { name = "s", body = function(t) t:Sleep(1000) end }\nm:run()\n' > sleeplimit.lua
+check "a long sleep ends at the cycle limit" 2 "sleeplimit.lua:4: m:run: cycle limit reached at 1000000 cycles (raise it with m:run{max_cycles = N})" sleeplimit.lua
 
 check "a missing file" 2 "cannot open nothere.lua: No such file or directory" nothere.lua
 status_only "an unknown command: status 2" 2 $HCPSIM frobnicate
