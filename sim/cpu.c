@@ -359,7 +359,7 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     sim_machine *m = t->m;
     if (m->running != t || t->in_call) return SIM_ERR_STATE;
     if (nargs < 0 || nargs > SIM_MAX_ARGS) return SIM_ERR_ARG;
-    sim_err me = sim_thread_map(t);
+    sim_err me = sim_stack_acquire(t);
     if (me != SIM_OK) return me;
     /* Stack at entry: [rsp] return address (sentinel), [rsp+8..+40) shadow space,
      * [rsp+40+8k] argument 5+k.  rsp+8 is 16-byte aligned, as after a call. */
@@ -492,11 +492,11 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
     default:
         snprintf(t->error, sizeof t->error, "emulator error at rip 0x%llx: %s", (unsigned long long)rip,
                  uc_strerror(e));
-        t->in_call = false;
+        sim_call_end(t);
         return SIM_CALL_ERROR;
     }
     set_fault(t, code, rip, data, access);
-    t->in_call = false;
+    sim_call_end(t);
     return SIM_CALL_FAULTED;
 }
 
@@ -540,13 +540,13 @@ sim_call_status sim_call_continue(sim_thread *t) {
         case STOP_NONE:
             if (rip == SIM_SENTINEL) {
                 uc_reg_read(m->uc, UC_X86_REG_RAX, &t->result);
-                t->in_call = false;
+                sim_call_end(t);
                 return SIM_CALL_RETURNED;
             }
             if (!m->retranslated) {
                 snprintf(t->error, sizeof t->error, "guest stopped without a reason at rip 0x%llx",
                          (unsigned long long)rip);
-                t->in_call = false;
+                sim_call_end(t);
                 return SIM_CALL_ERROR;
             }
             t->rip = rip; /* the block gained its traps; run it again */
@@ -571,12 +571,12 @@ sim_call_status sim_call_continue(sim_thread *t) {
             continue;
         case STOP_INTR:
             if (m->intno == -2) { /* privileged instruction, already described by on_trap */
-                t->in_call = false;
+                sim_call_end(t);
                 return SIM_CALL_FAULTED;
             }
             if (m->intno == -1) {
                 snprintf(t->error, sizeof t->error, "out of host memory for the block cache");
-                t->in_call = false;
+                sim_call_end(t);
                 return SIM_CALL_ERROR;
             }
             {
@@ -584,7 +584,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
                 uint32_t code = intr_code(m->intno);
                 set_fault(t, code, at, code == 0xC0000005u ? UINT64_MAX : 0, 0);
             }
-            t->in_call = false;
+            sim_call_end(t);
             return SIM_CALL_FAULTED;
         }
     }

@@ -14,6 +14,9 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_ARG: return "bad argument";
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
+    case SIM_ERR_MAPPINGS:
+        return "too many separate guest memory mappings (3900: Unicorn 2.0.1's limit); fewer threads inside "
+               "guest calls at once, or fewer m:code/m:alloc calls";
     }
     return "unknown error";
 }
@@ -58,7 +61,11 @@ static sim_err region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t
         m->regions = r;
         m->cap_regions = nc;
     }
-    if (k != RK_GUARD && uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
+    if (k != RK_GUARD) {
+        if (m->nmaps >= SIM_MAX_MAPPINGS) return SIM_ERR_MAPPINGS;
+        if (uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
+        m->nmaps++;
+    }
     int i = m->nregions;
     while (i > 0 && m->regions[i - 1].base > base) {
         m->regions[i] = m->regions[i - 1];
@@ -110,6 +117,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     sim_err e = sim_cpu_init(m);
     if (e == SIM_OK) e = region_add(m, SIM_HEAP_BASE, SIM_HEAP_SIZE, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
     if (e == SIM_OK) e = region_add(m, SIM_SENTINEL, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
+    if (e == SIM_OK) e = region_add(m, SIM_SCRATCH, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
     if (e != SIM_OK) {
         sim_machine_free(m);
         return e;
@@ -129,6 +137,7 @@ void sim_machine_free(sim_machine *m) {
     sim_cpu_fini(m);
     free(m->regions);
     free(m->heap_free);
+    free(m->free_slots);
     free(m->blocks);
     free(m);
 }
@@ -236,8 +245,6 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     *out = NULL;
     uint64_t all = m->ncpus >= 64 ? UINT64_MAX : (UINT64_C(1) << m->ncpus) - 1;
     if (priority < 0 || priority > 31 || !(affinity & all) || ideal >= m->ncpus) return SIM_ERR_ARG;
-    uint64_t slot = (uint64_t)m->cfg.stack_size + 3 * SIM_PAGE;
-    if (SIM_STACK_BASE + (uint64_t)(m->nthreads + 1) * slot > SIM_SENTINEL) return SIM_ERR_NOMEM;
     if (m->nthreads == m->capthreads) {
         int nc = m->capthreads ? m->capthreads * 2 : 16;
         sim_thread **t = realloc(m->threads, (size_t)nc * sizeof *t);
@@ -264,11 +271,7 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     t->exit_code = 259; /* STILL_ACTIVE */
     t->timer_pos = -1;
     t->timer_due = UINT64_MAX;
-    /* slot: [guard][stack][scratch][gap], mapped on first use */
-    uint64_t base = SIM_STACK_BASE + (uint64_t)t->index * slot;
-    t->stack_lo = base + SIM_PAGE;
-    t->stack_hi = t->stack_lo + m->cfg.stack_size;
-    t->scratch = t->stack_hi;
+    t->stack_slot = -1;
     m->threads[m->nthreads++] = t;
     m->nlive++;
     sim_sched_make_ready(t, SIM_READY_NEW);
@@ -276,15 +279,54 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     return SIM_OK;
 }
 
-sim_err sim_thread_map(sim_thread *t) {
-    if (t->mapped) return SIM_OK;
+/* Stack slots: slot k is [guard page][stack] at SIM_STACK_BASE + k x (stack +
+ * page).  A thread holds one only during a guest call; freed slots are reused
+ * last-in first-out, so the stack address of a call is deterministic.  The
+ * guard page's region records the holder, for STATUS_STACK_OVERFLOW. */
+sim_err sim_stack_acquire(sim_thread *t) {
     sim_machine *m = t->m;
-    sim_err e = region_add(m, t->stack_lo - SIM_PAGE, SIM_PAGE, 0, RK_GUARD, t->index);
-    if (e == SIM_OK)
-        e = region_add(m, t->stack_lo, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, t->index);
-    if (e == SIM_OK) e = region_add(m, t->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, t->index);
-    if (e == SIM_OK) t->mapped = true;
-    return e;
+    if (t->stack_slot >= 0) return SIM_OK;
+    uint64_t span = (uint64_t)m->cfg.stack_size + SIM_PAGE;
+    int k;
+    if (m->nfree_slots > 0) {
+        k = m->free_slots[--m->nfree_slots];
+    } else {
+        k = m->nslots;
+        uint64_t base = SIM_STACK_BASE + (uint64_t)k * span;
+        if (base + span > SIM_SCRATCH) return SIM_ERR_NOMEM;
+        if (m->nfree_slots == m->capfree_slots) { /* room to give it back later */
+            int nc = m->capfree_slots ? m->capfree_slots * 2 : 64;
+            int *f = realloc(m->free_slots, (size_t)nc * sizeof *f);
+            if (!f) return SIM_ERR_NOMEM;
+            m->free_slots = f;
+            m->capfree_slots = nc;
+        }
+        sim_err e = region_add(m, base + SIM_PAGE, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, -1);
+        if (e == SIM_OK) e = region_add(m, base, SIM_PAGE, 0, RK_GUARD, -1);
+        if (e != SIM_OK) return e;
+        m->nslots++;
+    }
+    uint64_t base = SIM_STACK_BASE + (uint64_t)k * span;
+    t->stack_slot = k;
+    t->stack_lo = base + SIM_PAGE;
+    t->stack_hi = t->stack_lo + m->cfg.stack_size;
+    region *g = (region *)sim_region_find(m, base);
+    if (g) g->owner = t->index;
+    return SIM_OK;
+}
+
+void sim_call_end(sim_thread *t) {
+    t->in_call = false;
+    sim_stack_release(t);
+}
+
+void sim_stack_release(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (t->stack_slot < 0) return;
+    region *g = (region *)sim_region_find(m, t->stack_lo - SIM_PAGE);
+    if (g) g->owner = -1;
+    if (m->nfree_slots < m->capfree_slots) m->free_slots[m->nfree_slots++] = t->stack_slot;
+    t->stack_slot = -1;
 }
 
 uint32_t sim_thread_id(const sim_thread *t) { return t->id; }
@@ -292,7 +334,10 @@ int sim_thread_index(const sim_thread *t) { return t->index; }
 const char *sim_thread_name(const sim_thread *t) { return t->name; }
 sim_thread_state sim_thread_state_of(const sim_thread *t) { return t->state; }
 const pmu_bank *sim_thread_bank(const sim_thread *t) { return &t->bank; }
-uint64_t sim_thread_scratch(sim_thread *t) { return sim_thread_map(t) == SIM_OK ? t->scratch : 0; }
+uint64_t sim_thread_scratch(sim_thread *t) {
+    (void)t;
+    return SIM_SCRATCH;
+}
 int sim_thread_priority(const sim_thread *t) { return t->priority; }
 int sim_thread_cpu(const sim_thread *t) { return t->cpu; }
 int sim_thread_ideal(const sim_thread *t) { return t->ideal; }

@@ -337,7 +337,7 @@ void sim_thread_exit(sim_thread *t, uint32_t code) {
     if (t->state == SIM_TS_READY) rq_remove(m, t);
     if (t->state == SIM_TS_WAITING) sim_wait_cancel(t);
     t->exit_code = code;
-    t->in_call = false;
+    sim_call_end(t);
     t->state = SIM_TS_TERMINATED;
     t->wait_reason = SIM_WR_EXECUTIVE;
     m->nlive--;

@@ -31,6 +31,7 @@ typedef enum sim_err {
     SIM_ERR_ARG,      /* bad argument */
     SIM_ERR_STATE,    /* call not valid in this state */
     SIM_ERR_UNICORN,  /* the CPU emulator failed */
+    SIM_ERR_MAPPINGS, /* too many separate guest mappings (Unicorn 2.0.1 limit; see sim/README.md) */
 } sim_err;
 const char *sim_strerror(sim_err e);
 
@@ -115,7 +116,7 @@ int sim_thread_index(const sim_thread *t);   /* 0, 1, 2 ... in creation order */
 const char *sim_thread_name(const sim_thread *t);
 sim_thread_state sim_thread_state_of(const sim_thread *t);
 const pmu_bank *sim_thread_bank(const sim_thread *t);
-uint64_t sim_thread_scratch(sim_thread *t); /* a guest page owned by the thread (mapped on first use; 0 if not possible) */
+uint64_t sim_thread_scratch(sim_thread *t); /* a guest page for marshalling API arguments (shared; valid during one call) */
 uint64_t sim_thread_switches(const sim_thread *t); /* switch-ins so far */
 int sim_thread_priority(const sim_thread *t);
 int sim_thread_cpu(const sim_thread *t);         /* CPU it runs on or last ran on; -1 never ran */

@@ -15,7 +15,11 @@
 #define SIM_HEAP_BASE UINT64_C(0x0000000070000000)  /* sim_heap_alloc: OS blocks */
 #define SIM_HEAP_SIZE UINT64_C(0x0000000000400000)  /* 4 MiB */
 #define SIM_CODE_BASE UINT64_C(0x0000000140000000)  /* sim_code: guest code */
-#define SIM_STACK_BASE UINT64_C(0x00007FF000000000) /* per-thread stacks + scratch */
+#define SIM_STACK_BASE UINT64_C(0x00007FF000000000) /* stack slots: [guard][stack] each */
+#define SIM_SCRATCH UINT64_C(0x00007FFFFFFD0000)    /* one marshalling page per machine */
+/* Unicorn 2.0.1 (QEMU) asserts past about 4090 memory sections, one per
+ * separate mapping: hcpsim refuses to map beyond this many. */
+#define SIM_MAX_MAPPINGS 3900
 #define SIM_SENTINEL UINT64_C(0x00007FFFFFFE0000)   /* return address of t:run; never executes */
 #define SIM_HOOK_PROBE UINT64_C(0x10)               /* never mapped; see cpu.c precise faults */
 
@@ -83,8 +87,8 @@ struct sim_thread {
     pmu_bank bank;
     uint64_t quantum_start; /* thread cycles when its quantum was last replenished */
     uint64_t ready_time;    /* when it became Ready (a CPU may take it from then on) */
-    uint64_t stack_lo, stack_hi, scratch;
-    bool mapped;             /* stack and scratch are mapped */
+    int stack_slot;          /* the stack slot it holds during a guest call, -1 none */
+    uint64_t stack_lo, stack_hi;
     uc_context *ctx;         /* saved CPU state while not on the CPU (allocated on first use) */
     bool in_call;
     uint64_t rip;            /* where the call resumes */
@@ -130,6 +134,10 @@ struct sim_machine {
         uint32_t size;
     } *heap_free; /* freed blocks, LIFO */
     int heap_nfree, heap_capfree;
+    int nmaps;             /* separate mappings made (see SIM_MAX_MAPPINGS) */
+    int nslots;            /* stack slots mapped so far */
+    int *free_slots;       /* free stack slots, LIFO */
+    int nfree_slots, capfree_slots;
 
     sim_thread **threads;
     int nthreads, capthreads, nlive;
@@ -173,7 +181,9 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr);
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
 /* machine.c */
-sim_err sim_thread_map(sim_thread *t); /* maps stack and scratch on first use */
+sim_err sim_stack_acquire(sim_thread *t); /* a stack slot for a guest call */
+void sim_stack_release(sim_thread *t);     /* when the call ends or the thread exits */
+void sim_call_end(sim_thread *t);          /* not in a call any more; gives its stack back */
 void sim_sched_make_ready(sim_thread *t, int reason); /* at the current time, tail of its queue */
 void sim_sched_leave(sim_thread *t);                  /* t (Waiting or Terminated) leaves its CPU */
 /* sched.c */
