@@ -28,7 +28,7 @@ PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/sched.c sim/objects.c sim/bench.c
 API_SRC := api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c
-LUA_LIB := scenarios/lib/tap.lua scenarios/lib/kernels.lua
+LUA_LIB := scenarios/lib/tap.lua
 MAIN    := scenarios/main.c
 
 LIB_SRC := $(PMU_SRC) $(SIM_SRC) $(API_SRC) $(SCN_SRC)

@@ -1,7 +1,7 @@
 -- contract_blind.lua: blind conformance test for hcpsim.
 --
 -- Written only from design/CONTRACT.md, spec/HCP-SPEC.md
--- (sections 2-5 and "Edge cases") and scenarios/lib/kernels.lua.  Every expected
+-- (sections 2-5 and "Edge cases") and scenarios/kernels/README.md.  Every expected
 -- count below is derived by hand from the listed machine code; every expected
 -- error code comes from the spec.  Nothing is copied from the simulator's output.
 --

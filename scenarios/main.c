@@ -166,7 +166,7 @@ static uint64_t host_ns(void) {
 }
 
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
- * same process.  Workloads are the built-in kernels (scenarios/lib/kernels.lua). */
+ * same process.  Workloads are the built-in kernels (scenarios/kernels/*.S). */
 static int cmd_bench(void) {
     static const uint8_t spin[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
     static const uint8_t memwalk[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x0c, 0x48, 0x03, 0x01,
