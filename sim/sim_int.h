@@ -13,7 +13,7 @@
  * unmapped guard page, so running or writing off the end faults. */
 #define SIM_DATA_BASE UINT64_C(0x0000000010000000)  /* sim_alloc: scenario data */
 #define SIM_HEAP_BASE UINT64_C(0x0000000070000000)  /* sim_heap_alloc: OS blocks */
-#define SIM_HEAP_SIZE UINT64_C(0x0000000000400000)  /* 4 MiB */
+#define SIM_HEAP_SIZE UINT64_C(0x0000000004000000)  /* 64 MiB: 149796 profiling blocks */
 #define SIM_CODE_BASE UINT64_C(0x0000000140000000)  /* sim_code: guest code */
 #define SIM_STACK_BASE UINT64_C(0x00007FF000000000) /* stack slots: [guard][stack] each */
 #define SIM_SCRATCH UINT64_C(0x00007FFFFFFD0000)    /* one marshalling page per machine */
