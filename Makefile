@@ -28,10 +28,11 @@ PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/sched.c sim/objects.c sim/bench.c
 API_SRC := api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c
+REP_SRC := reports/trace.c
 LUA_LIB := scenarios/lib/tap.lua
 MAIN    := scenarios/main.c
 
-LIB_SRC := $(PMU_SRC) $(SIM_SRC) $(API_SRC) $(SCN_SRC)
+LIB_SRC := $(PMU_SRC) $(SIM_SRC) $(API_SRC) $(REP_SRC) $(SCN_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/scenarios/luasrc.o
 HEADERS := $(wildcard */*.h)
 

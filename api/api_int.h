@@ -33,8 +33,8 @@ typedef struct handle_slot {
     obj_type type;
     uint8_t gen; /* 1..255, bumped when the slot is freed */
     uint32_t access;
-    sim_thread *thread;  /* OBJ_THREAD */
-    sim_object *object;  /* OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE */
+    sim_thread *thread; /* OBJ_THREAD */
+    sim_object *object; /* OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE */
 } handle_slot;
 
 /* The kernel's per-thread profiling record (KTHREAD_COUNTERS, HCP-SPEC §3.3). */
@@ -76,6 +76,7 @@ uint32_t hcp_ref_object(hcp_os *os, uint64_t h, obj_type want, uint32_t access, 
 /* Per-thread OS state, grown on demand; NULL on host memory exhaustion. */
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);
 sim_thread *hcp_current(hcp_os *os);
+void hcp_kernel_entry(hcp_os *os); /* charges a kernel entry to the calling thread */
 /* Kernel-side thread exit: releases the profiling record (the user block leaks, HCP-SPEC §2.2). */
 void hcp_prof_thread_exit(hcp_os *os, sim_thread *t);
 void hcp_prof_switch_in(hcp_os *os, sim_thread *t, int reason);

@@ -57,6 +57,15 @@ os_thread *hcp_os_thread(hcp_os *os, sim_thread *t) {
 
 sim_thread *hcp_current(hcp_os *os) { return sim_sched_current(os->m); }
 
+/* A function that enters the kernel: its fixed cost (api_call_cycles of the
+ * cost table) is kernel work of the calling thread.  Functions served in user
+ * mode (GetCurrentThread, GetLastError, ReadThreadProfilingData's reader) do
+ * not call this. */
+void hcp_kernel_entry(hcp_os *os) {
+    sim_thread *t = hcp_current(os);
+    if (t) sim_kernel_work(t, sim_machine_config(os->m)->cost.api_call_cycles);
+}
+
 static uint64_t encode(int slot, uint8_t gen) { return ((uint64_t)gen << 24) | ((uint64_t)(slot + 1) << 2); }
 
 uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access) {
@@ -159,6 +168,7 @@ void SetLastError(hcp_os *os, uint32_t v) {
 }
 
 uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId) {
+    hcp_kernel_entry(os);
     (void)bInheritHandle; /* one process: inheritance has no observable effect */
     sim_thread *t = sim_thread_by_id(os->m, dwThreadId);
     if (!t) {
@@ -172,6 +182,7 @@ uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, ui
 }
 
 int CloseHandle(hcp_os *os, uint64_t hObject) {
+    hcp_kernel_entry(os);
     if (hObject == HCP_CURRENT_THREAD || hObject == HCP_CURRENT_PROCESS) return 1;
     handle_slot *h = lookup(os, hObject);
     if (!h) {

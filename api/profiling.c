@@ -40,6 +40,7 @@ void hcp_prof_thread_exit(hcp_os *os, sim_thread *t) {
 
 uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
                                uint64_t PerformanceDataHandle) {
+    hcp_kernel_entry(os);
     sim_machine *m = os->m;
     if (Flags & ~THREAD_PROFILING_FLAG_DISPATCH) return win32(STATUS_INVALID_PARAMETER_2);
     if (HardwareCounters & ~UINT64_C(0xFFFF)) return win32(STATUS_INVALID_PARAMETER_3);
@@ -77,6 +78,7 @@ uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags
 }
 
 uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
+    hcp_kernel_entry(os);
     /* ProbeForWrite(handle, 448, 4) comes first (HCP-SPEC §2.2). */
     if (PerformanceDataHandle & 3) return win32(STATUS_DATATYPE_MISALIGNMENT);
     if (sim_mem_probe(os->m, PerformanceDataHandle, HCP_USER_BLOCK_SIZE, true) != SIM_OK)
@@ -91,6 +93,7 @@ uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
 }
 
 uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled) {
+    hcp_kernel_entry(os);
     /* NtQueryInformationThread probes the output buffer before it references the handle. */
     if (sim_mem_probe(os->m, Enabled, 1, true) != SIM_OK) return win32(STATUS_ACCESS_VIOLATION);
     sim_thread *t;
@@ -136,7 +139,7 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
     bool disp = Flags & READ_THREAD_PROFILING_FLAG_DISPATCHING;
     bool hw = Flags & READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS;
     bool dflag = p->flags & THREAD_PROFILING_FLAG_DISPATCH;
-    uint64_t cycles = sim_thread_bank(t)->ev[PMU_EV_CYCLES] - p->start.ev[PMU_EV_CYCLES];
+    uint64_t cycles = pmu_bank_cycle_time(sim_thread_bank(t)) - pmu_bank_cycle_time(&p->start);
 
     if (observed) { /* ntdll's reader (HCP-SPEC §2.4 steps 4-6) */
         hcp_put64(pd + PD_OFF(WaitReasonBitMap), 0);

@@ -33,8 +33,7 @@ uint64_t hcp_create_semaphore(hcp_os *os, int32_t lInitialCount, int32_t lMaximu
         SetLastError(os, ERROR_INVALID_PARAMETER);
         return 0;
     }
-    return new_object(os, OBJ_SEMAPHORE, sim_semaphore_new(os->m, lInitialCount, lMaximumCount),
-                      SEMAPHORE_ALL_ACCESS);
+    return new_object(os, OBJ_SEMAPHORE, sim_semaphore_new(os->m, lInitialCount, lMaximumCount), SEMAPHORE_ALL_ACCESS);
 }
 
 /* Resolves a handle of one object type. */
@@ -50,6 +49,7 @@ static void maybe_preempted(hcp_os *os) {
 }
 
 int SetEvent(hcp_os *os, uint64_t hEvent) {
+    hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hEvent, OBJ_EVENT, EVENT_MODIFY_STATE, &o);
     if (st != STATUS_SUCCESS) return (int)fail(os, st);
@@ -59,6 +59,7 @@ int SetEvent(hcp_os *os, uint64_t hEvent) {
 }
 
 int ResetEvent(hcp_os *os, uint64_t hEvent) {
+    hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hEvent, OBJ_EVENT, EVENT_MODIFY_STATE, &o);
     if (st != STATUS_SUCCESS) return (int)fail(os, st);
@@ -67,6 +68,7 @@ int ResetEvent(hcp_os *os, uint64_t hEvent) {
 }
 
 int ReleaseMutex(hcp_os *os, uint64_t hMutex) {
+    hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hMutex, OBJ_MUTEX, 0, &o);
     if (st != STATUS_SUCCESS) return (int)fail(os, st);
@@ -80,6 +82,7 @@ int ReleaseMutex(hcp_os *os, uint64_t hMutex) {
 }
 
 int ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount, uint64_t lpPreviousCount) {
+    hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hSemaphore, OBJ_SEMAPHORE, SEMAPHORE_MODIFY_STATE, &o);
     if (st != STATUS_SUCCESS) return (int)fail(os, st);
@@ -116,6 +119,7 @@ static uint32_t wait_on(hcp_os *os, sim_object *const *objs, uint32_t n, int all
 }
 
 uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds) {
+    hcp_kernel_entry(os);
     obj_type type;
     sim_object *o;
     uint32_t st = hcp_ref_object(os, hHandle, OBJ_NONE, SYNCHRONIZE, &type, &o);
@@ -128,6 +132,7 @@ uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMillisecon
 
 uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles, int bWaitAll,
                                 uint32_t dwMilliseconds) {
+    hcp_kernel_entry(os);
     if (nCount == 0 || nCount > MAXIMUM_WAIT_OBJECTS) {
         fail(os, STATUS_INVALID_PARAMETER);
         return WAIT_FAILED;
@@ -156,6 +161,7 @@ uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles,
 }
 
 uint32_t Sleep(hcp_os *os, uint32_t dwMilliseconds) {
+    hcp_kernel_entry(os);
     sim_thread *t = hcp_current(os);
     if (!t) return 0;
     if (dwMilliseconds == 0) return sim_yield(t, false) ? HCP_PENDING : 0;
@@ -165,6 +171,7 @@ uint32_t Sleep(hcp_os *os, uint32_t dwMilliseconds) {
 }
 
 int SwitchToThread(hcp_os *os) {
+    hcp_kernel_entry(os);
     sim_thread *t = hcp_current(os);
     return t && sim_yield(t, true);
 }

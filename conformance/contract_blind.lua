@@ -288,14 +288,11 @@ end
 -- 2. Slot placement, HwCounters indexed by configuration element
 ------------------------------------------------------------------------------
 do
-  -- CONTRACT.md's example lists "branch-misses" for PMC3, but the simulator rejects it
-  -- (valid: instructions, cycles, branches), so PMC3 carries a second "cycles" event.
+  -- PMC3 carries a second "cycles" event, so two slots read the same event.
   local m = hcp.machine { cpus = 1, pmc = { "instructions", "cycles", "branches", "cycles" } }
   tap.clause("HCP-BLIND-CONTRACT-PMC-EVENTS")
-  tap.todo("issue 4 brings the full PMU event catalogue", function()
-    tap.ok(pcall(hcp.machine, { pmc = { "instructions", "cycles", "branches", "branch-misses" } }),
-           "CONTRACT example pmc list with \"branch-misses\" is accepted")
-  end)
+  tap.ok(pcall(hcp.machine, { pmc = { "instructions", "cycles", "branches", "branch-misses" } }),
+         "CONTRACT example pmc list with \"branch-misses\" is accepted")
   -- config element 0 -> PMC2 (branches), 1 -> PMC1 (cycles), 2 -> PMC3 (cycles),
   --                3 -> PMC0 (instructions)
   local st = m:KeSetHardwareCounterConfiguration {

@@ -22,7 +22,7 @@ local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
 local DISP = hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING
-local m = hcp.machine { tick = 1000, quantum = 2 }
+local m = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
 local k = m:load "kernels"
 local results = {}
 
@@ -81,7 +81,7 @@ tap.is(m:cpus()[1].idle, 0, "the CPU was never idle")
 
 -- Without THREAD_PROFILING_FLAG_DISPATCH the kernel keeps no dispatch data.
 tap.clause("HCP-DISPATCH-FLAG-REQUIRED")
-local m2 = hcp.machine { tick = 1000, quantum = 2 }
+local m2 = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
 local k2 = m2:load "kernels"
 local got
 m2:thread { name = "x", body = function(t)

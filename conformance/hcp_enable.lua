@@ -3,7 +3,7 @@
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
-local m = hcp.machine {}
+local m = hcp.machine { cost = "unit" }
 local k = m:load "kernels"
 local b -- a second, live thread
 

@@ -41,7 +41,7 @@ local function check_untouched(got, want, except, name)
 end
 
 for _, sem in ipairs { "documented", "observed" } do
-  local m = hcp.machine { semantics = sem, pmc = { "instructions", "cycles", "branches" } }
+  local m = hcp.machine { semantics = sem, pmc = { "instructions", "cycles", "branches" }, cost = "unit" }
   local k = m:load "kernels"
   local documented = sem == "documented"
   m:thread { name = "reader-" .. sem, body = function(t)

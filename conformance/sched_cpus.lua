@@ -8,7 +8,7 @@ local tap = require "hcpsim.tap"
 local A_WORK, B_WORK = 4 + 2 * 1000000, 4 + 2 * 500000
 
 local function two_spinners(cpus)
-  local m = hcp.machine { cpus = cpus }
+  local m = hcp.machine { cpus = cpus, cost = "unit" }
   local k = m:load "kernels"
   local a = m:thread { name = "A", body = function(t) t:run(k.spin, 1000000) end }
   local b = m:thread { name = "B", body = function(t) t:run(k.spin, 500000) end }
@@ -47,7 +47,7 @@ end
 
 tap.clause("SCHED-AFFINITY")
 do
-  local m = hcp.machine { cpus = 4 }
+  local m = hcp.machine { cpus = 4, cost = "unit" }
   local k = m:load "kernels"
   local pinned = m:thread { name = "pinned", affinity = 0x4, body = function(t) t:run(k.spin, 10) end }
   local picky = m:thread { name = "picky", affinity = 0xA, ideal = 3, body = function(t) t:run(k.spin, 10) end }
@@ -67,7 +67,7 @@ do
   -- L spins 200004 cycles on CPU 0 and sets E; H (priority 12) waits on E on
   -- CPU 1.  CPU 1 is idle, so L is not preempted: CPU 1 takes H at the first
   -- round boundary at or after the readying time 200004, i.e. 210000.
-  local m = hcp.machine { cpus = 2 }
+  local m = hcp.machine { cpus = 2, cost = "unit" }
   local k = m:load "kernels"
   local E = m:event {}
   local woke
@@ -87,7 +87,7 @@ do
   -- Both CPUs busy with priority-8 threads; L1 on CPU 0 sets E, readying H
   -- (priority 12).  No CPU is idle: the waker's CPU checks at once and H
   -- preempts L1 there; L2 on CPU 1 is undisturbed.
-  local m = hcp.machine { cpus = 2 }
+  local m = hcp.machine { cpus = 2, cost = "unit" }
   local k = m:load "kernels"
   local E = m:event {}
   local bits

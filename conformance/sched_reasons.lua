@@ -21,7 +21,7 @@ local tap = require "hcpsim.tap"
 
 local DISP = hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING
 local FLAG = hcp.THREAD_PROFILING_FLAG_DISPATCH
-local m = hcp.machine { tick = 1000, quantum = 2 }
+local m = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
 local k = m:load "kernels"
 local E = m:event { manual = false, initial = false }
 local got = {}

@@ -20,7 +20,7 @@ local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
 local N = 10000
-local m = hcp.machine { pmc = { "instructions" } }
+local m = hcp.machine { pmc = { "instructions" }, cost = "unit" }
 assert(m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 } } == hcp.STATUS_SUCCESS)
 local k = m:load "kernels"
 local bad = { switches = 0, bits = 0, ins = 0, sleep = 0, rc = 0 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "api/hcp_api.h"
+#include "reports/reports.h"
 #include "sim/sim.h"
 
 #define LHCP_MACHINE "hcpsim.Machine"
@@ -18,6 +19,7 @@ typedef struct lmachine {
     hcp_os *os;
     uint64_t scratch; /* a guest page for marshalling machine-level calls (Ke*) */
     bool running;     /* inside m:run */
+    rep_trace *trace; /* --trace writer observing this machine, or NULL */
     char platform[32];
 } lmachine;
 
@@ -26,8 +28,8 @@ typedef struct lthread {
     sim_thread *t;
     lua_State *co; /* the body's coroutine */
     bool started;
-    bool yielding;    /* set just before a yield to the driver (our own yields only) */
-    bool exiting;     /* t:exit was called */
+    bool yielding; /* set just before a yield to the driver (our own yields only) */
+    bool exiting;  /* t:exit was called */
     uint32_t exit_code;
     uint64_t handle;
 } lthread;
@@ -38,6 +40,10 @@ void lhcp_limit_hook(lua_State *L);
 void lhcp_strict_globals(lua_State *L);
 /* after the scenario's globals are set up */ /* installs the instruction-count bound on a coroutine */
 int lhcp_tap_status(lua_State *L);            /* 0 all passed, 1 a failure, after the scenario ran */
+/* The run's --trace writer (owned by the CLI; it must outlive lua_close), or
+ * NULL.  Every machine created after lhcp_set_trace is attached to it. */
+void lhcp_set_trace(lua_State *L, rep_trace *tr);
+rep_trace *lhcp_trace(lua_State *L);
 
 /* lhcp.c: the `hcpsim` module */
 int luaopen_hcpsim(lua_State *L);

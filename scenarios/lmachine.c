@@ -38,6 +38,8 @@ static const char *opt_str(lua_State *L, int t, const char *k, const char *def) 
 
 static int machine_gc(lua_State *L) {
     lmachine *lm = luaL_checkudata(L, 1, LHCP_MACHINE);
+    rep_trace_detach(lm->trace, lm->m); /* closes its open spans while the machine still exists */
+    lm->trace = NULL;
     hcp_os_free(lm->os);
     sim_machine_free(lm->m);
     lm->os = NULL;
@@ -45,9 +47,132 @@ static int machine_gc(lua_State *L) {
     return 0;
 }
 
+/* An integer field `k` of the table at index t (nested options: the message
+ * names "what.k"). */
+static uint32_t opt_field(lua_State *L, int t, const char *what, const char *k, uint32_t def, uint32_t lo,
+                          uint32_t hi) {
+    lua_Integer v = def;
+    if (lua_getfield(L, t, k) != LUA_TNIL) {
+        int isint;
+        v = lua_tointegerx(L, -1, &isint);
+        if (!isint) luaL_error(L, "hcp.machine: '%s.%s' must be an integer (got %s)", what, k, luaL_typename(L, -1));
+        if (v < lo || v > hi)
+            luaL_error(L, "hcp.machine: '%s.%s' = %I is out of range (%I..%I)", what, k, v, (lua_Integer)lo,
+                       (lua_Integer)hi);
+    }
+    lua_pop(L, 1);
+    return (uint32_t)v;
+}
+
+/* cost = "default" | "unit" | { table =, mispredict =, l2_hit =, llc_hit =,
+ * memory =, api_call =, classes = { alu =, ... } } */
+static void opt_cost(lua_State *L, int t, pmu_cost_params *p) {
+    int ty = lua_getfield(L, t, "cost");
+    int top = lua_gettop(L);
+    const char *table = NULL;
+    if (ty == LUA_TSTRING) {
+        table = lua_tostring(L, -1);
+    } else if (ty == LUA_TTABLE) {
+        static const char *const keys[] = {"table",  "mispredict", "l2_hit",  "llc_hit",
+                                           "memory", "api_call",   "classes", NULL};
+        lhcp_check_keys(L, top, "hcp.machine cost", keys);
+        if (lua_getfield(L, top, "table") != LUA_TNIL) {
+            if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "hcp.machine: 'cost.table' must be a string");
+            table = lua_tostring(L, -1);
+        }
+        lua_pop(L, 1);
+    } else if (ty != LUA_TNIL) {
+        luaL_error(L, "hcp.machine: 'cost' must be \"default\", \"unit\" or a table (got %s)", luaL_typename(L, -1));
+    }
+    if (table && pmu_cost_table(p, table) != PMU_OK)
+        luaL_error(L, "hcp.machine: unknown cost table '%s' (valid: default, unit)", table);
+    if (ty == LUA_TTABLE) {
+        const uint32_t big = 100000000;
+        p->mispredict_cycles = opt_field(L, top, "cost", "mispredict", p->mispredict_cycles, 0, big);
+        p->l2_hit_cycles = opt_field(L, top, "cost", "l2_hit", p->l2_hit_cycles, 0, big);
+        p->llc_hit_cycles = opt_field(L, top, "cost", "llc_hit", p->llc_hit_cycles, 0, big);
+        p->mem_cycles = opt_field(L, top, "cost", "memory", p->mem_cycles, 0, big);
+        p->api_call_cycles = opt_field(L, top, "cost", "api_call", p->api_call_cycles, 0, big);
+        if (lua_getfield(L, top, "classes") != LUA_TNIL) {
+            if (!lua_istable(L, -1)) luaL_error(L, "hcp.machine: 'cost.classes' must be a table");
+            const char *names[PMU_CL__COUNT + 1];
+            for (int i = 0; i < PMU_CL__COUNT; i++) names[i] = pmu_class_name((pmu_class)i);
+            names[PMU_CL__COUNT] = NULL;
+            lhcp_check_keys(L, lua_gettop(L), "hcp.machine cost.classes", names);
+            for (int i = 0; i < PMU_CL__COUNT; i++)
+                p->class_cycles[i] = opt_field(L, lua_gettop(L), "cost.classes", names[i], p->class_cycles[i], 0, big);
+        }
+        lua_pop(L, 1);
+    }
+    lua_settop(L, top - 1);
+}
+
+/* predictor = true | false | { history =, index =, pc_shift =, ras =, btb = } */
+static bool opt_predictor(lua_State *L, int t, pmu_bp_params *bp) {
+    int ty = lua_getfield(L, t, "predictor");
+    bool on = true;
+    if (ty == LUA_TBOOLEAN) {
+        on = lua_toboolean(L, -1);
+    } else if (ty == LUA_TTABLE) {
+        static const char *const keys[] = {"history", "index", "pc_shift", "ras", "btb", NULL};
+        int top = lua_gettop(L);
+        lhcp_check_keys(L, top, "hcp.machine predictor", keys);
+        bp->index_bits = opt_field(L, top, "predictor", "index", bp->index_bits, 1, 24);
+        bp->hist_bits = opt_field(L, top, "predictor", "history", bp->hist_bits, 0, bp->index_bits);
+        bp->pc_shift = opt_field(L, top, "predictor", "pc_shift", bp->pc_shift, 0, 63);
+        bp->ras_depth = opt_field(L, top, "predictor", "ras", bp->ras_depth, 0, 4096);
+        bp->btb_entries = opt_field(L, top, "predictor", "btb", bp->btb_entries, 0, 65536);
+    } else if (ty != LUA_TNIL) {
+        luaL_error(L, "hcp.machine: 'predictor' must be a boolean or a table (got %s)", luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return on;
+}
+
+/* cache = true | false | { l1d = { size =, ways =, line = }, l2 = ..., llc = ... };
+ * returns 1 on, 0 off, -1 not given. */
+static int opt_cache(lua_State *L, int t, pmu_cache_params *cp) {
+    int ty = lua_getfield(L, t, "cache");
+    int on = -1;
+    if (ty == LUA_TBOOLEAN) {
+        on = lua_toboolean(L, -1);
+    } else if (ty == LUA_TTABLE) {
+        static const char *const keys[] = {"l1d", "l2", "llc", NULL};
+        static const char *const lkeys[] = {"size", "ways", "line", NULL};
+        int top = lua_gettop(L);
+        lhcp_check_keys(L, top, "hcp.machine cache", keys);
+        pmu_cache_level *lv[3] = {&cp->l1d, &cp->l2, &cp->llc};
+        static const char *const what[3] = {"cache.l1d", "cache.l2", "cache.llc"};
+        for (int i = 0; i < 3; i++) {
+            if (lua_getfield(L, top, keys[i]) != LUA_TNIL) {
+                if (!lua_istable(L, -1)) luaL_error(L, "hcp.machine: '%s' must be a table", what[i]);
+                lhcp_check_keys(L, lua_gettop(L), what[i], lkeys);
+                lv[i]->size = opt_field(L, lua_gettop(L), what[i], "size", lv[i]->size, 1, 1u << 30);
+                lv[i]->ways = opt_field(L, lua_gettop(L), what[i], "ways", lv[i]->ways, 1, 256);
+                lv[i]->line = opt_field(L, lua_gettop(L), what[i], "line", lv[i]->line, 4, 4096);
+            }
+            lua_pop(L, 1);
+        }
+        if (pmu_cache_params_check(cp) != PMU_OK)
+            luaL_error(L, "hcp.machine: cache geometry: each level needs a power-of-two line of 4..4096 bytes and a "
+                          "size that is a whole number of sets (ways x line)");
+        on = 1;
+    } else if (ty != LUA_TNIL) {
+        luaL_error(L, "hcp.machine: 'cache' must be a boolean or a table (got %s)", luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return on;
+}
+
+static bool is_cache_event(pmu_event e) {
+    return e == PMU_EV_L1D_MISSES || e == PMU_EV_L2_MISSES || e == PMU_EV_LLC_REFERENCES || e == PMU_EV_LLC_MISSES;
+}
+
 int lhcp_machine_new(lua_State *L) {
-    static const char *const keys[] = {"platform", "semantics", "cpus",       "frequency",  "tick",           "quantum",
-                                       "pmc",      "seed",      "max_cycles", "stack_size", "precise_faults", NULL};
+    static const char *const keys[] = {
+        "platform",         "semantics", "cpus",      "frequency", "tick",       "quantum",
+        "interrupt_cycles", "slice",     "pmc",       "seed",      "max_cycles", "stack_size",
+        "precise_faults",   "cost",      "predictor", "cache",     NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -105,7 +230,11 @@ int lhcp_machine_new(lua_State *L) {
             lua_pop(L, 1);
         }
         int bad;
-        if (pmu_config_set(&c.pmc, names, (int)n, &bad) != PMU_OK) {
+        pmu_err pe = pmu_config_set(&c.pmc, names, (int)n, &bad);
+        if (pe == PMU_ERR_BAD_MODIFIER)
+            return luaL_error(L, "hcp.machine: pmc[%d] '%s': the part after ':' must be u, k or uk", bad + 1,
+                              names[bad]);
+        if (pe != PMU_OK) {
             luaL_Buffer b;
             luaL_buffinit(L, &b);
             for (int e = 0; e < PMU_EV__COUNT; e++) {
@@ -118,6 +247,16 @@ int lhcp_machine_new(lua_State *L) {
         }
     }
     lua_pop(L, 1);
+    opt_cost(L, 1, &c.cost);
+    c.predictor = opt_predictor(L, 1, &c.cost.bp);
+    int cache = opt_cache(L, 1, &c.cost.cache);
+    int cache_pmc = -1;
+    for (int i = 0; i < c.pmc.npmc; i++)
+        if (cache_pmc < 0 && is_cache_event(c.pmc.pmc[i])) cache_pmc = i;
+    if (cache == 0 && cache_pmc >= 0)
+        return luaL_error(L, "hcp.machine: pmc[%d] counts '%s', which needs the cache model (cache = false)",
+                          cache_pmc + 1, pmu_event_name(c.pmc.pmc[cache_pmc]));
+    c.cache = cache == 1 || (cache < 0 && cache_pmc >= 0);
 
     lmachine *lm = lua_newuserdatauv(L, sizeof *lm, 1);
     memset(lm, 0, sizeof *lm);
@@ -127,6 +266,12 @@ int lhcp_machine_new(lua_State *L) {
     snprintf(lm->platform, sizeof lm->platform, "%s", platform);
     sim_err e = sim_machine_new(&c, &lm->m);
     if (e != SIM_OK) return luaL_error(L, "hcp.machine: %s", sim_strerror(e));
+    rep_trace *tr = lhcp_trace(L);
+    if (tr) { /* before any thread exists, so the trace sees each from its creation */
+        if (rep_trace_attach(tr, lm->m) != 0)
+            return luaL_error(L, "hcp.machine: --trace: cannot observe the machine (no observer slot or memory)");
+        lm->trace = tr;
+    }
     lm->os = hcp_os_new(lm->m, semantics);
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
     if (sim_alloc(lm->m, 4096, &lm->scratch) != SIM_OK) return luaL_error(L, "hcp.machine: out of guest memory");
@@ -313,8 +458,8 @@ static int m_cpus(lua_State *L) {
         const struct {
             const char *k;
             uint64_t v;
-        } f[] = {{"time", s.time}, {"busy", s.busy}, {"idle", s.idle}, {"interrupt", s.interrupt},
-                 {"ticks", s.ticks}, {"switches", s.switches}};
+        } f[] = {{"time", s.time},           {"busy", s.busy},   {"idle", s.idle},
+                 {"interrupt", s.interrupt}, {"ticks", s.ticks}, {"switches", s.switches}};
         for (size_t j = 0; j < sizeof f / sizeof f[0]; j++) {
             lua_pushinteger(L, (lua_Integer)f[j].v);
             lua_setfield(L, -2, f[j].k);
@@ -344,19 +489,23 @@ static int push_handle(lua_State *L, lmachine *lm, uint64_t h, const char *what)
 static int m_event(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     static const char *const keys[] = {"manual", "initial", NULL};
-    if (lua_isnoneornil(L, 2)) lua_newtable(L);
-    else luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_isnoneornil(L, 2))
+        lua_newtable(L);
+    else
+        luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:event", keys);
-    return push_handle(L, lm, hcp_create_event(lm->os, opt_bool(L, 2, "manual", false), opt_bool(L, 2, "initial", false)),
-                       "m:event");
+    return push_handle(
+        L, lm, hcp_create_event(lm->os, opt_bool(L, 2, "manual", false), opt_bool(L, 2, "initial", false)), "m:event");
 }
 
 /* m:mutex{owned=false} --> handle; owned: by the thread whose body calls it */
 static int m_mutex(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     static const char *const keys[] = {"owned", NULL};
-    if (lua_isnoneornil(L, 2)) lua_newtable(L);
-    else luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_isnoneornil(L, 2))
+        lua_newtable(L);
+    else
+        luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:mutex", keys);
     bool owned = opt_bool(L, 2, "owned", false);
     if (owned && !sim_sched_current(lm->m)) return luaL_error(L, "m:mutex: 'owned' needs a running thread body");
@@ -367,8 +516,10 @@ static int m_mutex(lua_State *L) {
 static int m_semaphore(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     static const char *const keys[] = {"initial", "max", NULL};
-    if (lua_isnoneornil(L, 2)) lua_newtable(L);
-    else luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_isnoneornil(L, 2))
+        lua_newtable(L);
+    else
+        luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:semaphore", keys);
     lua_getfield(L, 2, "initial");
     lua_Integer ini = luaL_optinteger(L, -1, 0);

@@ -510,12 +510,18 @@ static int t_index(lua_State *L) {
         lua_pushstring(L, state_names[sim_thread_state_of(lt->t)]);
     else if (strcmp(k, "switches") == 0)
         lua_pushinteger(L, (lua_Integer)sim_thread_switches(lt->t));
-    else if (strcmp(k, "priority") == 0) lua_pushinteger(L, sim_thread_priority(lt->t));
-    else if (strcmp(k, "cpu") == 0) lua_pushinteger(L, sim_thread_cpu(lt->t));
-    else if (strcmp(k, "ideal") == 0) lua_pushinteger(L, sim_thread_ideal(lt->t));
-    else if (strcmp(k, "affinity") == 0) lua_pushinteger(L, (lua_Integer)sim_thread_affinity(lt->t));
-    else if (strcmp(k, "exit_code") == 0) lua_pushinteger(L, (lua_Integer)sim_thread_exit_code(lt->t));
-    else if (strcmp(k, "wait_reason") == 0) lua_pushinteger(L, sim_thread_wait_reason(lt->t));
+    else if (strcmp(k, "priority") == 0)
+        lua_pushinteger(L, sim_thread_priority(lt->t));
+    else if (strcmp(k, "cpu") == 0)
+        lua_pushinteger(L, sim_thread_cpu(lt->t));
+    else if (strcmp(k, "ideal") == 0)
+        lua_pushinteger(L, sim_thread_ideal(lt->t));
+    else if (strcmp(k, "affinity") == 0)
+        lua_pushinteger(L, (lua_Integer)sim_thread_affinity(lt->t));
+    else if (strcmp(k, "exit_code") == 0)
+        lua_pushinteger(L, (lua_Integer)sim_thread_exit_code(lt->t));
+    else if (strcmp(k, "wait_reason") == 0)
+        lua_pushinteger(L, sim_thread_wait_reason(lt->t));
     else {
         luaL_getmetatable(L, LHCP_THREAD);
         lua_getfield(L, -1, "methods");

@@ -1,6 +1,6 @@
 /* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
  *
- *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario
+ *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH)
  *   hcpsim describe [--platform P]           platform profile, PMU events, cost tables
  *   hcpsim version
  *
@@ -21,7 +21,7 @@
 #define EXIT_ERROR 2
 
 static void usage(FILE *f) {
-    fputs("usage: hcpsim run [--seed N] [--unsafe-io] FILE.lua [ARGS...]\n"
+    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] FILE.lua [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
           "       hcpsim bench\n"
@@ -49,7 +49,7 @@ static bool parse_u64(const char *s, uint64_t *out) {
 static int cmd_run(int argc, char **argv) {
     uint64_t seed = 1;
     bool unsafe_io = false, opts = true;
-    const char *file = NULL;
+    const char *file = NULL, *trace_path = NULL;
     int first_arg = argc;
     char **sargs = calloc((size_t)argc + 1, sizeof *sargs);
     int nsargs = 0;
@@ -67,12 +67,19 @@ static int cmd_run(int argc, char **argv) {
             i++;
         } else if (opts && strcmp(a, "--unsafe-io") == 0) {
             unsafe_io = true;
-        } else if (opts && (strcmp(a, "--report") == 0 || strcmp(a, "--trace") == 0)) {
-            fprintf(stderr, "hcpsim: %s: run reports and traces are not available in this version\n", a);
+        } else if (opts && strcmp(a, "--trace") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "hcpsim: --trace needs a file path\n");
+                free(sargs);
+                return EXIT_ERROR;
+            }
+            trace_path = argv[++i];
+        } else if (opts && strcmp(a, "--report") == 0) {
+            fprintf(stderr, "hcpsim: %s: run reports are not available in this version\n", a);
             free(sargs);
             return EXIT_ERROR;
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --)\n", a);
+            fprintf(stderr, "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --)\n", a);
             free(sargs);
             return EXIT_ERROR;
         } else if (!file) {
@@ -88,13 +95,22 @@ static int cmd_run(int argc, char **argv) {
         free(sargs);
         return EXIT_ERROR;
     }
+    /* The trace file is opened before anything runs, so a bad path costs nothing. */
+    rep_trace *trace = NULL;
+    if (trace_path && !(trace = rep_trace_open(trace_path))) {
+        fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(errno));
+        free(sargs);
+        return EXIT_ERROR;
+    }
     lua_State *L = luaL_newstate();
     if (!L) {
         fprintf(stderr, "hcpsim: out of memory\n");
         free(sargs);
+        rep_trace_close(trace);
         return EXIT_ERROR;
     }
     lhcp_open_runtime(L, file, seed, unsafe_io);
+    lhcp_set_trace(L, trace);
     lua_createtable(L, nsargs, 1);
     lua_pushstring(L, file);
     lua_rawseti(L, -2, 0);
@@ -120,7 +136,13 @@ static int cmd_run(int argc, char **argv) {
         }
     }
     fflush(stdout);
-    lua_close(L);
+    lua_close(L); /* frees the machines, which closes their open trace spans */
+    /* The trace of what ran is written whatever the scenario's status. */
+    int terr = rep_trace_close(trace);
+    if (terr) {
+        fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(terr));
+        status = EXIT_ERROR;
+    }
     return status;
 }
 
@@ -142,19 +164,35 @@ static int cmd_describe(int argc, char **argv) {
     sim_config_default(&c);
     printf("platform      %s\n", platform);
     printf("isa           x86-64 (Unicorn), Windows x64 calling convention\n");
-    printf("cpus          1\n");
+    uint64_t tick_cycles = sim_mul_div(c.tick, c.frequency, 10000000u);
+    printf("cpus          %d (machine option cpus = 1..64)\n", c.cpus);
     printf("frequency     %llu cycles/s\n", (unsigned long long)c.frequency);
-    printf("tick          %u x 100 ns\n", c.tick);
-    printf("quantum       %u ticks = %llu cycles\n", c.quantum,
-           (unsigned long long)sim_mul_div(sim_mul_div(c.quantum, c.tick, 1), c.frequency, 10000000u));
-    printf("scheduler     round-robin, FIFO ready queue, preemption at block boundaries\n");
+    printf("\nscheduler (sim/README.md states every rule)\n");
+    printf("  tick              %u x 100 ns = %llu cycles; clock interrupt costs %u cycles (interrupt time, not\n"
+           "                    charged to the running thread)\n",
+           c.tick, (unsigned long long)tick_cycles, c.interrupt_cycles);
+    printf("  quantum           %u ticks = %llu cycles of the thread's own time, checked at each tick\n", c.quantum,
+           (unsigned long long)(tick_cycles * c.quantum));
+    printf("  priorities        0-31, default 8, FIFO ready queue per priority; no boost, no decay\n");
+    printf("  quantum end       to the tail of its queue when a ready thread of equal or higher priority\n"
+           "                    may run there (WrQuantumEnd)\n");
+    printf("  preemption        a readied higher-priority thread takes the CPU at its next block\n"
+           "                    boundary; the preempted thread goes to the head of its queue (WrPreempted)\n");
+    printf("  waits             Sleep (DelayExecution), waits on objects (UserRequest), SwitchToThread and\n"
+           "                    Sleep(0) (WrYieldExecution); timeouts resolve at CPU 0's ticks\n");
+    printf("  several CPUs      one host thread; the CPU furthest behind steps next; lock-step rounds of\n"
+           "                    %llu cycles; an idle CPU leaves a thread to its idle ideal processor\n",
+           (unsigned long long)c.slice);
+    printf("  limits            max_cycles %llu per CPU clock (m:run{max_cycles=}); guest stack %u bytes\n",
+           (unsigned long long)SIM_DEFAULT_MAX_CYCLES, c.stack_size);
+    printf("\n");
     printf("semantics     documented (default) | observed\n");
-    printf("\nPMU events (default pmc: instructions, cycles, branches; %d counters, %d bits)\n", PMU_MAX_PMC,
-           PMU_PMC_BITS);
-    for (int e = 0; e < PMU_EV__COUNT; e++)
-        printf("  %-14s %s\n", pmu_event_name((pmu_event)e), pmu_event_description((pmu_event)e));
-    printf("\ncost model    PROVISIONAL: %u cycle per retired instruction; no penalties, no kernel costs\n",
-           PMU_PROVISIONAL_CYCLES_PER_INSN);
+    printf(
+        "\nmachine options for the model (pmu_model/README.md): cost = \"default\" | \"unit\" | {table, mispredict,\n"
+        "  l2_hit, llc_hit, memory, api_call, classes = {alu, ...}}; predictor = true | false | {history, index,\n"
+        "  pc_shift, ras, btb} (default on); cache = true | false | {l1d, l2, llc = {size, ways, line}} (default\n"
+        "  off; on by itself when a PMC counts a cache event); each CPU has its own predictor and caches\n\n");
+    pmu_describe(stdout, &c.cost);
     return 0;
 }
 
@@ -166,7 +204,7 @@ static uint64_t host_ns(void) {
 }
 
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
- * same process.  Workloads are the built-in kernels (scenarios/kernels/*.S). */
+ * same process.  Workloads are the built-in kernels (scenarios/kernels/NAME.S). */
 static int cmd_bench(void) {
     static const uint8_t spin[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
     static const uint8_t memwalk[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x0c, 0x48, 0x03, 0x01,
@@ -175,10 +213,9 @@ static int cmd_bench(void) {
                                     0x00, 0x00, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xf6, 0xc3, 0xc3};
     /* memwalk reads each 8-byte word of a 64 MiB buffer once: n = 8388608 */
     const sim_bench_workload w[] = {
-        {"spin (2 instructions per iteration: dec, jnz)", spin, sizeof spin, 100000000, false, 4 + 2 * 100000000u},
-        {"memwalk (4 per iteration, one 8-byte load)", memwalk, sizeof memwalk, 8388608, true, 4 + 4 * 8388608u},
-        {"calls (4 per iteration: call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false,
-         4 + 4 * 5000000u},
+        {"spin (2 instructions per iteration: dec, jnz)", spin, sizeof spin, 100000000, false, 4, 2},
+        {"memwalk (4 per iteration, one 8-byte load)", memwalk, sizeof memwalk, 8388608, true, 4, 4},
+        {"calls (4 per iteration: call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, 4, 4},
     };
     printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
@@ -187,7 +224,7 @@ static int cmd_bench(void) {
             fprintf(stderr, "hcpsim bench: workload '%s' failed or miscounted\n", w[i].name);
             return EXIT_ERROR;
         }
-        printf("\n%s, %llu instructions\n", w[i].name, (unsigned long long)w[i].insns);
+        printf("\n%s, %llu instructions\n", w[i].name, (unsigned long long)r[0].insns);
         printf("  %-34s %10s %9s\n", "mode", "MIPS", "vs raw");
         double raw = (double)r[0].insns * 1e3 / (double)(r[0].ns ? r[0].ns : 1);
         for (int k = 0; k < SIM_BENCH_MODES; k++) {

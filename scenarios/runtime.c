@@ -158,6 +158,23 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     return 0;
 }
 
+#define TRACE_KEY "hcpsim.trace"
+
+void lhcp_set_trace(lua_State *L, rep_trace *tr) {
+    if (tr)
+        lua_pushlightuserdata(L, tr);
+    else
+        lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, TRACE_KEY);
+}
+
+rep_trace *lhcp_trace(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, TRACE_KEY);
+    rep_trace *tr = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return tr;
+}
+
 void lhcp_strict_globals(lua_State *L) {
     lua_pushglobaltable(L);
     lua_newtable(L);

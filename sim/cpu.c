@@ -80,13 +80,140 @@ static int trap_kind_of(csh cs, const cs_insn *in) {
     }
 }
 
+/* The facts pmu_classify() prices an instruction by (pmu_model/README.md,
+ * "Instruction classes"), from capstone's detail. */
+static bool is_string_insn(unsigned id) {
+    switch (id) {
+    case X86_INS_MOVSB:
+    case X86_INS_MOVSW:
+    case X86_INS_MOVSD:
+    case X86_INS_MOVSQ:
+    case X86_INS_STOSB:
+    case X86_INS_STOSW:
+    case X86_INS_STOSD:
+    case X86_INS_STOSQ:
+    case X86_INS_LODSB:
+    case X86_INS_LODSW:
+    case X86_INS_LODSD:
+    case X86_INS_LODSQ:
+    case X86_INS_CMPSB:
+    case X86_INS_CMPSW:
+    case X86_INS_CMPSD:
+    case X86_INS_CMPSQ:
+    case X86_INS_SCASB:
+    case X86_INS_SCASW:
+    case X86_INS_SCASD:
+    case X86_INS_SCASQ: return true;
+    default: return false;
+    }
+}
+
+static unsigned insn_facts(csh cs, const cs_insn *in) {
+    const cs_x86 *x = &in->detail->x86;
+    unsigned id = in->id, f = 0;
+    if (is_branch(cs, in)) f |= PMU_I_BRANCH;
+    if (cs_insn_group(cs, in, X86_GRP_JUMP) && id != X86_INS_JMP && id != X86_INS_LJMP) f |= PMU_I_COND;
+    if (cs_insn_group(cs, in, X86_GRP_CALL)) f |= PMU_I_CALL | PMU_I_STORE;
+    if (cs_insn_group(cs, in, X86_GRP_RET)) f |= PMU_I_RET | PMU_I_LOAD;
+    if ((id == X86_INS_JMP || id == X86_INS_CALL) && x->op_count == 1 && x->operands[0].type != X86_OP_IMM)
+        f |= PMU_I_INDIRECT;
+    bool no_access = id == X86_INS_LEA || id == X86_INS_NOP || id == X86_INS_PREFETCH || id == X86_INS_PREFETCHW ||
+                     id == X86_INS_PREFETCHT0 || id == X86_INS_PREFETCHT1 || id == X86_INS_PREFETCHT2 ||
+                     id == X86_INS_PREFETCHNTA;
+    bool mem_op = false;
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type == X86_OP_MEM) {
+            mem_op = true;
+            if (no_access) continue;
+            if (op->access & CS_AC_READ) f |= PMU_I_LOAD;
+            if (op->access & CS_AC_WRITE) f |= PMU_I_STORE;
+        } else if (op->type == X86_OP_REG) {
+            x86_reg r = op->reg;
+            if ((r >= X86_REG_ST0 && r <= X86_REG_ST7) || (r >= X86_REG_MM0 && r <= X86_REG_MM7) ||
+                (r >= X86_REG_XMM0 && r <= X86_REG_XMM31) || (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) ||
+                (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31))
+                f |= PMU_I_FP;
+        }
+    }
+    if (cs_insn_group(cs, in, X86_GRP_FPU) || cs_insn_group(cs, in, X86_GRP_MMX) ||
+        cs_insn_group(cs, in, X86_GRP_3DNOW))
+        f |= PMU_I_FP;
+    switch (id) {
+    case X86_INS_PUSH:
+    case X86_INS_PUSHF:
+    case X86_INS_PUSHFQ: f |= PMU_I_STORE; break;
+    case X86_INS_POP:
+    case X86_INS_POPF:
+    case X86_INS_POPFQ:
+    case X86_INS_LEAVE: f |= PMU_I_LOAD; break;
+    case X86_INS_MUL:
+    case X86_INS_IMUL: f |= PMU_I_MUL; break;
+    case X86_INS_DIV:
+    case X86_INS_IDIV: f |= PMU_I_DIV; break;
+    case X86_INS_MOV:
+    case X86_INS_MOVZX:
+    case X86_INS_MOVSX:
+    case X86_INS_MOVSXD:
+    case X86_INS_LEA:
+    case X86_INS_NOP:
+    case X86_INS_CBW:
+    case X86_INS_CWDE:
+    case X86_INS_CDQE:
+    case X86_INS_CWD:
+    case X86_INS_CDQ:
+    case X86_INS_CQO: f |= PMU_I_MOVE; break;
+    case X86_INS_XCHG:
+        if (mem_op)
+            f |= PMU_I_SYSTEM; /* implicitly locked */
+        else
+            f |= PMU_I_MOVE;
+        break;
+    case X86_INS_CPUID:
+    case X86_INS_RDTSC:
+    case X86_INS_RDTSCP:
+    case X86_INS_RDPMC:
+    case X86_INS_LFENCE:
+    case X86_INS_MFENCE:
+    case X86_INS_SFENCE:
+    case X86_INS_PAUSE:
+    case X86_INS_UD2:
+    case X86_INS_SYSCALL:
+    case X86_INS_SYSENTER: f |= PMU_I_SYSTEM; break;
+    default: break;
+    }
+    if (is_string_insn(id) && !(f & PMU_I_FP)) { /* movsd/cmpsd with xmm operands are SSE */
+        f |= PMU_I_STRING;
+        if (id >= X86_INS_STOSB && id <= X86_INS_STOSW) f |= PMU_I_STORE;
+    }
+    if (cs_insn_group(cs, in, X86_GRP_INT) || cs_insn_group(cs, in, X86_GRP_IRET) ||
+        cs_insn_group(cs, in, X86_GRP_PRIVILEGE) || x->prefix[0] == X86_PREFIX_LOCK)
+        f |= PMU_I_SYSTEM;
+    return f;
+}
+
+static block_end end_of(unsigned f) {
+    if (f & PMU_I_COND) return END_COND;
+    if (f & PMU_I_RET) return END_RET;
+    if ((f & PMU_I_CALL) && (f & PMU_I_INDIRECT)) return END_CALL_INDIRECT;
+    if (f & PMU_I_CALL) return END_CALL;
+    if (f & PMU_I_INDIRECT) return END_JMP_INDIRECT;
+    return END_NONE;
+}
+
 /* Statistics of the instructions of the block at `addr` (`size` bytes) that
- * start before `stop` (use UINT64_MAX for the whole block).  Undecodable
- * trailing bytes count as one instruction (Unicorn executes or faults on it). */
-static pmu_block_stats decode_range(sim_machine *m, uint64_t addr, uint32_t size, uint64_t stop) {
-    pmu_block_stats st = {0, 0, 0};
+ * start before `stop` (use UINT64_MAX for the whole block), priced by the
+ * machine's cost table.  Undecodable trailing bytes count as one SYSTEM
+ * instruction (Unicorn executes or faults on it).  When `b` is given, how the
+ * block ends is recorded in it. */
+static pmu_block_stats decode_range(sim_machine *m, uint64_t addr, uint32_t size, uint64_t stop, block_entry *b) {
+    pmu_block_stats st;
+    memset(&st, 0, sizeof st);
     uint8_t stackbuf[256];
     uint8_t *buf = size <= sizeof stackbuf ? stackbuf : malloc(size);
+    unsigned last = 0;
+    uint64_t last_pc = addr;
+    uint16_t last_len = 0;
     if (buf && size && uc_mem_read(m->uc, addr, buf, size) == UC_ERR_OK) {
         const uint8_t *p = buf;
         size_t left = size;
@@ -94,16 +221,25 @@ static pmu_block_stats decode_range(sim_machine *m, uint64_t addr, uint32_t size
         cs_insn *in = cs_malloc(m->cs);
         while (in && left && a < stop) {
             if (!cs_disasm_iter(m->cs, &p, &left, &a, in)) {
-                st.insns++; /* undecodable: one instruction that will not retire normally */
+                pmu_block_add_insn(&st, PMU_CL_SYSTEM, PMU_I_SYSTEM); /* undecodable: will not retire normally */
+                last = 0;
                 break;
             }
-            st.insns++;
-            if (is_branch(m->cs, in)) st.branches++;
+            unsigned f = insn_facts(m->cs, in);
+            pmu_block_add_insn(&st, pmu_classify(f), f);
+            last = f;
+            last_pc = in->address;
+            last_len = in->size;
         }
         if (in) cs_free(in, 1);
     }
     if (buf != stackbuf) free(buf);
-    pmu_block_cost(&st);
+    pmu_block_cycles(&st, &m->cfg.cost);
+    if (b) {
+        b->end = (uint8_t)end_of(last);
+        b->end_pc = last_pc;
+        b->end_len = (uint8_t)last_len;
+    }
     return st;
 }
 
@@ -145,7 +281,7 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
     b->used = 1;
     b->addr = addr;
     b->size = size;
-    b->st = decode_range(m, addr, size, UINT64_MAX);
+    b->st = decode_range(m, addr, size, UINT64_MAX, b);
     m->nblocks++;
     *is_new = true;
     return m->mru_block = b;
@@ -166,9 +302,49 @@ static void unretire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
     m->exec->busy -= s->cycles;
 }
 
+/* The last counted block's final branch went to `next`: tell the executing
+ * CPU's predictor and charge a mispredict to t.  Direct jumps never miss. */
+static void resolve_branch(sim_machine *m, sim_thread *t, uint64_t next) {
+    block_entry *b = m->last_block;
+    pmu_bp *bp = m->exec->bp;
+    if (!b || !bp || !t) return;
+    bool miss = false;
+    switch ((block_end)b->end) {
+    case END_NONE: return;
+    case END_COND: miss = pmu_bp_cond(bp, b->end_pc, next != m->last_block_addr + b->size); break;
+    case END_RET: miss = pmu_bp_ret(bp, next); break;
+    case END_JMP_INDIRECT: miss = pmu_bp_indirect(bp, b->end_pc, next); break;
+    case END_CALL_INDIRECT:
+        miss = pmu_bp_indirect(bp, b->end_pc, next);
+        pmu_bp_call(bp, b->end_pc + b->end_len);
+        break;
+    case END_CALL: pmu_bp_call(bp, b->end_pc + b->end_len); break;
+    }
+    if (miss) {
+        uint64_t c = pmu_bank_branch_miss(&t->bank, &m->cfg.cost);
+        m->exec->time += c;
+        m->exec->busy += c;
+    }
+}
+
+/* A data access (cache = on): the executing CPU's hierarchy serves it; the
+ * penalty of the level that did is the running thread's. */
+static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
+    (void)uc, (void)value;
+    sim_machine *m = ud;
+    sim_thread *t = m->running;
+    if (!t || !m->exec || !m->exec->cache) return;
+    int level = pmu_cache_access(m->exec->cache, addr, (uint32_t)size, type == UC_MEM_WRITE);
+    uint64_t c = pmu_bank_mem(&t->bank, level, &m->cfg.cost);
+    m->exec->time += c;
+    m->exec->busy += c;
+}
+
 static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
     sim_machine *m = ud;
     sim_thread *t = m->running;
+    resolve_branch(m, t, addr); /* the previous block retired; its branch went here */
+    m->last_block = NULL;
     bool is_new;
     block_entry *b = block_lookup(m, addr, size, &is_new);
     if (!b || !t) {
@@ -181,13 +357,11 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
         uc_ctl_remove_cache(uc, addr, addr + size);
         m->stop = STOP_NONE; /* restart at the same block */
         m->retranslated = true;
-        m->last_block = NULL;
         uc_emu_stop(uc);
         return;
     }
     if (m->exec->time >= m->stop_at) { /* tick, round end, preemption check or limit: ask the scheduler */
         m->stop = STOP_SCHED;
-        m->last_block = NULL;
         uc_emu_stop(uc);
         return;
     }
@@ -225,15 +399,15 @@ static void on_syscall(uc_engine *uc, void *ud) {
 /* Stats of the part of the last counted block before instruction `at`. */
 static pmu_block_stats block_prefix(sim_machine *m, uint64_t at) {
     block_entry *b = m->last_block;
-    if (!b) return (pmu_block_stats){0, 0, 0};
-    return decode_range(m, m->last_block_addr, b->size, at);
+    if (!b) return (pmu_block_stats){0};
+    return decode_range(m, m->last_block_addr, b->size, at, NULL);
 }
 
 static void unretire_suffix(sim_machine *m, sim_thread *t, uint64_t from) {
     block_entry *b = m->last_block;
     if (!b || from < m->last_block_addr || from >= m->last_block_addr + b->size) return;
     pmu_block_stats pre = block_prefix(m, from);
-    pmu_block_stats suf = {b->st.insns - pre.insns, b->st.branches - pre.branches, b->st.cycles - pre.cycles};
+    pmu_block_stats suf = pmu_block_sub(&b->st, &pre);
     unretire(m, t, &suf);
     m->last_block = NULL;
 }
@@ -282,8 +456,9 @@ static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
         uint64_t aux = 0; /* IA32_TSC_AUX: processor number */
         uc_reg_write(uc, UC_X86_REG_RCX, &aux);
     }
-    pmu_block_stats one = {1, 0, 0};
-    pmu_block_cost(&one);
+    pmu_block_stats one = {0};
+    pmu_block_add_insn(&one, PMU_CL_SYSTEM, PMU_I_SYSTEM);
+    pmu_block_cycles(&one, &m->cfg.cost);
     retire(m, t, &one);
     uint64_t next = addr + tr->len;
     uc_reg_write(uc, UC_X86_REG_RIP, &next);
@@ -330,8 +505,12 @@ sim_err sim_cpu_init(sim_machine *m) {
         uc_hook_add(m->uc, &m->h_memerr, UC_HOOK_MEM_INVALID, HOOK(on_memerr), m, 1, 0) != UC_ERR_OK ||
         uc_hook_add(m->uc, &m->h_syscall, UC_HOOK_INSN, HOOK(on_syscall), m, 1, 0, UC_X86_INS_SYSCALL) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
-    if (m->cfg.precise_faults && uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe),
-                                             m, SIM_HOOK_PROBE, SIM_HOOK_PROBE) != UC_ERR_OK)
+    if (m->cfg.cache &&
+        uc_hook_add(m->uc, &m->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_mem), m, 1, 0) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    if (m->cfg.precise_faults && !m->cfg.cache &&
+        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
+                    SIM_HOOK_PROBE) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
     return SIM_OK;
 }
@@ -380,6 +559,10 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     uint64_t flags = 0x202;
     uc_reg_write(m->uc, UC_X86_REG_RFLAGS, &flags);
     uc_reg_write(m->uc, UC_X86_REG_RSP, &rsp);
+    /* The caller's `call`: its return address enters the return stack, and its
+     * store the cache (neither is the callee's work, so nothing is counted). */
+    if (m->exec && m->exec->bp) pmu_bp_call(m->exec->bp, SIM_SENTINEL);
+    if (m->exec && m->exec->cache) pmu_cache_access(m->exec->cache, rsp, 8, true);
     m->loaded = t;
     t->rip = entry;
     t->in_call = true;
@@ -539,6 +722,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
         switch (m->stop) {
         case STOP_NONE:
             if (rip == SIM_SENTINEL) {
+                resolve_branch(m, t, rip); /* the final ret */
                 uc_reg_read(m->uc, UC_X86_REG_RAX, &t->result);
                 sim_call_end(t);
                 return SIM_CALL_RETURNED;

@@ -36,18 +36,34 @@ void sim_config_default(sim_config *c) {
     c->pmc.pmc[0] = PMU_EV_INSTRUCTIONS;
     c->pmc.pmc[1] = PMU_EV_CYCLES;
     c->pmc.pmc[2] = PMU_EV_BRANCHES;
+    pmu_cost_defaults(&c->cost, "win10-x64");
+    c->predictor = true;
+    c->cache = false;
 }
 
-#define DEFAULT_MAX_CYCLES UINT64_C(20000000000) /* 2e10: minutes of host time, never hours */
-
-/* a * b / c without intermediate overflow for the ranges used here; saturates. */
+/* a * b / c, rounded down, exact for every input: the 128-bit product is
+ * formed from 32-bit halves and divided bit by bit (128 steps at most); the
+ * result saturates at UINT64_MAX, and c = 0 gives UINT64_MAX. */
 uint64_t sim_mul_div(uint64_t a, uint64_t b, uint64_t c) {
-    uint64_t q = a / c, r = a % c;
-    if (b && q > UINT64_MAX / b) return UINT64_MAX;
-    uint64_t hi = q * b;
-    if (b && r > UINT64_MAX / b) return UINT64_MAX; /* r < c; only huge c*b overflows */
-    uint64_t lo = r * b / c;
-    return hi > UINT64_MAX - lo ? UINT64_MAX : hi + lo;
+    if (c == 0) return UINT64_MAX;
+    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    uint64_t lo = (mid << 32) | (ll & 0xFFFFFFFFu);
+    uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    if (hi >= c) return UINT64_MAX; /* the quotient needs more than 64 bits */
+    if (hi == 0) return lo / c;
+    uint64_t q = 0, r = hi; /* r < c throughout */
+    for (int i = 63; i >= 0; i--) {
+        bool carry = r >> 63;
+        r = (r << 1) | ((lo >> i) & 1);
+        q <<= 1;
+        if (carry || r >= c) {
+            r -= c;
+            q |= 1;
+        }
+    }
+    return q;
 }
 
 static uint64_t page_round(uint64_t n) { return (n + SIM_PAGE - 1) & ~(uint64_t)(SIM_PAGE - 1); }
@@ -93,28 +109,33 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr) {
 
 sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
-    if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice)
+    if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
+        pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;
     sim_machine *m = calloc(1, sizeof *m);
     if (!m) return SIM_ERR_NOMEM;
     m->cfg = *c;
     if (!m->cfg.stack_size) m->cfg.stack_size = 256 * 1024;
     m->cfg.stack_size = (uint32_t)page_round(m->cfg.stack_size);
-    m->max_cycles = c->max_cycles ? c->max_cycles : DEFAULT_MAX_CYCLES;
+    m->max_cycles = c->max_cycles ? c->max_cycles : SIM_DEFAULT_MAX_CYCLES;
     /* tick in cycles = tick (100 ns) x frequency / 10^7; quantum = quantum ticks of it */
     uint64_t tk = sim_mul_div(c->tick, c->frequency, 10000000u);
     m->tick_cycles = tk ? tk : 1;
     if (m->cfg.interrupt_cycles >= m->tick_cycles) m->cfg.interrupt_cycles = (uint32_t)(m->tick_cycles / 2);
     m->quantum_cycles = sim_mul_div(m->tick_cycles, c->quantum, 1);
     m->ncpus = c->cpus;
-    for (int i = 0; i < m->ncpus; i++) {
-        m->cpus[i].index = i;
-        m->cpus[i].next_tick = m->tick_cycles;
-    }
     m->next_data = SIM_DATA_BASE;
     m->next_code = SIM_CODE_BASE;
     m->heap_brk = SIM_HEAP_BASE;
-    sim_err e = sim_cpu_init(m);
+    sim_err e = SIM_OK;
+    for (int i = 0; i < m->ncpus && e == SIM_OK; i++) { /* each CPU: its own predictor and caches */
+        sim_cpu *cpu = &m->cpus[i];
+        cpu->index = i;
+        cpu->next_tick = m->tick_cycles;
+        if (c->predictor && !(cpu->bp = pmu_bp_new(&c->cost.bp))) e = SIM_ERR_NOMEM;
+        if (c->cache && !(cpu->cache = pmu_cache_new(&c->cost.cache))) e = SIM_ERR_NOMEM;
+    }
+    if (e == SIM_OK) e = sim_cpu_init(m);
     if (e == SIM_OK) e = region_add(m, SIM_HEAP_BASE, SIM_HEAP_SIZE, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
     if (e == SIM_OK) e = region_add(m, SIM_SENTINEL, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
     if (e == SIM_OK) e = region_add(m, SIM_SCRATCH, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
@@ -135,6 +156,10 @@ void sim_machine_free(sim_machine *m) {
     free(m->threads);
     sim_objects_free(m);
     sim_cpu_fini(m);
+    for (int i = 0; i < SIM_MAX_CPUS; i++) {
+        pmu_bp_free(m->cpus[i].bp);
+        pmu_cache_free(m->cpus[i].cache);
+    }
     free(m->regions);
     free(m->heap_free);
     free(m->free_slots);
@@ -145,7 +170,7 @@ void sim_machine_free(sim_machine *m) {
 const sim_config *sim_machine_config(const sim_machine *m) { return &m->cfg; }
 uint64_t sim_quantum_cycles(const sim_machine *m) { return m->quantum_cycles; }
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles) {
-    m->max_cycles = max_cycles ? max_cycles : DEFAULT_MAX_CYCLES;
+    m->max_cycles = max_cycles ? max_cycles : SIM_DEFAULT_MAX_CYCLES;
 }
 
 /* ---- memory --------------------------------------------------------------------------- */
@@ -240,8 +265,7 @@ void sim_heap_free(sim_machine *m, uint64_t addr, uint32_t n) {
 
 #define SIM_FIRST_TID 1000u
 
-sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, int ideal,
-                       sim_thread **out) {
+sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, int ideal, sim_thread **out) {
     *out = NULL;
     uint64_t all = m->ncpus >= 64 ? UINT64_MAX : (UINT64_C(1) << m->ncpus) - 1;
     if (priority < 0 || priority > 31 || !(affinity & all) || ideal >= m->ncpus) return SIM_ERR_ARG;

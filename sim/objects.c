@@ -110,8 +110,10 @@ static bool acquire(sim_object *o, sim_thread *t) {
     case SIM_OBJ_MUTEX: {
         bool ab = o->abandoned;
         o->abandoned = false;
-        if (o->owner == t) o->recursion++;
-        else own(o, t);
+        if (o->owner == t)
+            o->recursion++;
+        else
+            own(o, t);
         return ab;
     }
     case SIM_OBJ_SEMAPHORE: o->count--; return false;
@@ -209,10 +211,14 @@ static void unlink_blocks(sim_thread *t) {
     for (int i = 0; i < t->nwait; i++) {
         wait_block *b = &t->wb[i];
         sim_object *o = b->obj;
-        if (b->prev) b->prev->next = b->next;
-        else o->wb_head = b->next;
-        if (b->next) b->next->prev = b->prev;
-        else o->wb_tail = b->prev;
+        if (b->prev)
+            b->prev->next = b->next;
+        else
+            o->wb_head = b->next;
+        if (b->next)
+            b->next->prev = b->prev;
+        else
+            o->wb_tail = b->prev;
         b->prev = b->next = NULL;
     }
 }
@@ -261,8 +267,10 @@ sim_wait_result sim_wait(sim_thread *t, sim_object *const *objs, int n, bool all
     for (int i = 0; i < n; i++) {
         wait_block *b = &t->wb[i];
         *b = (wait_block){t, objs[i], i, objs[i]->wb_tail, NULL};
-        if (objs[i]->wb_tail) objs[i]->wb_tail->next = b;
-        else objs[i]->wb_head = b;
+        if (objs[i]->wb_tail)
+            objs[i]->wb_tail->next = b;
+        else
+            objs[i]->wb_head = b;
         objs[i]->wb_tail = b;
     }
     if (timeout != SIM_INFINITE) {

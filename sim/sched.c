@@ -56,10 +56,14 @@ static void rq_insert(sim_machine *m, sim_thread *t, bool head) {
 
 static void rq_remove(sim_machine *m, sim_thread *t) {
     int p = t->priority;
-    if (t->qprev) t->qprev->qnext = t->qnext;
-    else m->rq_head[p] = t->qnext;
-    if (t->qnext) t->qnext->qprev = t->qprev;
-    else m->rq_tail[p] = t->qprev;
+    if (t->qprev)
+        t->qprev->qnext = t->qnext;
+    else
+        m->rq_head[p] = t->qnext;
+    if (t->qnext)
+        t->qnext->qprev = t->qprev;
+    else
+        m->rq_tail[p] = t->qprev;
     t->qprev = t->qnext = NULL;
     if (!m->rq_head[p]) m->rq_summary &= ~(1u << p);
     m->nready--;
@@ -151,7 +155,7 @@ static void switch_to(sim_machine *m, sim_cpu *c, sim_thread *next) {
         next->cpu = c->index;
         next->switches++;
         c->switches++;
-        if (next->wait_reason != SIM_WR_PREEMPTED) next->quantum_start = next->bank.ev[PMU_EV_CYCLES];
+        if (next->wait_reason != SIM_WR_PREEMPTED) next->quantum_start = sim_thread_cycle_time(next);
     }
     sim_sched_record(m, &r);
     if (next)
@@ -178,15 +182,16 @@ static void tick(sim_machine *m, sim_cpu *c) {
     c->time += m->cfg.interrupt_cycles;
     c->intr += m->cfg.interrupt_cycles;
     while (c->next_tick <= c->time) c->next_tick += m->tick_cycles;
-    if (c->index == 0) sim_timer_expire(m, at);
     sim_thread *t = c->cur;
-    if (t && t->bank.ev[PMU_EV_CYCLES] - t->quantum_start >= m->quantum_cycles) {
+    if (t) pmu_bank_interrupt(&t->bank, m->cfg.interrupt_cycles); /* kernel-mode cycles, not its cycle time */
+    if (c->index == 0) sim_timer_expire(m, at);
+    if (t && sim_thread_cycle_time(t) - t->quantum_start >= m->quantum_cycles) {
         sim_thread *n = pick(m, c, t->priority);
         if (n) {
             leave_ready(m, c, SIM_WR_QUANTUM_END, SIM_READY_QUANTUM, false);
             switch_to(m, c, n);
         } else {
-            t->quantum_start = t->bank.ev[PMU_EV_CYCLES]; /* alone at its priority: a new quantum */
+            t->quantum_start = sim_thread_cycle_time(t); /* alone at its priority: a new quantum */
         }
     }
 }
@@ -302,6 +307,17 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
 }
 
 sim_thread *sim_sched_current(const sim_machine *m) { return m->running; }
+
+uint64_t sim_thread_cycle_time(const sim_thread *t) { return pmu_bank_cycle_time(&t->bank); }
+
+void sim_kernel_work(sim_thread *t, uint64_t cycles) {
+    sim_machine *m = t->m;
+    if (!cycles || t->cpu < 0 || m->cpus[t->cpu].cur != t) return;
+    sim_cpu *c = &m->cpus[t->cpu];
+    pmu_bank_kernel(&t->bank, cycles);
+    c->time += cycles;
+    c->busy += cycles;
+}
 
 bool sim_sched_preempt_pending(sim_thread *t) {
     sim_machine *m = t->m;

@@ -62,15 +62,21 @@ typedef struct sim_config {
     uint32_t quantum;          /* clock ticks per quantum */
     uint32_t interrupt_cycles; /* cost of one clock interrupt on the CPU it hits */
     uint64_t slice;            /* lock-step round with several CPUs, cycles */
-    uint64_t max_cycles; /* total guest cycles a run may use (0 = default) */
-    uint32_t stack_size; /* per-thread guest stack, bytes (0 = default) */
-    bool precise_faults; /* exact fault address and partial-block count (costs speed; see README) */
-    pmu_config pmc;      /* event on each PMC */
+    uint64_t max_cycles;       /* total guest cycles a run may use (0 = default) */
+    uint32_t stack_size;       /* per-thread guest stack, bytes (0 = default) */
+    bool precise_faults;       /* exact fault address and partial-block count (costs speed; see README) */
+    pmu_config pmc;            /* event on each PMC */
+    pmu_cost_params cost;      /* cost tables, predictor and cache geometry (pmu_model/README.md) */
+    bool predictor;            /* model branch prediction: branch-misses and their penalty */
+    bool cache;                /* model the data caches: cache events and penalties (adds a memory hook) */
 } sim_config;
 
 /* Defaults: 1 CPU, 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 2000-cycle
- * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks. */
+ * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks, the
+ * win10-x64 cost tables, branch predictor on, cache model off. */
 void sim_config_default(sim_config *c);
+/* max_cycles when the config says 0: 2e10, minutes of host time, never hours. */
+#define SIM_DEFAULT_MAX_CYCLES UINT64_C(20000000000)
 
 sim_err sim_machine_new(const sim_config *c, sim_machine **out);
 void sim_machine_free(sim_machine *m);
@@ -79,6 +85,13 @@ const sim_config *sim_machine_config(const sim_machine *m);
 uint64_t sim_clock(const sim_machine *m);
 uint64_t sim_tick_cycles(const sim_machine *m);
 uint64_t sim_quantum_cycles(const sim_machine *m);
+/* Charges kernel work (an API call) to the executing thread t: its kernel
+ * cycles and its CPU's clock and busy time advance.  A clock tick this
+ * crosses is taken at the thread's next block boundary or switch. */
+void sim_kernel_work(sim_thread *t, uint64_t cycles);
+/* The thread's cycle time: user + kernel cycles, clock interrupts excluded
+ * (what CycleTime and QueryThreadCycleTime report). */
+uint64_t sim_thread_cycle_time(const sim_thread *t);
 /* Changes the total-cycle limit (m:run{max_cycles=...}); 0 restores the default. */
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles);
 /* a * b / c in 64-bit arithmetic, saturating at UINT64_MAX. */
@@ -109,17 +122,17 @@ void sim_heap_free(sim_machine *m, uint64_t addr, uint32_t n);
  * affinity: CPUs it may run on (bit i = CPU i; masked to the machine; none
  * left is an error); ideal: its ideal processor, or -1 for round-robin by
  * creation order, moved into the affinity. */
-sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, int ideal,
-                       sim_thread **out);
+sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t affinity, int ideal, sim_thread **out);
 uint32_t sim_thread_id(const sim_thread *t); /* multiples of 4, deterministic */
 int sim_thread_index(const sim_thread *t);   /* 0, 1, 2 ... in creation order */
 const char *sim_thread_name(const sim_thread *t);
 sim_thread_state sim_thread_state_of(const sim_thread *t);
 const pmu_bank *sim_thread_bank(const sim_thread *t);
-uint64_t sim_thread_scratch(sim_thread *t); /* a guest page for marshalling API arguments (shared; valid during one call) */
+uint64_t
+sim_thread_scratch(sim_thread *t); /* a guest page for marshalling API arguments (shared; valid during one call) */
 uint64_t sim_thread_switches(const sim_thread *t); /* switch-ins so far */
 int sim_thread_priority(const sim_thread *t);
-int sim_thread_cpu(const sim_thread *t);         /* CPU it runs on or last ran on; -1 never ran */
+int sim_thread_cpu(const sim_thread *t); /* CPU it runs on or last ran on; -1 never ran */
 int sim_thread_ideal(const sim_thread *t);
 uint64_t sim_thread_affinity(const sim_thread *t);
 int sim_thread_wait_reason(const sim_thread *t);
@@ -169,14 +182,14 @@ typedef enum sim_record_type { SIM_REC_SWITCH = 0, SIM_REC_READY = 1 } sim_recor
 typedef struct sim_record {
     sim_record_type type;
     int cpu;
-    uint64_t time;           /* cycles, on that CPU */
+    uint64_t time;            /* cycles, on that CPU */
     const sim_thread *thread; /* SWITCH: incoming (NULL = idle); READY: the readied thread */
     const sim_thread *old;    /* SWITCH: outgoing (NULL = idle) */
     int new_priority, old_priority;
-    int old_wait_reason;     /* KWAIT_REASON */
-    int old_wait_mode;       /* 0 KernelMode, 1 UserMode */
-    int old_state;           /* KTHREAD_STATE the outgoing thread enters */
-    int reason;              /* READY: what readied it (SIM_READY_*) */
+    int old_wait_reason; /* KWAIT_REASON */
+    int old_wait_mode;   /* 0 KernelMode, 1 UserMode */
+    int old_state;       /* KTHREAD_STATE the outgoing thread enters */
+    int reason;          /* READY: what readied it (SIM_READY_*) */
 } sim_record;
 
 enum { SIM_READY_NEW = 0, SIM_READY_WAKE, SIM_READY_TIMEOUT, SIM_READY_QUANTUM, SIM_READY_PREEMPTED, SIM_READY_YIELD };
@@ -259,15 +272,15 @@ bool sim_yield(sim_thread *t, bool any_priority);
 uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
 
 /* ---- speed measurement (make bench) ----------------------------------------------------- */
-#define SIM_BENCH_MODES 4
+#define SIM_BENCH_MODES 5
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
 typedef struct sim_bench_workload {
     const char *name;
     const uint8_t *code; /* Windows x64 function: (rcx, rdx) */
     size_t len;
-    uint64_t n;     /* iteration count argument */
-    bool data;      /* when true, rcx = a data buffer and rdx = n; else rcx = n */
-    uint64_t insns; /* instructions the call retires (from the listing's formula) */
+    uint64_t n;               /* iteration count argument */
+    bool data;                /* when true, rcx = a data buffer and rdx = n; else rcx = n */
+    uint64_t fixed, per_iter; /* the call retires fixed + per_iter x n instructions (its formula) */
 } sim_bench_workload;
 typedef struct sim_bench_result {
     const char *mode;

@@ -20,8 +20,8 @@
 /* Unicorn 2.0.1 (QEMU) asserts past about 4090 memory sections, one per
  * separate mapping: hcpsim refuses to map beyond this many. */
 #define SIM_MAX_MAPPINGS 3900
-#define SIM_SENTINEL UINT64_C(0x00007FFFFFFE0000)   /* return address of t:run; never executes */
-#define SIM_HOOK_PROBE UINT64_C(0x10)               /* never mapped; see cpu.c precise faults */
+#define SIM_SENTINEL UINT64_C(0x00007FFFFFFE0000) /* return address of t:run; never executes */
+#define SIM_HOOK_PROBE UINT64_C(0x10)             /* never mapped; see cpu.c precise faults */
 
 typedef enum region_kind { RK_CODE, RK_DATA, RK_HEAP, RK_STACK, RK_SCRATCH, RK_SENTINEL, RK_GUARD } region_kind;
 
@@ -33,10 +33,17 @@ typedef struct region {
 } region;
 
 /* A decoded block: statistics added each time it runs. */
+/* How a block ends, for the branch predictor: the outcome of its last
+ * instruction is known when the next block starts (its address). */
+typedef enum block_end { END_NONE = 0, END_COND, END_RET, END_JMP_INDIRECT, END_CALL, END_CALL_INDIRECT } block_end;
+
 typedef struct block_entry {
     uint64_t addr;
     uint32_t size;
     uint32_t used;
+    uint64_t end_pc; /* address of the last instruction */
+    uint8_t end;     /* block_end */
+    uint8_t end_len; /* length of the last instruction */
     pmu_block_stats st;
 } block_entry;
 
@@ -47,14 +54,14 @@ typedef struct wait_block wait_block;
 struct sim_object {
     sim_machine *m;
     sim_object_type type;
-    uint32_t id;         /* per-type sequence number, for messages */
-    bool signaled;       /* events */
-    bool manual;         /* events: manual reset */
-    sim_thread *owner;   /* mutexes */
-    uint32_t recursion;  /* mutexes */
-    bool abandoned;      /* mutexes: owner exited while owning */
-    int32_t count, max;  /* semaphores */
-    sim_thread *thread;  /* thread objects */
+    uint32_t id;                   /* per-type sequence number, for messages */
+    bool signaled;                 /* events */
+    bool manual;                   /* events: manual reset */
+    sim_thread *owner;             /* mutexes */
+    uint32_t recursion;            /* mutexes */
+    bool abandoned;                /* mutexes: owner exited while owning */
+    int32_t count, max;            /* semaphores */
+    sim_thread *thread;            /* thread objects */
     wait_block *wb_head, *wb_tail; /* waiters, FIFO */
     sim_object *next_owned;        /* mutexes: in the owner's list */
     sim_object *next_all;          /* machine's list, for freeing */
@@ -76,22 +83,22 @@ struct sim_thread {
     uint32_t id;
     char name[64];
     int priority;
-    uint64_t affinity;   /* CPUs it may run on (bit i = CPU i), already masked to the machine */
-    int ideal;           /* ideal processor */
-    int cpu;             /* CPU it runs on, or last ran on (-1 never) */
+    uint64_t affinity; /* CPUs it may run on (bit i = CPU i), already masked to the machine */
+    int ideal;         /* ideal processor */
+    int cpu;           /* CPU it runs on, or last ran on (-1 never) */
     sim_thread_state state;
-    int wait_reason;     /* KWAIT_REASON recorded when it last left the CPU */
-    int wait_mode;       /* 0 KernelMode, 1 UserMode */
-    uint64_t switches;   /* switch-ins */
+    int wait_reason;   /* KWAIT_REASON recorded when it last left the CPU */
+    int wait_mode;     /* 0 KernelMode, 1 UserMode */
+    uint64_t switches; /* switch-ins */
     uint32_t exit_code;
     pmu_bank bank;
     uint64_t quantum_start; /* thread cycles when its quantum was last replenished */
     uint64_t ready_time;    /* when it became Ready (a CPU may take it from then on) */
-    int stack_slot;          /* the stack slot it holds during a guest call, -1 none */
+    int stack_slot;         /* the stack slot it holds during a guest call, -1 none */
     uint64_t stack_lo, stack_hi;
-    uc_context *ctx;         /* saved CPU state while not on the CPU (allocated on first use) */
+    uc_context *ctx; /* saved CPU state while not on the CPU (allocated on first use) */
     bool in_call;
-    uint64_t rip;            /* where the call resumes */
+    uint64_t rip; /* where the call resumes */
     uint64_t result;
     sim_fault fault;
     char error[160];
@@ -101,20 +108,22 @@ struct sim_thread {
     int nwait;
     bool wait_all;
     uint32_t wait_status;
-    uint64_t timer_due;      /* UINT64_MAX: no timer */
-    int timer_pos;           /* index in the timer heap, -1 when not in it */
-    sim_object *owned;       /* mutexes it owns */
-    sim_object *self_obj;    /* its thread object */
+    uint64_t timer_due;   /* UINT64_MAX: no timer */
+    int timer_pos;        /* index in the timer heap, -1 when not in it */
+    sim_object *owned;    /* mutexes it owns */
+    sim_object *self_obj; /* its thread object */
 };
 
 typedef struct sim_cpu {
     int index;
-    uint64_t time;        /* local virtual time, cycles */
-    uint64_t next_tick;   /* time of its next clock interrupt */
-    sim_thread *cur;      /* running thread, NULL when idle */
-    bool check_preempt;   /* a higher-priority thread may be ready for it */
-    uint64_t seg_end;     /* end of the lock-step round in which the current run segment began */
+    uint64_t time;      /* local virtual time, cycles */
+    uint64_t next_tick; /* time of its next clock interrupt */
+    sim_thread *cur;    /* running thread, NULL when idle */
+    bool check_preempt; /* a higher-priority thread may be ready for it */
+    uint64_t seg_end;   /* end of the lock-step round in which the current run segment began */
     uint64_t busy, idle, intr, ticks, switches;
+    pmu_bp *bp;       /* its branch predictor (NULL with predictor = off) */
+    pmu_cache *cache; /* its data-cache hierarchy (NULL with cache = off) */
 } sim_cpu;
 
 #define SIM_MAX_CPUS 64
@@ -124,7 +133,7 @@ struct sim_machine {
     sim_config cfg;
     uc_engine *uc;
     csh cs;
-    uc_hook h_block, h_intr, h_memerr, h_probe, h_syscall;
+    uc_hook h_block, h_intr, h_memerr, h_probe, h_syscall, h_mem;
 
     region *regions;
     int nregions, cap_regions;
@@ -132,21 +141,21 @@ struct sim_machine {
     struct heap_free {
         uint64_t addr;
         uint32_t size;
-    } *heap_free; /* freed blocks, LIFO */
+    } * heap_free; /* freed blocks, LIFO */
     int heap_nfree, heap_capfree;
-    int nmaps;             /* separate mappings made (see SIM_MAX_MAPPINGS) */
-    int nslots;            /* stack slots mapped so far */
-    int *free_slots;       /* free stack slots, LIFO */
+    int nmaps;       /* separate mappings made (see SIM_MAX_MAPPINGS) */
+    int nslots;      /* stack slots mapped so far */
+    int *free_slots; /* free stack slots, LIFO */
     int nfree_slots, capfree_slots;
 
     sim_thread **threads;
     int nthreads, capthreads, nlive;
-    sim_thread *loaded;   /* whose CPU context is in the engine */
-    sim_thread *running;  /* the executing thread (its body or guest code runs now) */
-    sim_cpu *exec;        /* its CPU */
+    sim_thread *loaded;  /* whose CPU context is in the engine */
+    sim_thread *running; /* the executing thread (its body or guest code runs now) */
+    sim_cpu *exec;       /* its CPU */
     sim_observer obs[SIM_MAX_OBSERVERS];
     int nobs;
-    struct trap *traps;   /* instructions served by the model (cpu.c) */
+    struct trap *traps; /* instructions served by the model (cpu.c) */
 
     sim_cpu cpus[SIM_MAX_CPUS];
     int ncpus;
@@ -154,7 +163,7 @@ struct sim_machine {
     sim_thread *rq_head[32], *rq_tail[32]; /* ready queues by priority */
     uint32_t rq_summary;                   /* bit p: queue p not empty */
     int nready;
-    sim_thread **timers;                   /* min-heap by (timer_due, id) */
+    sim_thread **timers; /* min-heap by (timer_due, id) */
     int ntimers, captimers;
     sim_object *objects;
     uint32_t nobj[4];
@@ -167,7 +176,7 @@ struct sim_machine {
     uint64_t last_block_addr;
 
     /* per-run stop bookkeeping */
-    uint64_t stop_at;  /* the executing CPU stops at the first block boundary at or after this time */
+    uint64_t stop_at; /* the executing CPU stops at the first block boundary at or after this time */
     stop_reason stop;
     bool retranslated;
     int intno;
@@ -181,9 +190,9 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr);
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
 /* machine.c */
-sim_err sim_stack_acquire(sim_thread *t); /* a stack slot for a guest call */
-void sim_stack_release(sim_thread *t);     /* when the call ends or the thread exits */
-void sim_call_end(sim_thread *t);          /* not in a call any more; gives its stack back */
+sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
+void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */
+void sim_call_end(sim_thread *t);                     /* not in a call any more; gives its stack back */
 void sim_sched_make_ready(sim_thread *t, int reason); /* at the current time, tail of its queue */
 void sim_sched_leave(sim_thread *t);                  /* t (Waiting or Terminated) leaves its CPU */
 /* sched.c */

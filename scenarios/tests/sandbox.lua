@@ -57,7 +57,8 @@ tap.like(err_of(function() hcp.machine { cpu = 1 } end),
 tap.like(err_of(function() hcp.machine { platform = "win95" } end), "unknown platform 'win95' %(valid: win10%-x64",
          "an unknown platform lists the valid ones")
 tap.like(err_of(function() hcp.machine { pmc = { "instructions", "cache-misses" } } end),
-         "unknown PMU event 'cache%-misses' in pmc%[2%] %(valid: instructions, cycles, branches%)",
+         "unknown PMU event 'cache%-misses' in pmc%[2%] %(valid: instructions, cycles, branches, ref%-cycles, " ..
+         "cond%-branches, branch%-misses, loads, stores, l1d%-misses, l2%-misses, llc%-references, llc%-misses%)",
          "an unknown event lists the valid ones")
 tap.like(err_of(function() hcp.machine { semantics = "lax" } end), "unknown semantics 'lax' %(valid: documented, observed%)",
          "an unknown semantics lists the valid ones")

@@ -1,0 +1,534 @@
+/* reports/trace.c — the Perfetto / Chrome trace-event JSON writer (--trace).
+ *
+ * A sim_observer per machine turns the scheduler's records into trace events
+ * as they happen: per-CPU spans of the thread that ran, per-thread state
+ * spans (Ready / Running / Waiting), PMU counter samples at each switch-out
+ * and a ready-thread counter.  Events stream to PATH.tmp in the order the
+ * simulator records them; the file is renamed to PATH when it is complete.
+ * reports/README.md describes the file.
+ *
+ * Time: the simulator counts cycles; the trace-event format wants
+ * microseconds.  Every time is converted once to integer nanoseconds
+ * (cycles * 10^9 / frequency, rounded down) and printed as an exact decimal
+ * with three fractional digits; durations are differences of converted
+ * times, so adjacent spans meet exactly.  No floating point anywhere. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/reports.h"
+
+#define NS_PER_S UINT64_C(1000000000)
+
+typedef enum tstate { T_NONE = 0, T_READY, T_RUNNING, T_WAITING, T_DONE } tstate;
+
+typedef struct rthread {
+    tstate state;
+    uint64_t since; /* ns: start of the open state span */
+    int cpu;        /* Running: its CPU */
+    int why;        /* Ready: SIM_READY_* (-1 unknown); Waiting: KWAIT_REASON */
+    uint32_t id;
+    char name[72];
+} rthread;
+
+typedef struct rcpu {
+    int cur;        /* index of the thread it runs, -1 idle */
+    uint64_t since; /* ns */
+    int priority;   /* of cur, at switch-in */
+} rcpu;
+
+typedef struct rmachine {
+    rep_trace *tr;
+    sim_machine *m; /* NULL once detached */
+    int slot;       /* observer slot */
+    int k;          /* machine number, 0-based, in attach order */
+    int ncpus;
+    uint64_t freq;
+    rcpu *cpus;
+    rthread *threads;
+    int nthreads, capthreads;
+    int nready;
+    uint64_t ready_ts; /* ns of the last ready-counter sample (kept non-decreasing) */
+    uint64_t last;     /* latest ns recorded */
+} rmachine;
+
+struct rep_trace {
+    FILE *f;
+    char *path, *tmp;
+    rmachine **machines;
+    int nmachines, capmachines;
+    uint64_t nev;
+    int err; /* first error (errno value) */
+};
+
+/* KWAIT_REASON 0..40 (HCP-SPEC §6, mingw-w64 wdm.h numbering). */
+static const char *const wait_reasons[] = {
+    "Executive",        "FreePage",          "PageIn",
+    "PoolAllocation",   "DelayExecution",    "Suspended",
+    "UserRequest",      "WrExecutive",       "WrFreePage",
+    "WrPageIn",         "WrPoolAllocation",  "WrDelayExecution",
+    "WrSuspended",      "WrUserRequest",     "WrSpare0",
+    "WrQueue",          "WrLpcReceive",      "WrLpcReply",
+    "WrVirtualMemory",  "WrPageOut",         "WrRendezvous",
+    "WrKeyedEvent",     "WrTerminated",      "WrProcessInSwap",
+    "WrCpuRateControl", "WrCalloutStack",    "WrKernel",
+    "WrResource",       "WrPushLock",        "WrMutex",
+    "WrQuantumEnd",     "WrDispatchInt",     "WrPreempted",
+    "WrYieldExecution", "WrFastMutex",       "WrGuardedMutex",
+    "WrRundown",        "WrAlertByThreadId", "WrDeferredPreempt",
+    "WrPhysicalFault",  "MaximumWaitReason",
+};
+
+static const char *wait_reason_name(int r) {
+    return r >= 0 && r < (int)(sizeof wait_reasons / sizeof wait_reasons[0]) ? wait_reasons[r] : "Unknown";
+}
+
+static const char *ready_reason_name(int r) {
+    switch (r) {
+    case SIM_READY_NEW: return "new";
+    case SIM_READY_WAKE: return "wake";
+    case SIM_READY_TIMEOUT: return "timeout";
+    case SIM_READY_QUANTUM: return "quantum";
+    case SIM_READY_PREEMPTED: return "preempted";
+    case SIM_READY_YIELD: return "yield";
+    default: return "unknown";
+    }
+}
+
+/* KTHREAD_STATE names for the states a thread leaves a CPU into. */
+static const char *kstate_name(int s) {
+    switch (s) {
+    case SIM_TS_INITIALIZED: return "Initialized";
+    case SIM_TS_READY: return "Ready";
+    case SIM_TS_RUNNING: return "Running";
+    case SIM_TS_STANDBY: return "Standby";
+    case SIM_TS_TERMINATED: return "Terminated";
+    case SIM_TS_WAITING: return "Waiting";
+    default: return "Unknown";
+    }
+}
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+/* cycles * 10^9 / freq, rounded down.  sim_mul_div is exact while r * 10^9
+ * fits in 64 bits (r < freq); above about 18 GHz it would saturate, so the
+ * remainder is then scaled one decimal digit at a time (r * 10 < 2^64 for any
+ * frequency the machine accepts). */
+static uint64_t ns_of(const rmachine *rm, uint64_t cycles) {
+    uint64_t c = rm->freq ? rm->freq : 1;
+    if (c <= UINT64_MAX / NS_PER_S) return sim_mul_div(cycles, NS_PER_S, c);
+    uint64_t q = cycles / c, r = cycles % c, frac = 0;
+    for (int i = 0; i < 9; i++) {
+        r *= 10;
+        frac = frac * 10 + r / c;
+        r %= c;
+    }
+    return sim_mul_div(q, NS_PER_S, 1) + frac;
+}
+
+/* ---- JSON output ------------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at p (not overlong, no surrogates), or 0. */
+static int utf8_len(const unsigned char *p) {
+    int n;
+    uint32_t cp, min;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
+        n = 2, cp = p[0] & 0x1Fu, min = 0x80;
+    } else if ((p[0] & 0xF0) == 0xE0) {
+        n = 3, cp = p[0] & 0x0Fu, min = 0x800;
+    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+        n = 4, cp = p[0] & 0x07u, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0; /* also stops at the terminating NUL */
+        cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, valid
+ * UTF-8 kept, any other byte replaced by U+FFFD (names are arbitrary bytes). */
+static void put_str(FILE *f, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc((int)c, f);
+            p++;
+        } else if (c < 0x20 || c == 0x7F) {
+            fprintf(f, "\\u%04x", c);
+            p++;
+        } else if (c < 0x80) {
+            fputc((int)c, f);
+            p++;
+        } else {
+            int n = utf8_len(p);
+            if (n) {
+                fwrite(p, 1, (size_t)n, f);
+                p += n;
+            } else {
+                fputs("\\ufffd", f);
+                p++;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+static void put_time(FILE *f, const char *key, uint64_t ns) {
+    fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
+}
+
+/* Starts an event: {"ph":..,"pid":..,"tid":..  (the caller adds the rest and the closing brace). */
+static FILE *ev(rep_trace *tr, char ph, int pid, uint32_t tid) {
+    FILE *f = tr->f;
+    fputs(tr->nev++ ? ",\n{" : "\n{", f);
+    fprintf(f, "\"ph\":\"%c\",\"pid\":%d,\"tid\":%" PRIu32, ph, pid, tid);
+    return f;
+}
+
+static int pid_cpus(const rmachine *rm) { return 2 * rm->k + 1; }
+static int pid_threads(const rmachine *rm) { return 2 * rm->k + 2; }
+
+/* M events: process or thread name and sort index. */
+static void meta_name(rep_trace *tr, int pid, uint32_t tid, const char *what, const char *name) {
+    FILE *f = ev(tr, 'M', pid, tid);
+    fprintf(f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+    put_str(f, name);
+    fputs("}}", f);
+}
+
+static void meta_sort(rep_trace *tr, int pid, uint32_t tid, const char *what, int index) {
+    FILE *f = ev(tr, 'M', pid, tid);
+    fprintf(f, ",\"name\":\"%s\",\"args\":{\"sort_index\":%d}}", what, index);
+}
+
+/* ---- per-machine state ---------------------------------------------------------------------- */
+
+/* The tracked state of thread t, created (with its track's metadata) on first sight. */
+static rthread *thread_of(rmachine *rm, const sim_thread *t) {
+    int i = sim_thread_index(t);
+    if (i < 0) return NULL;
+    if (i >= rm->capthreads) {
+        int nc = rm->capthreads ? rm->capthreads : 16;
+        while (nc <= i) nc *= 2;
+        rthread *a = realloc(rm->threads, (size_t)nc * sizeof *a);
+        if (!a) {
+            if (!rm->tr->err) rm->tr->err = ENOMEM;
+            return NULL;
+        }
+        memset(a + rm->capthreads, 0, (size_t)(nc - rm->capthreads) * sizeof *a);
+        rm->threads = a;
+        rm->capthreads = nc;
+    }
+    if (i >= rm->nthreads) rm->nthreads = i + 1;
+    rthread *rt = &rm->threads[i];
+    if (rt->id == 0) {
+        rt->id = sim_thread_id(t);
+        rt->cpu = -1;
+        const char *name = sim_thread_name(t);
+        if (name && *name)
+            snprintf(rt->name, sizeof rt->name, "%s", name);
+        else
+            snprintf(rt->name, sizeof rt->name, "thread %" PRIu32, rt->id);
+        meta_name(rm->tr, pid_threads(rm), rt->id, "thread_name", rt->name);
+        meta_sort(rm->tr, pid_threads(rm), rt->id, "thread_sort_index", i);
+    }
+    return rt;
+}
+
+/* A thread's state changes are kept in order: with several CPUs in lock-step
+ * rounds, a thread can be readied at its waker's CPU time, which may lie
+ * before the time it left its own CPU.  Its track then starts the new span
+ * where the previous one ended. */
+static uint64_t tclamp(const rthread *rt, uint64_t ns) { return ns < rt->since ? rt->since : ns; }
+
+/* Closes the open state span of rt at ns (already clamped). */
+static void close_state(rmachine *rm, rthread *rt, uint64_t ns) {
+    const char *name;
+    switch (rt->state) {
+    case T_READY: name = "Ready"; break;
+    case T_RUNNING: name = "Running"; break;
+    case T_WAITING: name = "Waiting"; break;
+    case T_NONE:
+    case T_DONE:
+    default: return;
+    }
+    FILE *f = ev(rm->tr, 'X', pid_threads(rm), rt->id);
+    put_time(f, "ts", rt->since);
+    put_time(f, "dur", ns - rt->since);
+    fprintf(f, ",\"name\":\"%s\",\"cat\":\"state\",\"args\":{", name);
+    if (rt->state == T_READY)
+        fprintf(f, "\"readied_by\":\"%s\"}}", ready_reason_name(rt->why));
+    else if (rt->state == T_RUNNING)
+        fprintf(f, "\"cpu\":%d}}", rt->cpu);
+    else
+        fprintf(f, "\"reason\":\"%s\",\"reason_code\":%d}}", wait_reason_name(rt->why), rt->why);
+}
+
+static void set_state(rmachine *rm, rthread *rt, tstate s, uint64_t ns, int why, int cpu) {
+    ns = tclamp(rt, ns);
+    close_state(rm, rt, ns);
+    rt->state = s;
+    rt->since = ns;
+    rt->why = why;
+    rt->cpu = cpu;
+}
+
+static void sample_counters(rmachine *rm, const rthread *rt, const pmu_bank *b, uint64_t ns) {
+    FILE *f = ev(rm->tr, 'C', pid_threads(rm), rt->id);
+    put_time(f, "ts", ns);
+    fputs(",\"name\":", f);
+    char name[96];
+    snprintf(name, sizeof name, "%s (%" PRIu32 ")", rt->name, rt->id);
+    put_str(f, name);
+    fputs(",\"cat\":\"pmu\",\"args\":{", f);
+    for (int e = 0; e < PMU_EV__COUNT; e++)
+        fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", pmu_event_name((pmu_event)e), b->ev[e]);
+    fputs("}}", f);
+}
+
+static void sample_ready(rmachine *rm, uint64_t ns) {
+    if (ns < rm->ready_ts) ns = rm->ready_ts;
+    rm->ready_ts = ns;
+    FILE *f = ev(rm->tr, 'C', pid_cpus(rm), (uint32_t)pid_cpus(rm));
+    put_time(f, "ts", ns);
+    fprintf(f, ",\"name\":\"ready threads\",\"cat\":\"sched\",\"args\":{\"ready\":%d}}", rm->nready);
+}
+
+/* The CPU span of the thread c ran, from its switch-in to ns. */
+static void close_cpu(rmachine *rm, int c, uint64_t ns, const char *left_with, const char *next_state) {
+    rcpu *rc = &rm->cpus[c];
+    if (rc->cur < 0) return;
+    const rthread *rt = &rm->threads[rc->cur];
+    if (ns < rc->since) ns = rc->since;
+    FILE *f = ev(rm->tr, 'X', pid_cpus(rm), (uint32_t)(1 + c));
+    put_time(f, "ts", rc->since);
+    put_time(f, "dur", ns - rc->since);
+    fputs(",\"name\":", f);
+    put_str(f, rt->name);
+    fprintf(f, ",\"cat\":\"cpu\",\"args\":{\"tid\":%" PRIu32 ",\"priority\":%d", rt->id, rc->priority);
+    if (left_with)
+        fprintf(f, ",\"left_with\":\"%s\",\"next_state\":\"%s\"}}", left_with, next_state);
+    else
+        fputs(",\"running_at_end\":true}}", f);
+    rc->cur = -1;
+}
+
+/* ---- observer callbacks ------------------------------------------------------------------ */
+
+static void on_ready(rmachine *rm, const sim_record *r, uint64_t ns) {
+    rthread *rt = thread_of(rm, r->thread);
+    if (!rt) return;
+    if (rt->state == T_NONE) sample_counters(rm, rt, sim_thread_bank(r->thread), tclamp(rt, ns));
+    set_state(rm, rt, T_READY, ns, r->reason, -1);
+    rm->nready++;
+    sample_ready(rm, ns);
+}
+
+static void on_switch(rmachine *rm, const sim_record *r, uint64_t ns) {
+    int c = r->cpu;
+    if (c < 0 || c >= rm->ncpus) return;
+    if (r->old) {
+        rthread *rt = thread_of(rm, r->old);
+        if (rt) {
+            close_cpu(rm, c, ns, wait_reason_name(r->old_wait_reason), kstate_name(r->old_state));
+            if (rt->state == T_RUNNING) {
+                if (r->old_state == SIM_TS_WAITING)
+                    set_state(rm, rt, T_WAITING, ns, r->old_wait_reason, -1);
+                else if (r->old_state == SIM_TS_READY) /* normally readied (a record) before it left */
+                    set_state(rm, rt, T_READY, ns, -1, -1);
+                else
+                    set_state(rm, rt, T_DONE, ns, 0, -1);
+            }
+            sample_counters(rm, rt, sim_thread_bank(r->old), tclamp(rt, ns));
+        }
+    }
+    rm->cpus[c].cur = -1;
+    if (r->thread) {
+        rthread *rt = thread_of(rm, r->thread);
+        if (!rt) return;
+        if (rt->state == T_READY) {
+            rm->nready--;
+            sample_ready(rm, ns);
+        }
+        set_state(rm, rt, T_RUNNING, ns, 0, c);
+        rm->cpus[c] = (rcpu){sim_thread_index(r->thread), ns, r->new_priority};
+    }
+}
+
+static void cb_record(void *ud, const sim_record *r) {
+    rmachine *rm = ud;
+    uint64_t ns = ns_of(rm, r->time);
+    if (ns > rm->last) rm->last = ns;
+    if (r->type == SIM_REC_READY)
+        on_ready(rm, r, ns);
+    else if (r->type == SIM_REC_SWITCH)
+        on_switch(rm, r, ns);
+}
+
+/* A thread that exits while Ready or Waiting leaves no switch record. */
+static void cb_thread_exit(void *ud, sim_thread *t) {
+    rmachine *rm = ud;
+    rthread *rt = thread_of(rm, t);
+    if (!rt || rt->state == T_DONE || rt->state == T_RUNNING) return;
+    uint64_t ns = ns_of(rm, sim_clock(rm->m));
+    if (ns > rm->last) rm->last = ns;
+    bool was_ready = rt->state == T_READY;
+    set_state(rm, rt, T_DONE, ns, 0, -1);
+    if (was_ready) {
+        rm->nready--;
+        sample_ready(rm, ns);
+    }
+}
+
+/* ---- public ----------------------------------------------------------------------------- */
+
+rep_trace *rep_trace_open(const char *path) {
+    rep_trace *tr = calloc(1, sizeof *tr);
+    size_t n = strlen(path);
+    if (!tr || !(tr->path = malloc(n + 1)) || !(tr->tmp = malloc(n + 5))) {
+        if (tr) free(tr->path);
+        free(tr);
+        errno = ENOMEM;
+        return NULL;
+    }
+    memcpy(tr->path, path, n + 1);
+    memcpy(tr->tmp, path, n);
+    memcpy(tr->tmp + n, ".tmp", 5);
+    tr->f = fopen(tr->tmp, "w");
+    if (!tr->f) {
+        int e = errno;
+        free(tr->tmp);
+        free(tr->path);
+        free(tr);
+        errno = e;
+        return NULL;
+    }
+    setvbuf(tr->f, NULL, _IOFBF, 1 << 16);
+    fputs("{\"traceEvents\":[", tr->f);
+    return tr;
+}
+
+int rep_trace_attach(rep_trace *tr, sim_machine *m) {
+    if (tr->nmachines == tr->capmachines) {
+        int nc = tr->capmachines ? tr->capmachines * 2 : 4;
+        rmachine **a = realloc(tr->machines, (size_t)nc * sizeof *a);
+        if (!a) return -1;
+        tr->machines = a;
+        tr->capmachines = nc;
+    }
+    rmachine *rm = calloc(1, sizeof *rm);
+    if (!rm) return -1;
+    rm->tr = tr;
+    rm->m = m;
+    rm->k = tr->nmachines;
+    rm->ncpus = sim_cpu_count(m);
+    rm->freq = sim_machine_config(m)->frequency;
+    rm->cpus = calloc((size_t)rm->ncpus, sizeof *rm->cpus);
+    if (!rm->cpus) {
+        free(rm);
+        return -1;
+    }
+    for (int c = 0; c < rm->ncpus; c++) rm->cpus[c].cur = -1;
+    sim_observer o = {NULL, cb_thread_exit, cb_record, rm};
+    rm->slot = sim_add_observer(m, &o);
+    if (rm->slot < 0) {
+        free(rm->cpus);
+        free(rm);
+        return -1;
+    }
+    tr->machines[tr->nmachines++] = rm;
+
+    /* the first machine's processes are "machine" and "threads", later ones "machine 2", ... */
+    char name[32], num[16] = "";
+    int p = pid_cpus(rm), q = pid_threads(rm);
+    if (rm->k) snprintf(num, sizeof num, " %d", rm->k + 1);
+    snprintf(name, sizeof name, "machine%s", num);
+    meta_name(tr, p, (uint32_t)p, "process_name", name);
+    meta_sort(tr, p, (uint32_t)p, "process_sort_index", p);
+    snprintf(name, sizeof name, "threads%s", num);
+    meta_name(tr, q, (uint32_t)q, "process_name", name);
+    meta_sort(tr, q, (uint32_t)q, "process_sort_index", q);
+    for (int c = 0; c < rm->ncpus; c++) {
+        snprintf(name, sizeof name, "CPU %d", c);
+        meta_name(tr, p, (uint32_t)(1 + c), "thread_name", name);
+        meta_sort(tr, p, (uint32_t)(1 + c), "thread_sort_index", c);
+    }
+    return 0;
+}
+
+/* Closes every open span of rm at end (ns).  m, when not NULL, is still
+ * valid: threads still running get a last counter sample. */
+static void finish_machine(rmachine *rm, uint64_t end, sim_machine *m) {
+    for (int c = 0; c < rm->ncpus; c++) close_cpu(rm, c, end, NULL, NULL);
+    for (int i = 0; i < rm->nthreads; i++) {
+        rthread *rt = &rm->threads[i];
+        if (rt->state == T_NONE || rt->state == T_DONE) continue;
+        bool running = rt->state == T_RUNNING;
+        set_state(rm, rt, T_DONE, end, 0, -1);
+        if (running && m) sample_counters(rm, rt, sim_thread_bank(sim_thread_at(m, i)), rt->since);
+    }
+}
+
+void rep_trace_detach(rep_trace *tr, sim_machine *m) {
+    if (!tr || !m) return;
+    for (int k = 0; k < tr->nmachines; k++) {
+        rmachine *rm = tr->machines[k];
+        if (rm->m != m) continue;
+        uint64_t end = 0;
+        for (int c = 0; c < rm->ncpus; c++) {
+            sim_cpu_stats s;
+            sim_cpu_stats_of(m, c, &s);
+            if (s.time > end) end = s.time;
+        }
+        end = ns_of(rm, end);
+        if (end < rm->last) end = rm->last;
+        finish_machine(rm, end, m);
+        sim_remove_observer(m, rm->slot);
+        rm->m = NULL;
+        return;
+    }
+}
+
+int rep_trace_close(rep_trace *tr) {
+    if (!tr) return 0;
+    FILE *f = tr->f;
+    for (int k = 0; k < tr->nmachines; k++)
+        if (tr->machines[k]->m) finish_machine(tr->machines[k], tr->machines[k]->last, NULL);
+    fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"hcpsim\",\"clock\":\"virtual\",", f);
+    fputs("\"timestamps\":\"microseconds of virtual time with 3 decimals: ns = cycles * 10^9 / frequency, rounded "
+          "down\",",
+          f);
+    fprintf(f, "\"machines\":\"%d\"", tr->nmachines);
+    for (int k = 0; k < tr->nmachines; k++) {
+        const rmachine *rm = tr->machines[k];
+        fprintf(f, ",\"machine %d\":\"pid %d: %d CPU tracks; pid %d: %d thread tracks; %" PRIu64 " cycles per second\"",
+                k + 1, pid_cpus(rm), rm->ncpus, pid_threads(rm), rm->nthreads, rm->freq);
+    }
+    fputs("}}\n", f);
+
+    int err = tr->err;
+    if (ferror(f) && !err) err = errno ? errno : EIO;
+    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (!err && rename(tr->tmp, tr->path) != 0) err = errno ? errno : EIO;
+    if (err) remove(tr->tmp);
+
+    for (int k = 0; k < tr->nmachines; k++) {
+        free(tr->machines[k]->cpus);
+        free(tr->machines[k]->threads);
+        free(tr->machines[k]);
+    }
+    free(tr->machines);
+    free(tr->tmp);
+    free(tr->path);
+    free(tr);
+    return err;
+}
