@@ -20,10 +20,32 @@ static void *fnptr(any_fn f) {
     return p;
 }
 
-static uint64_t insns_for(const sim_bench_workload *w, uint64_t n) { return w->fixed + w->per_iter * n; }
+/* The data buffer's words: zero, or a fixed xorshift sequence (random data
+ * for the branchy workload), the same in every mode. */
+static uint64_t *bench_data(const sim_bench_workload *w) {
+    uint64_t *d = calloc(SIM_BENCH_DATA / 8, 8);
+    if (d && w->random) {
+        uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
+        for (size_t i = 0; i < SIM_BENCH_DATA / 8; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            d[i] = x;
+        }
+    }
+    return d;
+}
+
+/* What a call over the first n words retires: fixed + per_iter x n + per_odd x (odd words). */
+static uint64_t insns_for(const sim_bench_workload *w, const uint64_t *data, uint64_t first, uint64_t n) {
+    uint64_t odd = 0;
+    if (w->per_odd)
+        for (uint64_t i = 0; i < n; i++) odd += data[first + i] & 1;
+    return w->fixed + w->per_iter * n + w->per_odd * odd;
+}
 
 /* Raw Unicorn: the code at 0x1000, rcx/rdx = args, run until the ret's target. */
-static int raw_run(const sim_bench_workload *w, int with_hook, sim_now_fn now, uint64_t *ns) {
+static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_hook, sim_now_fn now, uint64_t *ns) {
     uint64_t args[2] = {w->data ? 0x10000000 : w->n, w->data ? w->n : 0};
     uc_engine *uc;
     if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return -1;
@@ -32,6 +54,7 @@ static int raw_run(const sim_bench_workload *w, int with_hook, sim_now_fn now, u
     uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_READ | UC_PROT_EXEC);
     uc_mem_map(uc, 0x100000, 0x100000, UC_PROT_READ | UC_PROT_WRITE);
     uc_mem_map(uc, 0x10000000, SIM_BENCH_DATA, UC_PROT_READ | UC_PROT_WRITE);
+    if (w->data) uc_mem_write(uc, 0x10000000, data, SIM_BENCH_DATA);
     uc_mem_write(uc, 0x1000, w->code, w->len);
     if (with_hook) uc_hook_add(uc, &h, UC_HOOK_BLOCK, fnptr((any_fn)count_block), &blocks, 1, 0);
     uint64_t rsp = 0x1FF000, ret = 0x3000;
@@ -46,16 +69,27 @@ static int raw_run(const sim_bench_workload *w, int with_hook, sim_now_fn now, u
     return e == UC_ERR_OK ? 0 : -1;
 }
 
+/* One hcpsim mode: which parts of the model are on. */
+typedef struct bench_mode {
+    const char *name;
+    bool precise, predictor, cache;
+    int nthreads;
+} bench_mode;
+
 /* hcpsim: `nthreads` threads each call the workload with n / nthreads
  * iterations under the scheduler.  With several threads the machine runs at
  * 1 GHz with a 100 x 100-ns tick and a one-tick quantum, so the threads
- * alternate every 10,000 cycles (= instructions, under the unit cost model). */
-static int sim_run(const sim_bench_workload *w, bool precise, int nthreads, sim_now_fn now, uint64_t *ns,
-                   uint64_t *insns) {
+ * alternate every 10,000 cycles (= instructions under the unit table). */
+static int sim_run(const sim_bench_workload *w, const uint64_t *host_data, const bench_mode *md, sim_now_fn now,
+                   uint64_t *ns, uint64_t *insns) {
     sim_config c;
     sim_config_default(&c);
-    c.precise_faults = precise;
+    c.precise_faults = md->precise;
+    c.predictor = md->predictor;
+    c.cache = md->cache;
+    int nthreads = md->nthreads;
     if (nthreads > 1) {
+        pmu_cost_table(&c.cost, "unit");
         c.frequency = 1000000000u;
         c.tick = 100;
         c.quantum = 1;
@@ -66,10 +100,13 @@ static int sim_run(const sim_bench_workload *w, bool precise, int nthreads, sim_
     sim_thread *th[2] = {NULL, NULL};
     bool started[2] = {false, false};
     int rc = -1;
-    uint64_t each = w->n / (uint64_t)nthreads;
+    uint64_t each = w->n / (uint64_t)nthreads, want = 0;
     if (sim_code(m, w->code, w->len, &entry) != SIM_OK || sim_alloc(m, SIM_BENCH_DATA, &data) != SIM_OK) goto out;
-    for (int i = 0; i < nthreads; i++)
+    if (w->data && sim_mem_write(m, data, host_data, SIM_BENCH_DATA) != SIM_OK) goto out;
+    for (int i = 0; i < nthreads; i++) {
         if (sim_thread_new(m, "bench", 8, 1, -1, &th[i]) != SIM_OK) goto out;
+        want += insns_for(w, host_data, (uint64_t)i * each, each);
+    }
     uint64_t t0 = now();
     for (;;) { /* bounded by max_cycles: every pass runs guest work or ends a thread */
         sim_thread *t;
@@ -91,26 +128,32 @@ static int sim_run(const sim_bench_workload *w, bool precise, int nthreads, sim_
     *ns = now() - t0;
     *insns = 0;
     for (int i = 0; i < nthreads; i++) *insns += sim_thread_bank(th[i])->ev[PMU_EV_INSTRUCTIONS];
-    rc = *insns == (uint64_t)nthreads * insns_for(w, each) ? 0 : -1;
+    rc = *insns == want ? 0 : -1;
 out:
     sim_machine_free(m);
     return rc;
 }
 
 int sim_bench(const sim_bench_workload *w, sim_now_fn now, sim_bench_result out[SIM_BENCH_MODES]) {
-    static const char *const names[SIM_BENCH_MODES] = {"raw unicorn", "raw unicorn + empty block hook",
-                                                       "hcpsim counting", "hcpsim counting + precise faults",
-                                                       "+ scheduler, 10000-cycle slices"};
-    for (int i = 0; i < SIM_BENCH_MODES; i++) {
-        out[i].mode = names[i];
-        out[i].insns = insns_for(w, w->n);
+    static const bench_mode modes[SIM_BENCH_MODES - 2] = {
+        {"hcpsim block counting", false, false, false, 1},
+        {"+ precise faults", true, false, false, 1},
+        {"+ scheduler, 10000-cycle slices", true, false, false, 2},
+        {"+ branch predictor", true, true, false, 2},
+        {"+ cache model", true, true, true, 2},
+    };
+    uint64_t *data = bench_data(w);
+    if (!data) return -1;
+    int rc = 0;
+    for (int i = 0; i < SIM_BENCH_MODES && rc == 0; i++) {
+        out[i].mode = i == 0 ? "raw unicorn" : i == 1 ? "raw unicorn + empty block hook" : modes[i - 2].name;
+        out[i].insns = insns_for(w, data, 0, w->n);
         out[i].ns = 0;
-        int rc;
         if (i < 2)
-            rc = raw_run(w, i, now, &out[i].ns);
+            rc = raw_run(w, data, i, now, &out[i].ns);
         else
-            rc = sim_run(w, i >= 3, i == 4 ? 2 : 1, now, &out[i].ns, &out[i].insns);
-        if (rc != 0) return -1;
+            rc = sim_run(w, data, &modes[i - 2], now, &out[i].ns, &out[i].insns);
     }
-    return 0;
+    free(data);
+    return rc;
 }

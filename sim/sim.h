@@ -272,15 +272,16 @@ bool sim_yield(sim_thread *t, bool any_priority);
 uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
 
 /* ---- speed measurement (make bench) ----------------------------------------------------- */
-#define SIM_BENCH_MODES 5
+#define SIM_BENCH_MODES 7
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
 typedef struct sim_bench_workload {
     const char *name;
     const uint8_t *code; /* Windows x64 function: (rcx, rdx) */
     size_t len;
-    uint64_t n;               /* iteration count argument */
-    bool data;                /* when true, rcx = a data buffer and rdx = n; else rcx = n */
-    uint64_t fixed, per_iter; /* the call retires fixed + per_iter x n instructions (its formula) */
+    uint64_t n;                        /* iteration count argument */
+    bool data;                         /* when true, rcx = a data buffer and rdx = n; else rcx = n */
+    bool random;                       /* the buffer holds fixed pseudo-random words (else zeros) */
+    uint64_t fixed, per_iter, per_odd; /* retires fixed + per_iter x n + per_odd x (odd words) */
 } sim_bench_workload;
 typedef struct sim_bench_result {
     const char *mode;

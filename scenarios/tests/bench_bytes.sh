@@ -1,0 +1,23 @@
+#!/bin/sh
+# `hcpsim bench` carries the machine code of five kernels as byte arrays
+# (scenarios/main.c, cmd_bench); each must equal the bytes the build
+# assembled from scenarios/kernels/NAME.S, so the benchmark measures the
+# kernels whose formulas the tests check.
+HCPSIM=${HCPSIM:-build/hcpsim}
+bin=${HCPSIM##* }
+dir=$(dirname "$bin")/scenarios/kernels
+echo "TAP version 13"
+echo "1..5"
+n=0
+for k in spin memwalk stores branchy calls; do
+  n=$((n + 1))
+  want=$(od -An -v -tx1 "$dir/$k.bin" 2>/dev/null | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
+  got=$(perl -0ne 'if (/static const uint8_t '"$k"'\[\] = \{(.*?)\};/s) { my @b = ($1 =~ /0x([0-9a-f]{2})/g); print join(" ", @b) }' scenarios/main.c)
+  if [ -n "$want" ] && [ "$got" = "$want" ]; then
+    echo "ok $n - bench's $k bytes are the assembled scenarios/kernels/$k.S"
+  else
+    echo "not ok $n - bench's $k bytes differ from $dir/$k.bin"
+    echo "#   bench: $got"
+    echo "#   built: $want"
+  fi
+done
