@@ -206,7 +206,6 @@ uint64_t pmu_block_cycles(pmu_block_stats *s, const pmu_cost_params *p) {
     return cy;
 }
 
-
 /* ---- cost tables and platform profiles ------------------------------------------------- */
 
 /* A modern out-of-order x86-64 core, latency-flavoured integers (README "Defaults"). */

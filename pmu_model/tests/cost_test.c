@@ -107,7 +107,6 @@ int main(void) {
     is_u64(odd.branches, 1, "COND counts as a branch too");
     is_u64(odd.insns, 3, "an out-of-range class still counts the instruction");
 
-
     tap_clause("PMU-COST-TABLES");
     is_u64(def.class_cycles[PMU_CL_ALU], 1, "default ALU 1");
     is_u64(def.class_cycles[PMU_CL_MUL], 3, "default MUL 3");
