@@ -165,7 +165,7 @@ for _, sem in ipairs { "documented", "observed" } do
       tap.is(r, 0, sem .. ": read with mask 0x7")
       local ins, br = (4 + 2 * 12345) + 4, (2 + 12345) + 2
       tap.is(out.HwCounters[0].Value, ins, sem .. ": instructions since Enable = spin(12345) + spin(0)")
-      tap.is(out.HwCounters[1].Value, ins, sem .. ": cycles since Enable (1 per instruction, provisional)")
+      tap.is(out.HwCounters[1].Value, ins, sem .. ": cycles since Enable (unit table: 1 per instruction)")
       tap.is(out.HwCounters[2].Value, br, sem .. ": branches since Enable")
       tap.is(out.HwCountersCount, documented and 3 or 4, sem .. ": HwCountersCount")
       local _, d = t:ReadThreadProfilingData(p7, DISP)

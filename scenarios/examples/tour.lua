@@ -1,22 +1,25 @@
 -- tour.lua: what `make run` runs.  Three threads share one CPU under the
--- round-robin scheduler; each enables Hardware Counter Profiling on itself,
--- runs a built-in guest kernel, and reads its PERFORMANCE_DATA.  The table
--- shows each thread's counters next to what its kernel's listing predicts.
+-- Windows-like dispatcher (sim/README.md); each enables Hardware Counter
+-- Profiling on itself, runs a built-in guest kernel, and reads its
+-- PERFORMANCE_DATA.  The table shows each thread's counters next to what its
+-- kernel's listing predicts (scenarios/kernels/README.md), and what the cost
+-- model (pmu_model/README.md) made of it: mispredicted branches, L1D misses,
+-- cycles.
 local hcp = require "hcpsim"
 
 local m = hcp.machine {
   tick = 1000,      -- 100 us clock tick ...
   quantum = 2,      -- ... 2 ticks per quantum = 600000 cycles at 3 GHz
-  pmc = { "instructions", "cycles", "branches" },
+  pmc = { "instructions", "cycles", "branches", "branch-misses", "l1d-misses" },  -- the cache model turns on
 }
--- The driver's global configuration: mask bit i selects element i.
-m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 },
-                                      { Type = hcp.PMCCounter, Index = 1 },
-                                      { Type = hcp.PMCCounter, Index = 2 } }
+-- The driver's global configuration: mask bit i selects element i, element i names PMC i.
+local cfg = {}
+for i = 0, 4 do cfg[#cfg + 1] = { Type = hcp.PMCCounter, Index = i } end
+m:KeSetHardwareCounterConfiguration(cfg)
 local k = m:load "kernels"
 local data = m:alloc(8 * 4096)
 
--- name, kernel, arguments, predicted instructions and branches (scenarios/README.md)
+-- name, kernel, arguments, predicted instructions and branches (scenarios/kernels/README.md)
 local jobs = {
   { "spinner", "spin", { 900000 }, function(n) return 4 + 2 * n, 2 + n end },
   { "walker", "memwalk", { data, 4096 }, function(_, n) return 4 + 4 * n, 2 + n end },
@@ -26,7 +29,7 @@ local jobs = {
 local results = {}
 for i, job in ipairs(jobs) do
   m:thread { name = job[1], body = function(t)
-    local rc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), hcp.THREAD_PROFILING_FLAG_DISPATCH, 0x7)
+    local rc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), hcp.THREAD_PROFILING_FLAG_DISPATCH, 0x1F)
     assert(rc == hcp.ERROR_SUCCESS, "EnableThreadProfiling failed: " .. rc)
     local passes = job[2] == "memwalk" and 60 or 1
     for _ = 1, passes do t:run(k[job[2]], table.unpack(job[3])) end
@@ -34,7 +37,7 @@ for i, job in ipairs(jobs) do
                                                   hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS)
     assert(rc2 == hcp.ERROR_SUCCESS, "ReadThreadProfilingData failed: " .. rc2)
     local ins, br = job[4](table.unpack(job[3]))
-    results[i] = { name = job[1], kernel = job[2], pd = pd, ins = ins * passes, br = br * passes, passes = passes }
+    results[i] = { name = job[1], kernel = job[2], pd = pd, ins = ins * passes, br = br * passes }
     t:DisableThreadProfiling(ph)
   end }
 end
@@ -48,19 +51,23 @@ local function reasons(bitmap)
   return #names > 0 and table.concat(names, ",") or "-"
 end
 
-print(string.format("hcpsim tour: %d threads on 1 CPU, round-robin, quantum 600000 cycles", #jobs))
-print("HwCounters[0] = instructions, [1] = cycles, [2] = branches (KeSetHardwareCounterConfiguration)")
+print(string.format("hcpsim tour: %d threads on 1 CPU, Windows-like dispatcher, quantum 600000 cycles", #jobs))
+print("HwCounters[0..4] = instructions, cycles, branches, branch-misses, l1d-misses (KeSetHardwareCounterConfiguration)")
 print("")
-print(string.format("%-8s %-8s %12s %12s %10s %10s %6s  %s", "thread", "kernel", "instructions", "predicted",
-                    "branches", "predicted", "cswitch", "wait reasons since enable"))
+print(string.format("%-8s %-8s %12s %12s %9s %9s %7s %6s %9s %7s  %s", "thread", "kernel", "instructions",
+                    "predicted", "branches", "predicted", "mispred", "l1d", "cycles", "cswitch",
+                    "wait reasons since enable"))
 for _, r in ipairs(results) do
   local hw = r.pd.HwCounters
-  print(string.format("%-8s %-8s %12d %12d %10d %10d %6d  %s", r.name, r.kernel, hw[0].Value, r.ins,
-                      hw[2].Value, r.br, r.pd.ContextSwitchCount, reasons(r.pd.WaitReasonBitMap)))
+  print(string.format("%-8s %-8s %12d %12d %9d %9d %7d %6d %9d %7d  %s", r.name, r.kernel, hw[0].Value, r.ins,
+                      hw[2].Value, r.br, hw[3].Value, hw[4].Value, hw[1].Value, r.pd.ContextSwitchCount,
+                      reasons(r.pd.WaitReasonBitMap)))
 end
 print("")
-for _, r in ipairs(results) do
-  print(string.format("%-8s CycleTime %d = HwCounters[1] %d (provisional model: 1 cycle per instruction)",
-                      r.name, r.pd.CycleTime, r.pd.HwCounters[1].Value))
-end
-print(string.format("virtual clock at the end: %d cycles", m:clock()))
+local cpu = m:cpus()[1]
+local same = true
+for _, r in ipairs(results) do same = same and r.pd.CycleTime == r.pd.HwCounters[1].Value end
+print(string.format("CycleTime = cycles for every thread: %s (no kernel entry between Enable and Read;", tostring(same)))
+print("  clock interrupts are kernel work, excluded from both)")
+print(string.format("CPU 0: %d cycles = busy %d + interrupts %d (%d ticks) + idle %d", cpu.time, cpu.busy,
+                    cpu.interrupt, cpu.ticks, cpu.idle))
