@@ -4,7 +4,7 @@
 CC      ?= cc
 BUILD   ?= build
 PKGS    := unicorn capstone lua5.4
-DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev pkg-config perl
+DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev pkg-config perl binutils valgrind
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -60,7 +60,7 @@ deps:
 	fi
 
 check-deps:
-	@pkg-config --exists $(PKGS) && command -v prove >/dev/null || $(MAKE) --no-print-directory deps
+	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind >/dev/null || $(MAKE) --no-print-directory deps
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------
