@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MS __attribute__((ms_abi))
 typedef int64_t MS (*kernel_fn)(int64_t, int64_t, int64_t, int64_t);
@@ -558,7 +559,65 @@ static void cache_lua(void) {
     }
 }
 
+/* Host nanoseconds (bench mode only: speed, never results). */
+static uint64_t host_ns(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* `native bench NAME`: one call of a bench workload (the same five kernels,
+ * arguments and data as `hcpsim bench`, sim/bench.c), for timing natively and
+ * under cachegrind (reports/bench/native.sh).  Prints the instructions the
+ * call retires by the kernel's formula, the host nanoseconds of the call
+ * alone (data set-up excluded, as in hcpsim bench) and the result. */
+static int bench_run(const char *name) {
+    const uint64_t words = 8388608; /* 64 MiB */
+    uint64_t *d = aligned_alloc(4096, words * 8);
+    if (!d) return 2;
+    memset(d, 0, words * 8);
+    int64_t r;
+    uint64_t insns, t0 = 0;
+    if (strcmp(name, "spin") == 0) {
+        t0 = host_ns();
+        r = spin(100000000);
+        insns = 4 + 2 * UINT64_C(100000000);
+    } else if (strcmp(name, "memwalk") == 0) {
+        t0 = host_ns();
+        r = memwalk((int64_t)(uintptr_t)d, (int64_t)words);
+        insns = 4 + 4 * words;
+    } else if (strcmp(name, "stores") == 0) {
+        t0 = host_ns();
+        r = stores((int64_t)(uintptr_t)d, (int64_t)words);
+        insns = 4 + 4 * words;
+    } else if (strcmp(name, "branchy") == 0) { /* the xorshift words of sim/bench.c */
+        uint64_t x = UINT64_C(0x9E3779B97F4A7C15), odd = 0;
+        for (uint64_t i = 0; i < words; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            d[i] = x;
+            odd += x & 1;
+        }
+        t0 = host_ns();
+        r = branchy((int64_t)(uintptr_t)d, (int64_t)words);
+        insns = 4 + 5 * words + odd;
+    } else if (strcmp(name, "calls") == 0) {
+        t0 = host_ns();
+        r = calls(5000000);
+        insns = 4 + 4 * UINT64_C(5000000);
+    } else {
+        free(d);
+        return 2;
+    }
+    uint64_t ns = host_ns() - t0;
+    printf("%" PRIu64 " %" PRIu64 " %" PRId64 "\n", insns, ns, r);
+    free(d);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "bench") == 0) return bench_run(argv[2]);
     if (argc == 2 && strcmp(argv[1], "list") == 0) {
         for (int id = 0; id < NCASES; id++) list_case(id);
         return 0;
@@ -583,6 +642,6 @@ int main(int argc, char **argv) {
         int id = atoi(argv[2]);
         if (id >= 0 && id < NCCASES) return cache_run(id, strtoull(argv[3], NULL, 0));
     }
-    fprintf(stderr, "usage: native list | lua | run ID | cache-list | cache-lua | cache-run ID RSP\n");
+    fprintf(stderr, "usage: native list | lua | run ID | cache-list | cache-lua | cache-run ID RSP | bench NAME\n");
     return 2;
 }
