@@ -24,6 +24,8 @@ _Static_assert(offsetof(HARDWARE_COUNTER_DATA, Reserved) == 4, "HCD.Reserved");
 _Static_assert(offsetof(HARDWARE_COUNTER_DATA, Value) == 8, "HCD.Value");
 _Static_assert(sizeof(HARDWARE_COUNTER) == 16, "HARDWARE_COUNTER size");
 _Static_assert(offsetof(HARDWARE_COUNTER, Index) == 8, "HC.Index");
+_Static_assert(sizeof(FILETIME) == 8 && _Alignof(FILETIME) == 4, "FILETIME: 8 bytes, alignment 4 (HCP-SPEC §8.3)");
+_Static_assert(offsetof(FILETIME, dwHighDateTime) == 4, "FILETIME.dwHighDateTime");
 
 #define PD_OFF(f) offsetof(PERFORMANCE_DATA, f)
 

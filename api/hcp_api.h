@@ -131,6 +131,12 @@ typedef struct HARDWARE_COUNTER {
     uint64_t Index;
 } HARDWARE_COUNTER;
 
+/* 100-ns intervals since 1601-01-01 UTC; 8 bytes, alignment 4 (HCP-SPEC §8.3). */
+typedef struct FILETIME {
+    uint32_t dwLowDateTime;
+    uint32_t dwHighDateTime;
+} FILETIME;
+
 /* ---- the simulated OS ------------------------------------------------------------------- */
 typedef enum hcp_semantics {
     HCP_DOCUMENTED = 0, /* what Microsoft's documentation says (default) */
@@ -195,6 +201,17 @@ uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle);
 uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled /* PBOOLEAN */);
 uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
                                  uint64_t PerformanceData /* PPERFORMANCE_DATA */);
+
+/* ---- thread times (api/times.c, HCP-SPEC §8) --------------------------------------------- */
+/* BOOL functions: TRUE on success; FALSE with the thread's last error set on
+ * failure (ERROR_INVALID_HANDLE, ERROR_ACCESS_DENIED, ERROR_NOACCESS).  The
+ * handle needs THREAD_QUERY_LIMITED_INFORMATION or THREAD_QUERY_INFORMATION.
+ * Output pointers are guest addresses; a NULL one is skipped
+ * (simulator-defined, as Wine does); api/README.md states the accounting. */
+int GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime /* FILETIME* */,
+                   uint64_t lpExitTime /* FILETIME* */, uint64_t lpKernelTime /* FILETIME* */,
+                   uint64_t lpUserTime /* FILETIME* */);
+int QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime /* PULONG64 */);
 
 /* Kernel DDIs: return NTSTATUS. */
 uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count);

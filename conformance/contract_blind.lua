@@ -776,7 +776,7 @@ do
   local m = hcp.machine {}
   local function has(obj, name) local ok, v = pcall(function() return obj[name] end); return ok and v ~= nil end
   -- Members that later issues build; each is a todo until it exists.
-  local pending = { trace = 5, GetThreadTimes = 5, QueryThreadCycleTime = 5 }
+  local pending = { trace = 5 }
   local function check(obj, n, label)
     if pending[n] then
       tap.todo("issue " .. pending[n] .. " builds it", function() tap.ok(has(obj, n), label) end)
@@ -796,6 +796,56 @@ do
                          "ReleaseSemaphore" } do
       check(t, n, "thread member t:" .. n .. " exists")
     end
+  end }
+  m:run()
+end
+
+------------------------------------------------------------------------------
+-- 5. GetThreadTimes / QueryThreadCycleTime (HCP-SPEC §8; edge cases 47, 48, 50, 51)
+--    CONTRACT: t:GetThreadTimes(h) --> true, creation, exit, kernel, user | false, err
+--              t:QueryThreadCycleTime(h) --> true, cycles | false, err
+------------------------------------------------------------------------------
+do
+  tap.clause("HCP-BLIND-THREAD-TIMES")
+  local m = hcp.machine {}   -- default tick: 156250 x 100 ns
+  local sum3 = m:code(SUM3)
+  local done
+  done = m:thread { name = "done", body = function(t) t:run(sum3, 1000) end }
+  m:thread { name = "times", body = function(t)
+    local me = t:GetCurrentThread()
+    t:SetLastError(0xDEADBEEF)
+    local ok, creation, exit, kernel, user = t:GetThreadTimes(me)
+    tap.is(ok, true, "GetThreadTimes(GetCurrentThread()) succeeds")
+    tap.ok(creation >= 116444736000000000, "CreationTime is an absolute FILETIME after 1970 (edge 50)")
+    tap.is(exit, 0, "ExitTime is 0 while the thread runs (edge 47)")
+    tap.is(kernel % 156250, 0, "KernelTime is a multiple of the clock increment (edge 47)")
+    tap.is(user % 156250, 0, "UserTime is a multiple of the clock increment (edge 47)")
+    tap.is(t:GetLastError(), 0xDEADBEEF, "success leaves the last error alone")
+
+    t:run(sum3, 1000)
+    local qok, c1 = t:QueryThreadCycleTime(me)
+    tap.is(qok, true, "QueryThreadCycleTime(GetCurrentThread()) succeeds")
+    tap.ok(c1 > 0, "and is nonzero after running guest code (edge 51)")
+    t:run(sum3, 1000)
+    local _, c2 = t:QueryThreadCycleTime(me)
+    tap.ok(c2 >= c1 + 3 * 1000 + 2, "non-decreasing: grows by at least the 3002 instructions run in between (edge 51)")
+
+    local dok, dc, de = t:GetThreadTimes(done.handle)
+    tap.is(dok, true, "another thread's handle works")
+    tap.ok(de ~= 0 and de >= dc, "an exited thread has ExitTime >= CreationTime (edge 47)")
+
+    local weak = t:OpenThread(hcp.THREAD_SET_INFORMATION, false, t:GetCurrentThreadId())
+    local wok, werr = t:GetThreadTimes(weak)
+    tap.is(wok, false, "GetThreadTimes without THREAD_QUERY_(LIMITED_)INFORMATION fails (edge 48)")
+    tap.is(werr, 5, "with ERROR_ACCESS_DENIED")
+    tap.is(t:GetLastError(), 5, "GetLastError() = ERROR_ACCESS_DENIED")
+    local qwok, qwerr = t:QueryThreadCycleTime(weak)
+    tap.ok(qwok == false and qwerr == 5, "QueryThreadCycleTime without THREAD_QUERY_LIMITED_INFORMATION -> 5 (edge 51)")
+    local lim = t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, t:GetCurrentThreadId())
+    tap.is((t:GetThreadTimes(lim)), true, "THREAD_QUERY_LIMITED_INFORMATION is enough for GetThreadTimes")
+    tap.is((t:QueryThreadCycleTime(lim)), true, "and for QueryThreadCycleTime")
+    local bok, berr = t:GetThreadTimes(0x4321)
+    tap.ok(bok == false and berr == 6, "a garbage handle -> ERROR_INVALID_HANDLE")
   end }
   m:run()
 end

@@ -1,13 +1,13 @@
 -- Scale: 10,000 threads in one scenario (issue 3: "each sleeping and spinning
 -- briefly"), every one profiled at once.  One CPU, default tick 156250 x 100 ns
--- = 4,687,500 cycles at 3 GHz, quantum 2 ticks, clock interrupt 2000 cycles.
+-- = 46,875,000 cycles at 3 GHz, quantum 2 ticks, clock interrupt 2000 cycles.
 --
 -- Each thread: EnableThreadProfiling (dispatch flag, mask bit 0 = PMC0 =
 -- instructions), spin(1000) = 4 + 2 x 1000 = 2004 instructions, Sleep(1),
 -- spin(1000) again, ReadThreadProfilingData.  Derived by hand from the rules
 -- in sim/README.md:
 --  * a thread runs 2004 cycles (cost "unit": one cycle per instruction) per
---    switch-in, far less than a quantum (9,375,000 cycles), so it is never
+--    switch-in, far less than a quantum (93,750,000 cycles), so it is never
 --    preempted: it is switched in exactly twice, once at creation (before it
 --    enables profiling) and once after its Sleep.  So ContextSwitchCount = 1
 --    and WaitReasonBitMap = 1 << DelayExecution (4);

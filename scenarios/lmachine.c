@@ -172,7 +172,7 @@ int lhcp_machine_new(lua_State *L) {
     static const char *const keys[] = {
         "platform",         "semantics", "cpus",      "frequency", "tick",       "quantum",
         "interrupt_cycles", "slice",     "pmc",       "seed",      "max_cycles", "stack_size",
-        "precise_faults",   "cost",      "predictor", "cache",     NULL};
+        "precise_faults",   "cost",      "predictor", "cache",     "boot_time",  NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -213,6 +213,8 @@ int lhcp_machine_new(lua_State *L) {
     c.max_cycles = (uint64_t)opt_int(L, 1, "max_cycles", 0, 0, LUA_MAXINTEGER);
     c.stack_size = (uint32_t)opt_int(L, 1, "stack_size", c.stack_size, 4096, 64 * 1024 * 1024);
     opt_int(L, 1, "seed", 1, LUA_MININTEGER, LUA_MAXINTEGER);
+    /* a FILETIME: 100-ns units since 1601-01-01 UTC (default 2026-01-01) */
+    c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {
         if (!lua_isboolean(L, -1)) return luaL_error(L, "hcp.machine: 'precise_faults' must be a boolean");
         c.precise_faults = lua_toboolean(L, -1);

@@ -473,6 +473,83 @@ static int t_ReleaseSemaphore(lua_State *L) {
     return finish(L, lt, 2);
 }
 
+/* ---- thread times ------------------------------------------------------------------------------------ */
+
+#define SCR_TIMES 0x280  /* 4 FILETIMEs: creation, exit, kernel, user */
+#define SCR_CYCLES 0x2A0 /* ULONG64 */
+#define POISON_QWORD UINT64_C(0xEEEEEEEEEEEEEEEE)
+
+/* An output pointer: the scratch slot (poisoned first) when the option is
+ * absent, NULL for `false`, else the guest address given. */
+static uint64_t out_pointer(lua_State *L, int opts, const char *k, uint64_t slot, sim_machine *m) {
+    int ty = opts ? lua_getfield(L, opts, k) : LUA_TNIL;
+    uint64_t p = slot;
+    if (ty == LUA_TBOOLEAN && !lua_toboolean(L, -1))
+        p = 0;
+    else if (ty != LUA_TNIL)
+        p = lhcp_check_u64(L, lua_gettop(L));
+    if (opts) lua_pop(L, 1);
+    if (p == slot) {
+        uint8_t b[8];
+        hcp_put64(b, POISON_QWORD);
+        sim_mem_write(m, slot, b, 8);
+    }
+    return p;
+}
+
+/* Pushes the 64-bit value at guest address p, or nil when p is NULL or unreadable. */
+static void push_qword(lua_State *L, sim_machine *m, uint64_t p) {
+    uint8_t b[8];
+    if (p && sim_mem_read(m, p, b, 8) == SIM_OK)
+        lua_pushinteger(L, (lua_Integer)hcp_get64(b));
+    else
+        lua_pushnil(L);
+}
+
+/* t:GetThreadTimes(h [, {creation=, exit=, kernel=, user=}]) --> true, creation, exit, kernel, user | false, err
+ * Each option is false (pass NULL) or a guest address to pass instead of the scratch slot. */
+static int t_GetThreadTimes(lua_State *L) {
+    lthread *lt = check_current(L, 1, "GetThreadTimes");
+    uint64_t h = check_handle(L, 2);
+    int opts = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        static const char *const keys[] = {"creation", "exit", "kernel", "user", NULL};
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lhcp_check_keys(L, 3, "GetThreadTimes", keys);
+        opts = 3;
+    }
+    sim_machine *m = lt->lm->m;
+    uint64_t base = sim_thread_scratch(lt->t) + SCR_TIMES;
+    static const char *const names[4] = {"creation", "exit", "kernel", "user"};
+    uint64_t p[4];
+    for (int i = 0; i < 4; i++) p[i] = out_pointer(L, opts, names[i], base + 8u * (uint64_t)i, m);
+    if (!GetThreadTimes(lt->lm->os, h, p[0], p[1], p[2], p[3])) return bool_result(L, lt, 0);
+    lua_pushboolean(L, 1);
+    for (int i = 0; i < 4; i++) push_qword(L, m, p[i]);
+    return 5;
+}
+
+/* t:QueryThreadCycleTime(h [, ptr]) --> true, cycles | false, err; ptr: false (NULL) or a guest address. */
+static int t_QueryThreadCycleTime(lua_State *L) {
+    lthread *lt = check_current(L, 1, "QueryThreadCycleTime");
+    uint64_t h = check_handle(L, 2);
+    sim_machine *m = lt->lm->m;
+    uint64_t slot = sim_thread_scratch(lt->t) + SCR_CYCLES, p = slot;
+    if (lua_isboolean(L, 3) && !lua_toboolean(L, 3))
+        p = 0;
+    else if (!lua_isnoneornil(L, 3))
+        p = lhcp_check_u64(L, 3);
+    if (p == slot) {
+        uint8_t b[8];
+        hcp_put64(b, POISON_QWORD);
+        sim_mem_write(m, slot, b, 8);
+    }
+    if (!QueryThreadCycleTime(lt->lm->os, h, p)) return bool_result(L, lt, 0);
+    lua_pushboolean(L, 1);
+    push_qword(L, m, p);
+    return 2;
+}
+
 /* t:exit(code): the thread ends here (ExitThread). */
 static int t_exit(lua_State *L) {
     lthread *lt = check_current(L, 1, "exit");
@@ -550,6 +627,8 @@ void lhcp_thread_register(lua_State *L) {
         {"DisableThreadProfiling", t_DisableThreadProfiling},
         {"QueryThreadProfiling", t_QueryThreadProfiling},
         {"ReadThreadProfilingData", t_ReadThreadProfilingData},
+        {"GetThreadTimes", t_GetThreadTimes},
+        {"QueryThreadCycleTime", t_QueryThreadCycleTime},
         {"Sleep", t_Sleep},
         {"SwitchToThread", t_SwitchToThread},
         {"WaitForSingleObject", t_WaitForSingleObject},

@@ -187,6 +187,10 @@ static int cmd_describe(int argc, char **argv) {
            (unsigned long long)SIM_DEFAULT_MAX_CYCLES, c.stack_size);
     printf("\n");
     printf("semantics     documented (default) | observed\n");
+    printf("boot time     %llu (FILETIME: 100 ns since 1601-01-01 UTC; machine option boot_time)\n",
+           (unsigned long long)c.boot_time);
+    printf("thread times  creation/exit = boot time + clock; user = ticks taken while running x tick; kernel =\n"
+           "              API-call kernel cycles in 100 ns, rounded down to whole ticks (api/README.md)\n");
     printf(
         "\nmachine options for the model (pmu_model/README.md): cost = \"default\" | \"unit\" | {table, mispredict,\n"
         "  l2_hit, llc_hit, memory, api_call, classes = {alu, ...}}; predictor = true | false | {history, index,\n"

@@ -39,6 +39,7 @@ void sim_config_default(sim_config *c) {
     pmu_cost_defaults(&c->cost, "win10-x64");
     c->predictor = true;
     c->cache = false;
+    c->boot_time = SIM_BOOT_TIME_DEFAULT;
 }
 
 /* a * b / c, rounded down, exact for every input: the 128-bit product is
@@ -296,6 +297,7 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     t->timer_pos = -1;
     t->timer_due = UINT64_MAX;
     t->stack_slot = -1;
+    t->create_time = sim_clock(m); /* the time it becomes Ready at */
     m->threads[m->nthreads++] = t;
     m->nlive++;
     sim_sched_make_ready(t, SIM_READY_NEW);

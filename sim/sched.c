@@ -183,7 +183,10 @@ static void tick(sim_machine *m, sim_cpu *c) {
     c->intr += m->cfg.interrupt_cycles;
     while (c->next_tick <= c->time) c->next_tick += m->tick_cycles;
     sim_thread *t = c->cur;
-    if (t) pmu_bank_interrupt(&t->bank, m->cfg.interrupt_cycles); /* kernel-mode cycles, not its cycle time */
+    if (t) {
+        t->ticks++;                                            /* GetThreadTimes: one tick of user time */
+        pmu_bank_interrupt(&t->bank, m->cfg.interrupt_cycles); /* kernel-mode cycles, not its cycle time */
+    }
     if (c->index == 0) sim_timer_expire(m, at);
     if (t && sim_thread_cycle_time(t) - t->quantum_start >= m->quantum_cycles) {
         sim_thread *n = pick(m, c, t->priority);
@@ -309,6 +312,9 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
 sim_thread *sim_sched_current(const sim_machine *m) { return m->running; }
 
 uint64_t sim_thread_cycle_time(const sim_thread *t) { return pmu_bank_cycle_time(&t->bank); }
+uint64_t sim_thread_create_time(const sim_thread *t) { return t->create_time; }
+uint64_t sim_thread_exit_time(const sim_thread *t) { return t->exit_time; }
+uint64_t sim_thread_ticks(const sim_thread *t) { return t->ticks; }
 
 void sim_kernel_work(sim_thread *t, uint64_t cycles) {
     sim_machine *m = t->m;
@@ -350,6 +356,8 @@ void sim_sched_leave(sim_thread *t) {
 void sim_thread_exit(sim_thread *t, uint32_t code) {
     sim_machine *m = t->m;
     if (t->state == SIM_TS_TERMINATED) return;
+    /* the clock of the CPU it runs on (the executing CPU for a body that ends) */
+    t->exit_time = t->cpu >= 0 && m->cpus[t->cpu].cur == t ? m->cpus[t->cpu].time : sim_clock(m);
     if (t->state == SIM_TS_READY) rq_remove(m, t);
     if (t->state == SIM_TS_WAITING) sim_wait_cancel(t);
     t->exit_code = code;

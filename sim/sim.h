@@ -69,11 +69,19 @@ typedef struct sim_config {
     pmu_cost_params cost;      /* cost tables, predictor and cache geometry (pmu_model/README.md) */
     bool predictor;            /* model branch prediction: branch-misses and their penalty */
     bool cache;                /* model the data caches: cache events and penalties (adds a memory hook) */
+    uint64_t boot_time;        /* wall-clock time of virtual time 0: a FILETIME (100 ns since 1601-01-01 UTC) */
 } sim_config;
+
+/* FILETIME of 1970-01-01 00:00 UTC: (369 x 365 + 89) days x 86400 s x 10^7
+ * (HCP-SPEC §8.3), and of 2026-01-01 00:00 UTC, 20454 days later: the
+ * default boot_time. */
+#define SIM_FILETIME_1970 UINT64_C(116444736000000000)
+#define SIM_BOOT_TIME_DEFAULT (SIM_FILETIME_1970 + UINT64_C(20454) * 86400u * 10000000u)
 
 /* Defaults: 1 CPU, 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 2000-cycle
  * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks, the
- * win10-x64 cost tables, branch predictor on, cache model off. */
+ * win10-x64 cost tables, branch predictor on, cache model off, booted at
+ * 2026-01-01 00:00 UTC. */
 void sim_config_default(sim_config *c);
 /* max_cycles when the config says 0: 2e10, minutes of host time, never hours. */
 #define SIM_DEFAULT_MAX_CYCLES UINT64_C(20000000000)
@@ -137,6 +145,13 @@ int sim_thread_ideal(const sim_thread *t);
 uint64_t sim_thread_affinity(const sim_thread *t);
 int sim_thread_wait_reason(const sim_thread *t);
 uint32_t sim_thread_exit_code(const sim_thread *t); /* 259 (STILL_ACTIVE) until it exits */
+/* Thread times (sim/README.md "Thread times"): the virtual time in cycles it
+ * was created at (the creating CPU's clock; 0 before the run) and exited at
+ * (its CPU's clock; 0 while it lives), and the clock interrupts taken while it
+ * was its CPU's running thread. */
+uint64_t sim_thread_create_time(const sim_thread *t);
+uint64_t sim_thread_exit_time(const sim_thread *t);
+uint64_t sim_thread_ticks(const sim_thread *t);
 sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid);
 int sim_thread_count(const sim_machine *m);
 sim_thread *sim_thread_at(sim_machine *m, int index);

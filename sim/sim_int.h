@@ -112,6 +112,10 @@ struct sim_thread {
     int timer_pos;        /* index in the timer heap, -1 when not in it */
     sim_object *owned;    /* mutexes it owns */
     sim_object *self_obj; /* its thread object */
+    /* GetThreadTimes accounting (sim/README.md "Thread times") */
+    uint64_t create_time; /* virtual time (cycles) it was created at */
+    uint64_t exit_time;   /* virtual time (cycles) it exited at; 0 while it lives */
+    uint64_t ticks;       /* clock interrupts taken while it was the CPU's running thread */
 };
 
 typedef struct sim_cpu {
