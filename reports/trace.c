@@ -46,6 +46,7 @@ typedef struct rmachine {
     int k;          /* machine number, 0-based, in attach order */
     int ncpus;
     uint64_t freq;
+    pmu_config pmc; /* the machine's PMC programming: the counters each thread track shows */
     rcpu *cpus;
     rthread *threads;
     int nthreads, capthreads;
@@ -290,8 +291,19 @@ static void sample_counters(rmachine *rm, const rthread *rt, const pmu_bank *b, 
     snprintf(name, sizeof name, "%s (%" PRIu32 ")", rt->name, rt->id);
     put_str(f, name);
     fputs(",\"cat\":\"pmu\",\"args\":{", f);
-    for (int e = 0; e < PMU_EV__COUNT; e++)
-        fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", pmu_event_name((pmu_event)e), b->ev[e]);
+    /* The machine's programmed PMCs, as RDPMC reads them (mode applied, 48 bits); a PMC
+     * that repeats an earlier PMC's event and mode is shown once. */
+    const pmu_config *pc = &rm->pmc;
+    bool first = true;
+    for (int i = 0; i < pc->npmc; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++) dup |= pc->pmc[j] == pc->pmc[i] && pc->mode[j] == pc->mode[i];
+        if (dup) continue;
+        fprintf(f, "%s\"%s%s%s\":%" PRIu64, first ? "" : ",", pmu_event_name(pc->pmc[i]),
+                pc->mode[i] == PMU_MODE_USER ? "" : ":", pc->mode[i] == PMU_MODE_USER ? "" : pmu_mode_name(pc->mode[i]),
+                pmu_pmc_read(pc, b, (uint64_t)i));
+        first = false;
+    }
     fputs("}}", f);
 }
 
@@ -432,6 +444,7 @@ int rep_trace_attach(rep_trace *tr, sim_machine *m) {
     rm->k = tr->nmachines;
     rm->ncpus = sim_cpu_count(m);
     rm->freq = sim_machine_config(m)->frequency;
+    rm->pmc = sim_machine_config(m)->pmc;
     rm->cpus = calloc((size_t)rm->ncpus, sizeof *rm->cpus);
     if (!rm->cpus) {
         free(rm);
