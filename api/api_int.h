@@ -26,6 +26,15 @@ _Static_assert(sizeof(HARDWARE_COUNTER) == 16, "HARDWARE_COUNTER size");
 _Static_assert(offsetof(HARDWARE_COUNTER, Index) == 8, "HC.Index");
 _Static_assert(sizeof(FILETIME) == 8 && _Alignof(FILETIME) == 4, "FILETIME: 8 bytes, alignment 4 (HCP-SPEC §8.3)");
 _Static_assert(offsetof(FILETIME, dwHighDateTime) == 4, "FILETIME.dwHighDateTime");
+/* EVENT_TRACE_HEADER, HCP-SPEC §7.4 (edge case 53). */
+_Static_assert(sizeof(EVENT_TRACE_HEADER) == HCP_ETW_HEADER_SIZE, "EVENT_TRACE_HEADER size");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, Type) == 4, "Class.Type");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, Version) == 6, "Class.Version");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, ThreadId) == 8, "ThreadId");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, ProcessId) == 12, "ProcessId");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, TimeStamp) == 16, "TimeStamp");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, Guid) == 24, "Guid");
+_Static_assert(offsetof(EVENT_TRACE_HEADER, KernelTime) == 40, "KernelTime");
 
 #define PD_OFF(f) offsetof(PERFORMANCE_DATA, f)
 
@@ -55,6 +64,17 @@ typedef struct os_thread {
     prof_record prof;
 } os_thread;
 
+/* The NT Kernel Logger session of a machine (api/etw.c): at most one. */
+typedef struct hcp_etw {
+    bool active;
+    bool in_sink; /* a sink call is in progress */
+    uint32_t flags;
+    int observer;
+    hcp_etw_sink sink;
+    void *ud;
+    const sim_thread *exiting; /* its End was logged at its last CSwitch; its exit is not finished */
+} hcp_etw;
+
 struct hcp_os {
     sim_machine *m;
     hcp_semantics sem;
@@ -66,6 +86,7 @@ struct hcp_os {
     /* global hardware-counter configuration (KiHwCountersCount / indices) */
     uint32_t cfg_count;
     uint32_t cfg_index[MAX_HW_COUNTERS];
+    hcp_etw etw; /* the NT Kernel Logger session (api/etw.c) */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full. */

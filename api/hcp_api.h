@@ -103,6 +103,9 @@
 #define ERROR_INVALID_USER_BUFFER 1784u
 #define ERROR_WMI_ALREADY_DISABLED 4212u
 #define ERROR_WMI_ALREADY_ENABLED 4206u
+#define ERROR_ALREADY_EXISTS 183u /* StartTrace: the NT Kernel Logger already runs */
+#define ERROR_NO_SYSTEM_RESOURCES 1450u
+#define ERROR_WMI_INSTANCE_NOT_FOUND 4201u /* ControlTrace(STOP): no such session */
 
 /* ---- structures, exactly as the Windows headers lay them out (HCP-SPEC §3.2, §3.3) --- */
 /* These are layout references: guest memory is always encoded field by field
@@ -217,6 +220,92 @@ int QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime /
 uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count);
 uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
                                              uint64_t Count /* PULONG */);
+
+/* ---- the call gate (api/gate.c): guest code calls the functions above -------------------- */
+/* Each import has a thunk in guest memory (sim_set_gate, sim/README.md "Call
+ * gate"); a guest `call` of it runs the same function a Lua body's binding
+ * calls, with the Windows x64 convention.  api/README.md "Call gate" lists
+ * the imports and what a call retires.  Attach after hcp_os_new, detach
+ * before hcp_os_free (detaching NULL is a no-op). */
+void hcp_gate_attach(hcp_os *os);
+void hcp_gate_detach(hcp_os *os);
+/* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */
+const char *hcp_import_name(int i);
+/* The guest address of the thunk of `name` (as Windows spells it), or 0. */
+uint64_t hcp_import_address(const char *name);
+
+/* ---- ETW: the NT Kernel Logger's thread events (api/etw.c, HCP-SPEC §7) ------------------ */
+#define EVENT_TRACE_FLAG_PROCESS 0x00000001u
+#define EVENT_TRACE_FLAG_THREAD 0x00000002u     /* Thread Start, End, DCStart, DCEnd */
+#define EVENT_TRACE_FLAG_CSWITCH 0x00000010u    /* CSwitch */
+#define EVENT_TRACE_FLAG_DISPATCHER 0x00000800u /* ReadyThread */
+#define EVENT_TRACE_TYPE_INFO 0x00
+#define EVENT_TRACE_TYPE_START 0x01
+#define EVENT_TRACE_TYPE_END 0x02
+#define EVENT_TRACE_TYPE_DC_START 0x03
+#define EVENT_TRACE_TYPE_DC_END 0x04
+#define EVENT_TRACE_TYPE_CSWITCH 36     /* hcpsim's name: MOF EventTypeName "CSwitch" (Thread_V2) */
+#define EVENT_TRACE_TYPE_READYTHREAD 50 /* hcpsim's name: MOF EventTypeName "ReadyThread" (Thread_V2) */
+#define HCP_ETW_HEADER_SIZE 48u
+#define HCP_ETW_PROCESS_ID 996u /* the scenario's one process: just below the first thread id, 1000 */
+
+/* Layout reference (HCP-SPEC §7.4, edge case 53); the unions FieldTypeFlags
+ * (HeaderType, MarkerFlags), Version (Class) and KernelTime/UserTime
+ * (ProcessorTime) are spelt out as their members.  Events are encoded field
+ * by field, never by copying this struct. */
+typedef struct EVENT_TRACE_HEADER {
+    uint16_t Size;       /* header + payload */
+    uint8_t HeaderType;  /* FieldTypeFlags, low byte */
+    uint8_t MarkerFlags; /* FieldTypeFlags, high byte */
+    uint8_t Type;        /* Class.Type: EVENT_TRACE_TYPE_* */
+    uint8_t Level;       /* Class.Level */
+    uint16_t Version;    /* Class.Version: the MOF class's EventVersion */
+    uint32_t ThreadId;   /* the context the event was logged in */
+    uint32_t ProcessId;
+    int64_t TimeStamp;   /* LARGE_INTEGER */
+    uint8_t Guid[16];    /* the event class GUID, in memory order */
+    uint32_t KernelTime; /* of the logging thread, in clock ticks */
+    uint32_t UserTime;
+} EVENT_TRACE_HEADER;
+
+/* One logged event: EVENT_TRACE_HEADER then the MOF payload, `size` bytes
+ * (= the header's Size), valid during the sink call only.  `cpu` is the
+ * processor it was logged on (ETW keeps it beside the header, in the buffer). */
+typedef struct hcp_etw_event {
+    const uint8_t *data;
+    size_t size;
+    int cpu;
+} hcp_etw_event;
+typedef void (*hcp_etw_sink)(void *ud, const hcp_etw_event *ev);
+
+/* A payload field of a MOF class, in declaration order (pointer-sized fields
+ * are 8 bytes: the 64-bit logger of win10-x64). */
+typedef struct hcp_etw_field {
+    const char *name; /* the MOF property name */
+    uint16_t offset;
+    uint8_t size; /* 1, 4 or 8 bytes, little-endian */
+    bool is_signed;
+} hcp_etw_field;
+
+/* Starts the machine's NT Kernel Logger session (one at a time, as on
+ * Windows) with EVENT_TRACE_FLAG_THREAD | _CSWITCH | _DISPATCHER bits; other
+ * bits are ERROR_INVALID_PARAMETER.  Every event is handed to sink(ud, ev)
+ * synchronously, in the order the simulator records it; the sink must not
+ * call back into the machine.  With the THREAD flag, DCStart rundown events
+ * for the live threads are logged before this returns.  Returns
+ * ERROR_SUCCESS, ERROR_ALREADY_EXISTS, ERROR_INVALID_PARAMETER or
+ * ERROR_NO_SYSTEM_RESOURCES (no observer slot).  api/README.md "ETW" states
+ * every value an event carries. */
+uint32_t hcp_etw_start(hcp_os *os, uint32_t EnableFlags, hcp_etw_sink sink, void *ud);
+/* Stops the session; with `rundown` and the THREAD flag, DCEnd events for
+ * the live threads are logged first.  ERROR_SUCCESS or
+ * ERROR_WMI_INSTANCE_NOT_FOUND (no session).  Call it before hcp_os_free. */
+uint32_t hcp_etw_stop(hcp_os *os, bool rundown);
+bool hcp_etw_active(const hcp_os *os);
+bool hcp_etw_in_sink(const hcp_os *os); /* a sink call is in progress */
+/* The payload fields of event type `type` (1..4, 36, 50) and its MOF event
+ * type name ("Start", "CSwitch", ...); NULL with *n = 0 for other types. */
+const hcp_etw_field *hcp_etw_payload_fields(uint8_t type, int *n, const char **name);
 
 /* ---- little-endian guest encoding helpers (shared by api/ and scenarios/) ---------------- */
 static inline void hcp_put16(uint8_t *p, uint16_t v) {

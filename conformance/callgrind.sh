@@ -21,9 +21,15 @@ if ! command -v valgrind >/dev/null 2>&1; then
   echo "1..0 # SKIP valgrind not installed"
   exit 0
 fi
-kernels=$(ls scenarios/kernels/*.S | sed 's|.*/||; s|\.S$||' | sort)
+# A kernel that calls imports (profile_loop: its import table holds guest
+# thunk addresses) cannot run natively; its .S header says `# native: no`, and
+# it is left out of the coverage check below (conformance/kernels.lua and
+# conformance/gate.lua check its formulas).  Its object is still linked: it
+# is self-contained, it is just never called.
+kernels=$(for s in scenarios/kernels/*.S; do grep -q '^# native: no' "$s" || basename "$s" .S; done | sort)
 objs=
-for k in $kernels; do
+for s in scenarios/kernels/*.S; do
+  k=$(basename "$s" .S)
   [ -f "$objdir/$k.o" ] || { echo "Bail out! $objdir/$k.o missing: build first (make)"; exit 1; }
   objs="$objs $objdir/$k.o"
 done
@@ -48,7 +54,7 @@ echo "1..$((3 + 3 * cases))"
 result 0 "native helper built from scenarios/kernels/native.c and the assembled kernels"
 covered=$(awk '{print $2}' "$dir/cases" | sort -u)
 [ "$covered" = "$kernels" ]
-result $? "every kernel has cases ($(echo $kernels))"
+result $? "every kernel that can run natively has cases ($(echo $kernels))"
 
 "$dir/native" lua >"$dir/cases.lua"
 $HCPSIM run "$dir/cases.lua" >"$dir/hcpsim.out" 2>"$dir/hcpsim.err"

@@ -30,6 +30,7 @@ local formula = {
   recurse = function(a) return 4 + 7 * a.n, 2 + 3 * a.n end,
   copy = function(a) return 4 + 6 * a.n, 2 + a.n end,
   icalls = function(a) return 5 + 4 * a.n, 2 + 3 * a.n end,
+  profile_loop = function(a) return 50 + 2 * a.n, 15 + a.n end,
 }
 
 -- Every kernel the library places is covered here, and every kernel covered exists.
@@ -206,6 +207,46 @@ m:thread { name = "kernels", body = function(t)
   -- icalls(n): returns n.
   for _, n in ipairs { 0, 1, 300 } do
     check("icalls", "icalls(" .. n .. ")", { n = n }, n, n)
+  end
+
+  -- profile_loop(imports, n, pd, mask) profiles itself through import thunks, so
+  -- it is measured by the thread's own counters (t:counters()) instead of an
+  -- Enable around it; the whole call's formulas include the four thunks, and
+  -- its PERFORMANCE_DATA holds the window formulas (profile_loop.S).
+  local imports = m:import_table { "GetCurrentThread", "EnableThreadProfiling", "ReadThreadProfilingData",
+                                   "DisableThreadProfiling" }
+  local pd = m:alloc(288)
+  local function delta(c0, c1, name) return c1[name] - c0[name] end
+  for _, n in ipairs { 0, 1, 1000 } do
+    m:write(pd, string.pack("<I2BB", 288, 1, 0) .. string.rep("\0", 284)) -- Size, Version
+    local label = "profile_loop(imports, " .. n .. ", pd, 0x3)"
+    local c0 = t:counters()
+    local ret = t:run(k.profile_loop, imports, n, pd, 0x3)
+    local c1 = t:counters()
+    local want_ins, want_br = formula.profile_loop { n = n }
+    tap.is(ret, 0, label .. " returns 0: Enable, Read and Disable succeed")
+    tap.is(delta(c0, c1, "instructions"), want_ins, label .. ": instructions = formula")
+    tap.is(delta(c0, c1, "branches"), want_br, label .. ": branches = formula")
+    tap.is(delta(c0, c1, "cond-branches"), 2 + n, label .. ": conditional = formula")
+    tap.is(delta(c0, c1, "loads"), 15, label .. ": loads = formula")
+    tap.is(delta(c0, c1, "stores"), 8, label .. ": stores = formula")
+    local bytes = m:read(pd, 288)
+    tap.is(string.unpack("<I8", bytes, 1 + 32 + 8), 13 + 2 * n, label .. ": HwCounters[0] (instructions) = window formula")
+    tap.is(string.unpack("<I8", bytes, 1 + 48 + 8), 5 + n, label .. ": HwCounters[1] (branches) = window formula")
+  end
+  do -- Enable fails (the thread is already profiled): its code alone, two imports called.
+    local _, ph = t:EnableThreadProfiling(cur, 0, 0)
+    local c0 = t:counters()
+    local ret = t:run(k.profile_loop, imports, 5, pd, 0x3)
+    local c1 = t:counters()
+    t:DisableThreadProfiling(ph)
+    local label = "profile_loop while profiled"
+    tap.is(ret, hcp.ERROR_WMI_ALREADY_ENABLED, label .. " returns Enable's ERROR_WMI_ALREADY_ENABLED alone")
+    tap.is(delta(c0, c1, "instructions"), 31, label .. ": 31 instructions (profile_loop.S)")
+    tap.is(delta(c0, c1, "branches"), 8, label .. ": 8 branches")
+    tap.is(delta(c0, c1, "cond-branches"), 1, label .. ": 1 conditional")
+    tap.is(delta(c0, c1, "loads"), 9, label .. ": 9 loads")
+    tap.is(delta(c0, c1, "stores"), 6, label .. ": 6 stores")
   end
 end }
 m:run()

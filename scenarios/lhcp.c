@@ -96,15 +96,19 @@ static const constant constants[] = {
     C(ERROR_TOO_MANY_POSTS),
     C(MAXIMUM_ALLOWED),
     /* ETW (HCP-SPEC §7) */
-    {"EVENT_TRACE_FLAG_PROCESS", 0x00000001},
-    {"EVENT_TRACE_FLAG_THREAD", 0x00000002},
-    {"EVENT_TRACE_FLAG_CSWITCH", 0x00000010},
-    {"EVENT_TRACE_FLAG_DISPATCHER", 0x00000800},
-    {"EVENT_TRACE_TYPE_INFO", 0},
-    {"EVENT_TRACE_TYPE_START", 1},
-    {"EVENT_TRACE_TYPE_END", 2},
-    {"EVENT_TRACE_TYPE_DC_START", 3},
-    {"EVENT_TRACE_TYPE_DC_END", 4},
+    C(EVENT_TRACE_FLAG_PROCESS),
+    C(EVENT_TRACE_FLAG_THREAD),
+    C(EVENT_TRACE_FLAG_CSWITCH),
+    C(EVENT_TRACE_FLAG_DISPATCHER),
+    C(EVENT_TRACE_TYPE_INFO),
+    C(EVENT_TRACE_TYPE_START),
+    C(EVENT_TRACE_TYPE_END),
+    C(EVENT_TRACE_TYPE_DC_START),
+    C(EVENT_TRACE_TYPE_DC_END),
+    C(EVENT_TRACE_TYPE_CSWITCH),
+    C(EVENT_TRACE_TYPE_READYTHREAD),
+    C(ERROR_ALREADY_EXISTS),
+    C(ERROR_WMI_INSTANCE_NOT_FOUND),
     /* KTHREAD_STATE */
     {"Initialized", 0},
     {"Ready", 1},
@@ -156,13 +160,26 @@ uint32_t lhcp_check_dword(lua_State *L, int arg) {
 
 uint64_t lhcp_check_u64(lua_State *L, int arg) { return (uint64_t)lhcp_check_integer(L, arg); }
 
+/* An m:trace on_event callback runs while the simulator is mid-step: it may
+ * read its event, never use the machine or its threads. */
+static void check_not_in_sink(lua_State *L, const lmachine *lm) {
+    if (lm->os && hcp_etw_in_sink(lm->os))
+        luaL_error(L, "m:trace: on_event may only read its event (ev): machine and thread objects cannot be used from "
+                      "it (collect the events and check them after m:run or s:stop())");
+}
+
 lmachine *lhcp_check_machine(lua_State *L, int arg) {
     lmachine *lm = luaL_checkudata(L, arg, LHCP_MACHINE);
     if (!lm->m) luaL_argerror(L, arg, "machine is closed");
+    check_not_in_sink(L, lm);
     return lm;
 }
 
-lthread *lhcp_check_thread(lua_State *L, int arg) { return luaL_checkudata(L, arg, LHCP_THREAD); }
+lthread *lhcp_check_thread(lua_State *L, int arg) {
+    lthread *lt = luaL_checkudata(L, arg, LHCP_THREAD);
+    check_not_in_sink(L, lt->lm);
+    return lt;
+}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
@@ -264,6 +281,13 @@ int luaopen_hcpsim(lua_State *L) {
     luaL_setfuncs(L, fns, 0);
     lua_pushstring(L, HCPSIM_VERSION);
     lua_setfield(L, -2, "version");
+    /* ETW names (HCP-SPEC §7.1) */
+    lua_pushstring(L, "{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}");
+    lua_setfield(L, -2, "ThreadGuid");
+    lua_pushstring(L, "{9e814aad-3204-11d2-9a82-006008a86939}");
+    lua_setfield(L, -2, "SystemTraceControlGuid");
+    lua_pushstring(L, "NT Kernel Logger");
+    lua_setfield(L, -2, "KERNEL_LOGGER_NAME");
     lua_newtable(L);
     lua_pushcfunction(L, strict_module_index);
     lua_setfield(L, -2, "__index");

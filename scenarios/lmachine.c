@@ -8,6 +8,7 @@
 
 /* user values of a Machine userdata */
 #define UV_THREADS 1 /* array of Thread userdata, by thread index + 1 */
+#define UV_TRACE 2   /* the running m:trace session's userdata, or nil */
 
 static const char *const platforms_available[] = {"win10-x64", NULL};
 static const char *const platforms_planned[] = {"win7-x64", "win7-x86", "win11-arm64", "ce2.12-arm", NULL};
@@ -40,6 +41,8 @@ static int machine_gc(lua_State *L) {
     lmachine *lm = luaL_checkudata(L, 1, LHCP_MACHINE);
     rep_trace_detach(lm->trace, lm->m); /* closes its open spans while the machine still exists */
     lm->trace = NULL;
+    if (lm->os) hcp_etw_stop(lm->os, false); /* an m:trace session still running ends without events */
+    hcp_gate_detach(lm->os);
     hcp_os_free(lm->os);
     sim_machine_free(lm->m);
     lm->os = NULL;
@@ -260,7 +263,7 @@ int lhcp_machine_new(lua_State *L) {
                           cache_pmc + 1, pmu_event_name(c.pmc.pmc[cache_pmc]));
     c.cache = cache == 1 || (cache < 0 && cache_pmc >= 0);
 
-    lmachine *lm = lua_newuserdatauv(L, sizeof *lm, 1);
+    lmachine *lm = lua_newuserdatauv(L, sizeof *lm, 2);
     memset(lm, 0, sizeof *lm);
     luaL_setmetatable(L, LHCP_MACHINE);
     lua_newtable(L);
@@ -276,6 +279,7 @@ int lhcp_machine_new(lua_State *L) {
     }
     lm->os = hcp_os_new(lm->m, semantics);
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
+    hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
     if (sim_alloc(lm->m, 4096, &lm->scratch) != SIM_OK) return luaL_error(L, "hcp.machine: out of guest memory");
     return 1;
 }
@@ -336,12 +340,240 @@ static int m_write(lua_State *L) {
     return 0;
 }
 
+/* ---- m:trace: an NT Kernel Logger session (api/etw.c, HCP-SPEC §7) --------------------------- */
+
+#define LHCP_TRACE "hcpsim.TraceSession"
+#define TUV_MACHINE 1 /* user values of a TraceSession: its machine */
+#define TUV_CO 2      /* the thread on_event runs on: [1] the delivery closure, then on_event's error */
+#define TRACE_FLAGS (EVENT_TRACE_FLAG_THREAD | EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_DISPATCHER)
+
+typedef struct ltrace {
+    lmachine *lm;
+    lua_State *co;
+    uint32_t flags;
+    bool active; /* the machine's running session */
+    bool failed; /* on_event raised: later events are dropped, the error waits on co for a safe point */
+} ltrace;
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* The delivery closure (upvalue: on_event), called with the event as a light
+ * userdata: ev = { header =, data =, raw =, type =, name =, cpu = }. */
+static int trace_deliver(lua_State *L) {
+    const hcp_etw_event *ev = lua_touserdata(L, 1);
+    const uint8_t *p = ev->data;
+    int n;
+    const char *name;
+    const hcp_etw_field *f = hcp_etw_payload_fields(p[4], &n, &name);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 14);
+    set_int(L, "Size", hcp_get16(p));
+    set_int(L, "FieldTypeFlags", hcp_get16(p + 2));
+    set_int(L, "HeaderType", p[2]);
+    set_int(L, "MarkerFlags", p[3]);
+    set_int(L, "Version", hcp_get32(p + 4)); /* the ULONG union over Class */
+    lua_createtable(L, 0, 3);
+    set_int(L, "Type", p[4]);
+    set_int(L, "Level", p[5]);
+    set_int(L, "Version", hcp_get16(p + 6));
+    lua_setfield(L, -2, "Class");
+    set_int(L, "ThreadId", hcp_get32(p + 8));
+    set_int(L, "ProcessId", hcp_get32(p + 12));
+    set_int(L, "TimeStamp", (lua_Integer)hcp_get64(p + 16));
+    char guid[40];
+    snprintf(guid, sizeof guid, "{%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}", (unsigned)hcp_get32(p + 24),
+             (unsigned)hcp_get16(p + 28), (unsigned)hcp_get16(p + 30), p[32], p[33], p[34], p[35], p[36], p[37], p[38],
+             p[39]);
+    lua_pushstring(L, guid);
+    lua_setfield(L, -2, "Guid");
+    set_int(L, "KernelTime", hcp_get32(p + 40));
+    set_int(L, "UserTime", hcp_get32(p + 44));
+    set_int(L, "ProcessorTime", (lua_Integer)hcp_get64(p + 40));
+    lua_setfield(L, -2, "header");
+    lua_createtable(L, 0, n);
+    const uint8_t *d = p + HCP_ETW_HEADER_SIZE;
+    for (int i = 0; i < n; i++) {
+        const uint8_t *q = d + f[i].offset;
+        lua_Integer v = f[i].size == 8   ? (lua_Integer)hcp_get64(q)
+                        : f[i].size == 4 ? (f[i].is_signed ? (int32_t)hcp_get32(q) : (lua_Integer)hcp_get32(q))
+                                         : (f[i].is_signed ? (int8_t)q[0] : q[0]);
+        set_int(L, f[i].name, v);
+    }
+    lua_setfield(L, -2, "data");
+    lua_pushlstring(L, (const char *)p, ev->size);
+    lua_setfield(L, -2, "raw");
+    set_int(L, "type", p[4]);
+    lua_pushstring(L, name ? name : "?");
+    lua_setfield(L, -2, "name");
+    set_int(L, "cpu", ev->cpu);
+    lua_call(L, 1, 0);
+    return 0;
+}
+
+/* The api's sink: runs on_event on the session's own thread, protected (the
+ * simulator is mid-step here and must not be unwound). */
+static void trace_sink(void *ud, const hcp_etw_event *ev) {
+    ltrace *tr = ud;
+    if (tr->failed) return;
+    lua_pushvalue(tr->co, 1);
+    lua_pushlightuserdata(tr->co, (void *)(uintptr_t)ev);
+    if (lua_pcall(tr->co, 1, 0, 0) != LUA_OK) tr->failed = true; /* the error stays on co */
+}
+
+/* The machine's running session, its userdata pushed (nil and NULL when none). */
+static ltrace *trace_of(lua_State *L, int midx) {
+    lua_getiuservalue(L, midx, UV_TRACE);
+    return luaL_testudata(L, -1, LHCP_TRACE);
+}
+
+/* Ends the running session of the machine at midx, if any: DCEnd events with
+ * `rundown`, none otherwise.  Raises on_event's error when `raise` and it
+ * raised one (a scenario error at the caller's safe point). */
+static void trace_end(lua_State *L, int midx, bool rundown, bool raise) {
+    lmachine *lm = lua_touserdata(L, midx);
+    ltrace *tr = trace_of(L, midx);
+    if (tr && tr->active) {
+        hcp_etw_stop(lm->os, rundown && !tr->failed);
+        tr->active = false;
+        lua_pushnil(L);
+        lua_setiuservalue(L, midx, UV_TRACE);
+        if (tr->failed && raise) {
+            tr->failed = false;
+            lua_xmove(tr->co, L, 1);
+            if (!lua_isstring(L, -1))
+                luaL_error(L, "m:trace: on_event raised a non-string error (%s)", luaL_typename(L, -1));
+            lua_error(L);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* True when on_event has raised and its error waits to be raised. */
+static bool trace_failed(lua_State *L, lmachine *lm, int midx) {
+    if (!hcp_etw_active(lm->os)) return false;
+    ltrace *tr = trace_of(L, midx);
+    bool f = tr && tr->failed;
+    lua_pop(L, 1);
+    return f;
+}
+
+/* m:trace{ flags = EVENT_TRACE_FLAG_*, on_event = function(ev) ... end } --> session */
+static int m_trace(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    static const char *const keys[] = {"flags", "on_event", NULL};
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:trace", keys);
+    lua_getfield(L, 2, "flags");
+    int isint;
+    lua_Integer flags = lua_tointegerx(L, -1, &isint);
+    if (!isint) return luaL_error(L, "m:trace: 'flags' must be an integer of EVENT_TRACE_FLAG_* bits");
+    if (flags & ~(lua_Integer)TRACE_FLAGS) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "0x%llX", (unsigned long long)(flags & ~(lua_Integer)TRACE_FLAGS));
+        return luaL_error(L,
+                          "m:trace: flags %s are not simulated (valid: EVENT_TRACE_FLAG_THREAD 0x2, "
+                          "EVENT_TRACE_FLAG_CSWITCH 0x10, EVENT_TRACE_FLAG_DISPATCHER 0x800)",
+                          hex);
+    }
+    if (lua_getfield(L, 2, "on_event") != LUA_TFUNCTION)
+        return luaL_error(L, "m:trace: 'on_event' must be a function (got %s)", luaL_typename(L, -1));
+    if (hcp_etw_active(lm->os))
+        return luaL_error(L, "m:trace: the NT Kernel Logger already runs on this machine (ERROR_ALREADY_EXISTS); "
+                             "stop its session first");
+    lua_pushcclosure(L, trace_deliver, 1);
+    ltrace *tr = lua_newuserdatauv(L, sizeof *tr, 2);
+    memset(tr, 0, sizeof *tr);
+    luaL_setmetatable(L, LHCP_TRACE);
+    tr->lm = lm;
+    tr->flags = (uint32_t)flags;
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, TUV_MACHINE);
+    tr->co = lua_newthread(L);
+    lhcp_limit_hook(tr->co);
+    lua_setiuservalue(L, -2, TUV_CO);
+    lua_rotate(L, -2, 1); /* the closure to the top, then to co's index 1 */
+    lua_xmove(L, tr->co, 1);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, UV_TRACE); /* the machine keeps its running session alive */
+    tr->active = true;
+    if (hcp_etw_start(lm->os, tr->flags, trace_sink, tr) != ERROR_SUCCESS) {
+        tr->active = false;
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, UV_TRACE);
+        return luaL_error(L, "m:trace: no observer slot left on this machine");
+    }
+    if (tr->failed) trace_end(L, 1, false, true); /* on_event raised on a DCStart event */
+    return 1;
+}
+
+/* s:stop() --> true when it stopped the running session (DCEnd events first), false when already stopped */
+static int ts_stop(lua_State *L) {
+    ltrace *tr = luaL_checkudata(L, 1, LHCP_TRACE);
+    lua_getiuservalue(L, 1, TUV_MACHINE);
+    lhcp_check_machine(L, -1);
+    bool was = tr->active;
+    trace_end(L, lua_gettop(L), true, true);
+    lua_pushboolean(L, was);
+    return 1;
+}
+
+/* `local s <close> = m:trace{...}`: stops it at the end of the block. */
+static int ts_close(lua_State *L) {
+    ltrace *tr = luaL_checkudata(L, 1, LHCP_TRACE);
+    if (!tr->active) return 0;
+    lua_settop(L, 1);
+    return ts_stop(L);
+}
+
+static int ts_index(lua_State *L) {
+    ltrace *tr = luaL_checkudata(L, 1, LHCP_TRACE);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "stop") == 0)
+        lua_pushcfunction(L, ts_stop);
+    else if (strcmp(k, "flags") == 0)
+        lua_pushinteger(L, (lua_Integer)tr->flags);
+    else if (strcmp(k, "active") == 0)
+        lua_pushboolean(L, tr->active);
+    else
+        return luaL_error(L, "hcpsim.TraceSession has no member '%s' (valid: stop, flags, active)", k);
+    return 1;
+}
+
+static int ts_tostring(lua_State *L) {
+    ltrace *tr = luaL_checkudata(L, 1, LHCP_TRACE);
+    char buf[80];
+    snprintf(buf, sizeof buf, "hcpsim.TraceSession(NT Kernel Logger, flags 0x%X, %s)", (unsigned)tr->flags,
+             tr->active ? "running" : "stopped");
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static void trace_register(lua_State *L) {
+    if (!luaL_newmetatable(L, LHCP_TRACE)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushcfunction(L, ts_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, ts_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, ts_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+}
+
 /* ---- threads ---------------------------------------------------------------------------------- */
 
 static int m_thread(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    return lhcp_thread_new(L, lm, 1, 2);
+    lhcp_thread_new(L, lm, 1, 2);
+    if (trace_failed(L, lm, 1)) trace_end(L, 1, false, true); /* on_event raised on its Start */
+    return 1;
 }
 
 static int m_threads(lua_State *L) {
@@ -394,15 +626,21 @@ static int m_run(lua_State *L) {
     for (;;) {
         sim_thread *t;
         sim_run_status rs = sim_sched_next(lm->m, &t);
+        if (trace_failed(L, lm, 1)) { /* on_event raised: the error surfaces here, at a safe point */
+            lm->running = false;
+            trace_end(L, 1, false, true);
+        }
         if (rs == SIM_RUN_DONE) break;
         if (rs == SIM_RUN_DEADLOCK) {
             lm->running = false;
+            trace_end(L, 1, false, false);
             char buf[2048];
             sim_deadlock_report(lm->m, buf, sizeof buf);
             return luaL_error(L, "m:run: deadlock: %s", buf);
         }
         if (rs == SIM_RUN_LIMIT) {
             lm->running = false;
+            trace_end(L, 1, false, false);
             return luaL_error(L, "m:run: cycle limit reached at %I cycles (raise it with m:run{max_cycles = N})",
                               (lua_Integer)sim_clock(lm->m));
         }
@@ -418,6 +656,10 @@ static int m_run(lua_State *L) {
         }
         lt->yielding = false;
         int st = lua_resume(lt->co, L, nargs, &nres);
+        if (trace_failed(L, lm, 1)) {
+            lm->running = false;
+            trace_end(L, 1, false, true);
+        }
         if (st == LUA_YIELD && lt->yielding) {
             lua_pop(lt->co, nres);
             if (lt->exiting) sim_thread_exit(t, lt->exit_code);
@@ -431,6 +673,7 @@ static int m_run(lua_State *L) {
             continue;
         }
         lm->running = false;
+        trace_end(L, 1, false, false); /* a failed run's session ends without DCEnd events */
         if (st == LUA_YIELD)
             return luaL_error(L,
                               "thread '%s': coroutine.yield() from a thread body is not supported "
@@ -445,6 +688,7 @@ static int m_run(lua_State *L) {
         return lua_error(L);
     }
     lm->running = false;
+    trace_end(L, 1, true, true); /* the session ends with the run: DCEnd for threads still alive (none) */
     return 0;
 }
 
@@ -609,6 +853,43 @@ static int m_load(lua_State *L) {
     return 1;
 }
 
+/* ---- the call gate: import thunks for guest code (api/README.md "Call gate") ---------------- */
+
+/* m:imports() --> { EnableThreadProfiling = thunk address, ... } */
+static int m_imports(lua_State *L) {
+    lhcp_check_machine(L, 1);
+    lua_newtable(L);
+    for (int i = 0; hcp_import_name(i); i++) {
+        lua_pushinteger(L, (lua_Integer)hcp_import_address(hcp_import_name(i)));
+        lua_setfield(L, -2, hcp_import_name(i));
+    }
+    return 1;
+}
+
+/* m:import_table{name, ...} --> guest address of the thunk addresses of the
+ * named imports, 8 bytes each, in the order given (fresh m:alloc memory). */
+static int m_import_table(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n < 1 || n > 512) return luaL_argerror(L, 2, "a list of 1..512 import names");
+    uint8_t table[8 * 512];
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, 2, i) != LUA_TSTRING) return luaL_error(L, "m:import_table: element %I must be a name", i);
+        uint64_t a = hcp_import_address(lua_tostring(L, -1));
+        if (!a)
+            return luaL_error(L, "m:import_table: unknown import '%s' (m:imports() lists them)", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        hcp_put64(table + 8 * (i - 1), a);
+    }
+    uint64_t addr;
+    sim_err e = sim_alloc(lm->m, (size_t)(8 * n), &addr);
+    if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(8 * n));
+    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_strerror(e));
+    lua_pushinteger(L, (lua_Integer)addr);
+    return 1;
+}
+
 static int m_tostring(lua_State *L) {
     lmachine *lm = luaL_checkudata(L, 1, LHCP_MACHINE);
     lua_pushfstring(L, "hcpsim.Machine(%s)", lm->platform);
@@ -639,10 +920,14 @@ void lhcp_machine_register(lua_State *L) {
         {"mutex", m_mutex},
         {"semaphore", m_semaphore},
         {"load", m_load},
+        {"imports", m_imports},
+        {"import_table", m_import_table},
         {"KeSetHardwareCounterConfiguration", m_keset},
         {"KeQueryHardwareCounterConfiguration", m_kequery},
+        {"trace", m_trace},
         {NULL, NULL},
     };
+    trace_register(L);
     if (!luaL_newmetatable(L, LHCP_MACHINE)) {
         lua_pop(L, 1);
         return;

@@ -125,7 +125,9 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
     lthread *lt = (lthread *)ctx;
     switch (sim_call_continue(lt->t)) {
     case SIM_CALL_RETURNED: lua_pushinteger(L, (lua_Integer)sim_call_result(lt->t)); return 1;
-    case SIM_CALL_YIELD: lt->yielding = true; return lua_yieldk(L, 0, ctx, run_continue);
+    case SIM_CALL_YIELD: /* switched out: quantum end, preemption, or a guest import call that blocked */
+        lt->yielding = true;
+        return lua_yieldk(L, 0, ctx, run_continue);
     case SIM_CALL_FAULTED: return push_fault(L, lt);
     case SIM_CALL_LIMIT:
         return luaL_error(L,

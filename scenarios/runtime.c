@@ -30,8 +30,8 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     runtime *rt = rt_of(L);
     rt->count += COUNT_STEP;
     if (rt->count > rt->limit)
-        luaL_error(L, "Lua instruction limit reached (%llu instructions); the scenario runs away",
-                   (unsigned long long)rt->limit);
+        luaL_error(L, "Lua instruction limit reached (%I instructions); the scenario runs away",
+                   (lua_Integer)rt->limit); /* lua_pushfstring knows %I, not %llu */
 }
 
 void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, COUNT_STEP); }

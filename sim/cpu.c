@@ -389,11 +389,49 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *ud) {
     uc_emu_stop(uc);
 }
 
-/* `syscall` with no system services: Windows returns STATUS_INVALID_SYSTEM_SERVICE. */
+/* Calls the gate's handler for t's call of `service` (initial or resumed). */
+static uint64_t gate_handle(sim_machine *m, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
+    *pending = false;
+    if (!m->gate_fn) return 0xC000001Cu; /* detached while the call was blocked */
+    m->gate_thread = t;
+    uint64_t rax = m->gate_fn(m->gate_ud, t, service, resumed, pending);
+    m->gate_thread = NULL;
+    return rax;
+}
+
+/* `syscall`: in a thunk of the gate page (RIP is the syscall's address in the
+ * hook) it is a call of the OS, served by the gate's handler; anywhere else,
+ * or with no handler, there are no system services and Windows returns
+ * STATUS_INVALID_SYSTEM_SERVICE.  Unicorn moves RIP past the syscall after
+ * the hook, and the syscall ends its block, so a stop requested here leaves
+ * RIP at the thunk's ret and nothing after the syscall has run. */
 static void on_syscall(uc_engine *uc, void *ud) {
-    (void)ud;
-    uint64_t rax = 0xC000001Cu;
-    uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+    sim_machine *m = ud;
+    sim_thread *t = m->running;
+    uint64_t rip, rax;
+    uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+    uc_reg_read(uc, UC_X86_REG_RAX, &rax);
+    bool in_gate = rip >= SIM_GATE_BASE && rip - SIM_GATE_BASE < (uint64_t)SIM_GATE_SERVICES * SIM_GATE_STRIDE &&
+                   (rip - SIM_GATE_BASE) % SIM_GATE_STRIDE == SIM_GATE_SYSCALL;
+    if (!in_gate || !m->gate_fn || !t || !m->exec || m->exec->cur != t) {
+        rax = 0xC000001Cu;
+        uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+        return;
+    }
+    uint32_t service = (uint32_t)rax;
+    bool pending;
+    rax = gate_handle(m, t, service, false, &pending);
+    if (pending && m->exec->cur == t) rax = gate_handle(m, t, service, true, &pending); /* it did not wait after all */
+    if (pending) {
+        t->gate_pending = true; /* rax is written when the call resumes */
+        t->gate_service = service;
+    } else {
+        uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+    }
+    if (m->exec->cur != t) { /* it waits, gave its CPU away, or was preempted: the driver must switch */
+        m->stop = STOP_GATE;
+        uc_emu_stop(uc);
+    }
 }
 
 /* Stats of the part of the last counted block before instruction `at`. */
@@ -495,6 +533,8 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
+static sim_err gate_map(sim_machine *m);
+
 sim_err sim_cpu_init(sim_machine *m) {
     if (uc_open(UC_ARCH_X86, UC_MODE_64, &m->uc) != UC_ERR_OK) return SIM_ERR_UNICORN;
     if (cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs) != CS_ERR_OK) return SIM_ERR_UNICORN;
@@ -512,6 +552,58 @@ sim_err sim_cpu_init(sim_machine *m) {
         uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
                     SIM_HOOK_PROBE) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
+    return gate_map(m);
+}
+
+/* ---- the call gate ------------------------------------------------------------------------ */
+
+_Static_assert(SIM_PAGE / SIM_GATE_STRIDE == SIM_GATE_SERVICES, "the thunks fill one page");
+
+/* The thunk page: thunk k = B8 k32 (mov eax, k), 0F 05 (syscall), C3 (ret),
+ * then int3 up to the next thunk (never executed by a call of a thunk).
+ * Read+execute, never writable by the guest. */
+static sim_err gate_map(sim_machine *m) {
+    uint8_t page[SIM_PAGE];
+    memset(page, 0xCC, sizeof page);
+    for (uint32_t k = 0; k < SIM_GATE_SERVICES; k++) {
+        uint8_t *p = page + k * SIM_GATE_STRIDE;
+        p[0] = 0xB8;
+        for (int i = 0; i < 4; i++) p[1 + i] = (uint8_t)(k >> (8 * i));
+        p[SIM_GATE_SYSCALL] = 0x0F;
+        p[SIM_GATE_SYSCALL + 1] = 0x05;
+        p[SIM_GATE_SYSCALL + 2] = 0xC3;
+    }
+    sim_err e = sim_region_add(m, SIM_GATE_BASE, SIM_PAGE, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, -1);
+    if (e != SIM_OK) return e;
+    return uc_mem_write(m->uc, SIM_GATE_BASE, page, sizeof page) == UC_ERR_OK ? SIM_OK : SIM_ERR_UNICORN;
+}
+
+void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
+    m->gate_fn = fn;
+    m->gate_ud = fn ? ud : NULL;
+}
+
+uint64_t sim_gate_thunk(uint32_t service) {
+    return service < SIM_GATE_SERVICES ? SIM_GATE_BASE + (uint64_t)service * SIM_GATE_STRIDE : 0;
+}
+
+sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v) {
+    static const int reg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
+    sim_machine *m = t->m;
+    *v = 0;
+    if (m->gate_thread != t) return SIM_ERR_STATE;
+    if (k < 0 || k >= SIM_MAX_ARGS) return SIM_ERR_ARG;
+    if (k < 4) {
+        uc_reg_read(m->uc, reg[k], v);
+        return SIM_OK;
+    }
+    /* [rsp] is the caller's return address, then 32 bytes of shadow space. */
+    uint64_t rsp;
+    uint8_t b[8];
+    uc_reg_read(m->uc, UC_X86_REG_RSP, &rsp);
+    sim_err e = sim_mem_read(m, rsp + 0x28 + 8 * (uint64_t)(k - 4), b, sizeof b);
+    if (e != SIM_OK) return e;
+    for (int i = 7; i >= 0; i--) *v = (*v << 8) | b[i];
     return SIM_OK;
 }
 
@@ -566,6 +658,7 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     m->loaded = t;
     t->rip = entry;
     t->in_call = true;
+    t->gate_pending = false;
     t->result = 0;
     return SIM_OK;
 }
@@ -704,6 +797,12 @@ sim_call_status sim_call_continue(sim_thread *t) {
         uc_context_restore(m->uc, t->ctx);
         m->loaded = t;
     }
+    if (t->gate_pending) { /* a gate call that blocked: its result, now that t runs again */
+        bool pending;
+        uint64_t rax = gate_handle(m, t, t->gate_service, true, &pending);
+        uc_reg_write(m->uc, UC_X86_REG_RAX, &rax);
+        t->gate_pending = false;
+    }
     m->stop_at = sim_sched_segment_begin(m, m->exec);
     /* Each pass ends on a stop; a pass that only crosses a clock tick or
      * retranslates a block makes progress (time advances or a block gains its
@@ -753,6 +852,14 @@ sim_call_status sim_call_continue(sim_thread *t) {
                 return SIM_CALL_YIELD;
             }
             continue;
+        case STOP_GATE: /* a gate call took t off its CPU; it resumes at the thunk's ret */
+            t->rip = rip;
+            if (m->exec->cur == t) continue;
+            if (!save_context(t)) {
+                snprintf(t->error, sizeof t->error, "out of host memory for a CPU context");
+                return SIM_CALL_ERROR;
+            }
+            return SIM_CALL_YIELD;
         case STOP_INTR:
             if (m->intno == -2) { /* privileged instruction, already described by on_trap */
                 sim_call_end(t);

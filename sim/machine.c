@@ -70,7 +70,7 @@ uint64_t sim_mul_div(uint64_t a, uint64_t b, uint64_t c) {
 static uint64_t page_round(uint64_t n) { return (n + SIM_PAGE - 1) & ~(uint64_t)(SIM_PAGE - 1); }
 
 /* Region table, sorted by base. */
-static sim_err region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t prot, region_kind k, int owner) {
+sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t prot, region_kind k, int owner) {
     if (m->nregions == m->cap_regions) {
         int nc = m->cap_regions ? m->cap_regions * 2 : 64;
         region *r = realloc(m->regions, (size_t)nc * sizeof *r);
@@ -137,9 +137,9 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
         if (c->cache && !(cpu->cache = pmu_cache_new(&c->cost.cache))) e = SIM_ERR_NOMEM;
     }
     if (e == SIM_OK) e = sim_cpu_init(m);
-    if (e == SIM_OK) e = region_add(m, SIM_HEAP_BASE, SIM_HEAP_SIZE, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
-    if (e == SIM_OK) e = region_add(m, SIM_SENTINEL, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
-    if (e == SIM_OK) e = region_add(m, SIM_SCRATCH, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
+    if (e == SIM_OK) e = sim_region_add(m, SIM_HEAP_BASE, SIM_HEAP_SIZE, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
+    if (e == SIM_OK) e = sim_region_add(m, SIM_SENTINEL, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
+    if (e == SIM_OK) e = sim_region_add(m, SIM_SCRATCH, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
     if (e != SIM_OK) {
         sim_machine_free(m);
         return e;
@@ -181,7 +181,7 @@ static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n,
     uint64_t size = page_round(n ? n : 1);
     if (size > limit - *cursor || limit - *cursor - size < SIM_PAGE) return SIM_ERR_NOMEM;
     uint64_t base = *cursor;
-    sim_err e = region_add(m, base, size, prot, k, -1);
+    sim_err e = sim_region_add(m, base, size, prot, k, -1);
     if (e != SIM_OK) return e;
     *cursor = base + size + SIM_PAGE; /* guard page stays unmapped */
     *addr = base;
@@ -327,8 +327,8 @@ sim_err sim_stack_acquire(sim_thread *t) {
             m->free_slots = f;
             m->capfree_slots = nc;
         }
-        sim_err e = region_add(m, base + SIM_PAGE, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, -1);
-        if (e == SIM_OK) e = region_add(m, base, SIM_PAGE, 0, RK_GUARD, -1);
+        sim_err e = sim_region_add(m, base + SIM_PAGE, m->cfg.stack_size, UC_PROT_READ | UC_PROT_WRITE, RK_STACK, -1);
+        if (e == SIM_OK) e = sim_region_add(m, base, SIM_PAGE, 0, RK_GUARD, -1);
         if (e != SIM_OK) return e;
         m->nslots++;
     }
@@ -370,6 +370,12 @@ int sim_thread_ideal(const sim_thread *t) { return t->ideal; }
 uint64_t sim_thread_affinity(const sim_thread *t) { return t->affinity; }
 int sim_thread_wait_reason(const sim_thread *t) { return t->wait_reason; }
 uint32_t sim_thread_exit_code(const sim_thread *t) { return t->exit_code; }
+bool sim_thread_stack(const sim_thread *t, uint64_t *lo, uint64_t *hi) {
+    bool held = t->stack_slot >= 0;
+    *lo = held ? t->stack_lo : 0;
+    *hi = held ? t->stack_hi : 0;
+    return held;
+}
 uint64_t sim_thread_switches(const sim_thread *t) { return t->switches; }
 int sim_thread_count(const sim_machine *m) { return m->nthreads; }
 sim_thread *sim_thread_at(sim_machine *m, int index) {

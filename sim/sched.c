@@ -364,6 +364,7 @@ void sim_thread_exit(sim_thread *t, uint32_t code) {
     sim_call_end(t);
     t->state = SIM_TS_TERMINATED;
     t->wait_reason = SIM_WR_EXECUTIVE;
+    t->wait_mode = 0; /* KernelMode: it leaves the CPU from the kernel, not from an earlier user-mode wait */
     m->nlive--;
     sim_sched_leave(t);
     sim_thread_signal_exit(t);

@@ -145,6 +145,9 @@ int sim_thread_ideal(const sim_thread *t);
 uint64_t sim_thread_affinity(const sim_thread *t);
 int sim_thread_wait_reason(const sim_thread *t);
 uint32_t sim_thread_exit_code(const sim_thread *t); /* 259 (STILL_ACTIVE) until it exits */
+/* The guest stack t holds, [*lo, *hi): true only inside a guest call (t:run), when it
+ * holds a stack slot; false with *lo = *hi = 0 otherwise. */
+bool sim_thread_stack(const sim_thread *t, uint64_t *lo, uint64_t *hi);
 /* Thread times (sim/README.md "Thread times"): the virtual time in cycles it
  * was created at (the creating CPU's clock; 0 before the run) and exited at
  * (its CPU's clock; 0 while it lives), and the clock interrupts taken while it
@@ -189,6 +192,28 @@ sim_call_status sim_call_continue(sim_thread *t);
 uint64_t sim_call_result(const sim_thread *t);
 const sim_fault *sim_call_fault(const sim_thread *t);
 const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
+
+/* ---- the call gate: guest code calling the OS (sim/README.md "Call gate") ----------------- */
+/* A read+execute page of SIM_GATE_SERVICES thunks at a fixed address; thunk k
+ * is `mov eax, k; syscall; ret`.  When guest code executes a thunk's syscall,
+ * the handler is called for service k (eax) on the executing thread t; it
+ * reads the arguments with sim_gate_arg and returns the value for rax.  It
+ * sets *pending when the call blocked: t left its CPU (Waiting, or it gave
+ * the CPU away) without a result; the handler is then called again with
+ * resumed = true when t runs again, and that return value is rax.  Whenever t
+ * is no longer on its CPU after the handler, sim_call_continue returns
+ * SIM_CALL_YIELD; continuing the call later resumes after the syscall. */
+#define SIM_GATE_SERVICES 256
+typedef uint64_t (*sim_gate_fn)(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending);
+/* Installs the handler (NULL: none; a thunk's syscall then returns
+ * STATUS_INVALID_SYSTEM_SERVICE like any other syscall). */
+void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud);
+/* The guest address of thunk `service`, or 0 past SIM_GATE_SERVICES. */
+uint64_t sim_gate_thunk(uint32_t service);
+/* Argument k (0-based, Windows x64: rcx, rdx, r8, r9, then [rsp+0x28+8(k-4)]
+ * as the thunk sees them) of the gate call t is making; only inside the
+ * handler.  SIM_ERR_UNMAPPED: a stack argument is unreadable. */
+sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
 
 /* ---- scheduler (sim/README.md states every rule) -------------------------------------- */
 

@@ -22,6 +22,12 @@
 #define SIM_MAX_MAPPINGS 3900
 #define SIM_SENTINEL UINT64_C(0x00007FFFFFFE0000) /* return address of t:run; never executes */
 #define SIM_HOOK_PROBE UINT64_C(0x10)             /* never mapped; see cpu.c precise faults */
+/* The call gate (cpu.c): one read+execute page of thunks, thunk k at
+ * SIM_GATE_BASE + k x SIM_GATE_STRIDE is `mov eax, k; syscall; ret` padded
+ * with int3.  Mapped by sim_cpu_init, outside the region table. */
+#define SIM_GATE_BASE UINT64_C(0x0000000100000000)
+#define SIM_GATE_STRIDE 16u
+#define SIM_GATE_SYSCALL 5u /* offset of the syscall in a thunk */
 
 typedef enum region_kind { RK_CODE, RK_DATA, RK_HEAP, RK_STACK, RK_SCRATCH, RK_SENTINEL, RK_GUARD } region_kind;
 
@@ -47,7 +53,7 @@ typedef struct block_entry {
     pmu_block_stats st;
 } block_entry;
 
-typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR } stop_reason;
+typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE } stop_reason;
 
 /* A dispatcher object (HCP-SPEC §6 waits): event, mutex, semaphore, thread. */
 typedef struct wait_block wait_block;
@@ -101,6 +107,8 @@ struct sim_thread {
     uint64_t rip; /* where the call resumes */
     uint64_t result;
     sim_fault fault;
+    bool gate_pending;     /* blocked inside a gate call: the result comes when it runs again */
+    uint32_t gate_service; /* that call's service number */
     char error[160];
     sim_thread *qnext, *qprev; /* ready queue links */
     /* waiting */
@@ -159,7 +167,10 @@ struct sim_machine {
     sim_cpu *exec;       /* its CPU */
     sim_observer obs[SIM_MAX_OBSERVERS];
     int nobs;
-    struct trap *traps; /* instructions served by the model (cpu.c) */
+    struct trap *traps;  /* instructions served by the model (cpu.c) */
+    sim_gate_fn gate_fn; /* the call gate's handler (api/), or NULL */
+    void *gate_ud;
+    sim_thread *gate_thread; /* the thread whose gate call is being handled, else NULL */
 
     sim_cpu cpus[SIM_MAX_CPUS];
     int ncpus;
@@ -190,6 +201,8 @@ struct sim_machine {
 
 /* machine.c */
 const region *sim_region_find(const sim_machine *m, uint64_t addr);
+/* Maps [base, base+size) with prot (a guard region is recorded, not mapped) and records it. */
+sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t prot, region_kind k, int owner);
 /* cpu.c */
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);

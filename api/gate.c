@@ -1,0 +1,145 @@
+/* api/gate.c — the call gate: guest code calls the Windows functions through
+ * import thunks.
+ *
+ * sim/ maps a page of thunks (thunk k: `mov eax, k; syscall; ret`) and calls
+ * the handler registered here when guest code executes thunk k's syscall.
+ * The handler reads the arguments with the Windows x64 convention (rcx, rdx,
+ * r8, r9, then the stack), calls the very function a Lua body's binding calls
+ * (there is one implementation of each), and hands back rax: a DWORD or BOOL
+ * zero-extended, a HANDLE in full.  Structures stay in guest memory, so a
+ * guest PERFORMANCE_DATA is validated exactly as one a Lua body passes.
+ * A call that blocks (Sleep, a wait that must wait) reports itself pending;
+ * sim/ stops the guest and asks for the result when the thread runs again.
+ * What a guest call retires is stated in api/README.md ("Call gate"). */
+#include <string.h>
+
+#include "api/api_int.h"
+
+#define STATUS_INVALID_SYSTEM_SERVICE 0xC000001Cu
+
+/* The imports, in thunk order (the order is fixed: it is the thunks' addresses). */
+typedef enum imp {
+    IMP_GetCurrentThread,
+    IMP_GetCurrentThreadId,
+    IMP_GetLastError,
+    IMP_SetLastError,
+    IMP_EnableThreadProfiling,
+    IMP_DisableThreadProfiling,
+    IMP_QueryThreadProfiling,
+    IMP_ReadThreadProfilingData,
+    IMP_QueryThreadCycleTime,
+    IMP_GetThreadTimes,
+    IMP_Sleep,
+    IMP_SwitchToThread,
+    IMP_SetEvent,
+    IMP_ResetEvent,
+    IMP_WaitForSingleObject,
+    IMP_WaitForMultipleObjects,
+    IMP_ReleaseMutex,
+    IMP_ReleaseSemaphore,
+    IMP_OpenThread,
+    IMP_CloseHandle,
+    IMP_GetExitCodeThread,
+    IMP__COUNT
+} imp;
+
+static const struct {
+    const char *name;
+    int nargs;
+} imports[IMP__COUNT] = {
+    [IMP_GetCurrentThread] = {"GetCurrentThread", 0},
+    [IMP_GetCurrentThreadId] = {"GetCurrentThreadId", 0},
+    [IMP_GetLastError] = {"GetLastError", 0},
+    [IMP_SetLastError] = {"SetLastError", 1},
+    [IMP_EnableThreadProfiling] = {"EnableThreadProfiling", 4},
+    [IMP_DisableThreadProfiling] = {"DisableThreadProfiling", 1},
+    [IMP_QueryThreadProfiling] = {"QueryThreadProfiling", 2},
+    [IMP_ReadThreadProfilingData] = {"ReadThreadProfilingData", 3},
+    [IMP_QueryThreadCycleTime] = {"QueryThreadCycleTime", 2},
+    [IMP_GetThreadTimes] = {"GetThreadTimes", 5},
+    [IMP_Sleep] = {"Sleep", 1},
+    [IMP_SwitchToThread] = {"SwitchToThread", 0},
+    [IMP_SetEvent] = {"SetEvent", 1},
+    [IMP_ResetEvent] = {"ResetEvent", 1},
+    [IMP_WaitForSingleObject] = {"WaitForSingleObject", 2},
+    [IMP_WaitForMultipleObjects] = {"WaitForMultipleObjects", 4},
+    [IMP_ReleaseMutex] = {"ReleaseMutex", 1},
+    [IMP_ReleaseSemaphore] = {"ReleaseSemaphore", 3},
+    [IMP_OpenThread] = {"OpenThread", 3},
+    [IMP_CloseHandle] = {"CloseHandle", 1},
+    [IMP_GetExitCodeThread] = {"GetExitCodeThread", 2},
+};
+_Static_assert(IMP__COUNT <= SIM_GATE_SERVICES, "one thunk per import");
+
+const char *hcp_import_name(int i) { return i >= 0 && i < IMP__COUNT ? imports[i].name : NULL; }
+
+uint64_t hcp_import_address(const char *name) {
+    for (int i = 0; i < IMP__COUNT; i++)
+        if (strcmp(imports[i].name, name) == 0) return sim_gate_thunk((uint32_t)i);
+    return 0;
+}
+
+/* DWORD, BOOL and LONG arguments are the low 32 bits of their register or
+ * stack slot (the upper half is undefined in the Windows x64 convention). */
+static uint32_t dw(uint64_t v) { return (uint32_t)v; }
+static int boolean(uint64_t v) { return (uint32_t)v != 0; }
+static uint64_t ret32(uint32_t v) { return v; }
+static uint64_t ret_bool(int v) { return (uint32_t)v; }
+
+/* A blocked call, now that its thread runs again. */
+static uint64_t resume(hcp_os *os, imp f) {
+    if (f == IMP_Sleep) return 0; /* VOID */
+    return ret32(hcp_wait_result(os));
+}
+
+static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
+    hcp_os *os = ud;
+    if (service >= IMP__COUNT) return STATUS_INVALID_SYSTEM_SERVICE;
+    imp f = (imp)service;
+    if (resumed) return resume(os, f);
+    uint64_t a[5] = {0};
+    for (int k = 0; k < imports[f].nargs; k++) {
+        if (sim_gate_arg(t, k, &a[k]) != SIM_OK) { /* a stack argument the callee cannot read */
+            SetLastError(os, ERROR_NOACCESS);
+            return 0; /* FALSE: only GetThreadTimes takes one */
+        }
+    }
+    uint32_t r;
+    switch (f) {
+    case IMP_GetCurrentThread: return GetCurrentThread(os);
+    case IMP_GetCurrentThreadId: return ret32(GetCurrentThreadId(os));
+    case IMP_GetLastError: return ret32(GetLastError(os));
+    case IMP_SetLastError: SetLastError(os, dw(a[0])); return 0; /* VOID */
+    case IMP_EnableThreadProfiling: return ret32(EnableThreadProfiling(os, a[0], dw(a[1]), a[2], a[3]));
+    case IMP_DisableThreadProfiling: return ret32(DisableThreadProfiling(os, a[0]));
+    case IMP_QueryThreadProfiling: return ret32(QueryThreadProfiling(os, a[0], a[1]));
+    case IMP_ReadThreadProfilingData: return ret32(ReadThreadProfilingData(os, a[0], dw(a[1]), a[2]));
+    case IMP_QueryThreadCycleTime: return ret_bool(QueryThreadCycleTime(os, a[0], a[1]));
+    case IMP_GetThreadTimes: return ret_bool(GetThreadTimes(os, a[0], a[1], a[2], a[3], a[4]));
+    case IMP_Sleep: *pending = Sleep(os, dw(a[0])) == HCP_PENDING; return 0;
+    case IMP_SwitchToThread: return ret_bool(SwitchToThread(os));
+    case IMP_SetEvent: return ret_bool(SetEvent(os, a[0]));
+    case IMP_ResetEvent: return ret_bool(ResetEvent(os, a[0]));
+    case IMP_WaitForSingleObject:
+        r = WaitForSingleObject(os, a[0], dw(a[1]));
+        *pending = r == HCP_PENDING;
+        return ret32(r);
+    case IMP_WaitForMultipleObjects:
+        r = WaitForMultipleObjects(os, dw(a[0]), a[1], boolean(a[2]), dw(a[3]));
+        *pending = r == HCP_PENDING;
+        return ret32(r);
+    case IMP_ReleaseMutex: return ret_bool(ReleaseMutex(os, a[0]));
+    case IMP_ReleaseSemaphore: return ret_bool(ReleaseSemaphore(os, a[0], (int32_t)dw(a[1]), a[2]));
+    case IMP_OpenThread: return OpenThread(os, dw(a[0]), boolean(a[1]), dw(a[2]));
+    case IMP_CloseHandle: return ret_bool(CloseHandle(os, a[0]));
+    case IMP_GetExitCodeThread: return ret_bool(GetExitCodeThread(os, a[0], a[1]));
+    case IMP__COUNT: break;
+    }
+    return STATUS_INVALID_SYSTEM_SERVICE;
+}
+
+void hcp_gate_attach(hcp_os *os) { sim_set_gate(os->m, dispatch, os); }
+
+void hcp_gate_detach(hcp_os *os) {
+    if (os) sim_set_gate(os->m, NULL, NULL);
+}
