@@ -18,6 +18,25 @@
 
 static uint32_t win32(uint32_t status) { return hcp_nt_to_win32(status); }
 
+/* The points where Microsoft's documentation and the Windows 10/11
+ * implementation disagree about Read (HCP-SPEC §11; api/README.md "Semantics"),
+ * one row per semantics: ReadThreadProfilingData asks this table and never
+ * tests the semantics itself.  (The one other point, §11.6 KeSet while
+ * configured, is in kecfg.c.) */
+typedef struct read_rules {
+    bool times_always;      /* §11.3: every Read writes CycleTime, RetryCount and WaitReasonBitMap = 0;
+                               else CycleTime and RetryCount only with DISPATCHING */
+    bool unconfigured_zero; /* §11.4: a mask bit with no configured counter writes {PMCCounter, 0, 0};
+                               else its slot is left untouched */
+    bool count_configured;  /* §11.5: HwCountersCount = configured counters (0 when the mask is 0);
+                               else the elements holding counter data */
+} read_rules;
+
+static const read_rules READ_RULES[] = {
+    [HCP_DOCUMENTED] = {.times_always = false, .unconfigured_zero = true, .count_configured = false},
+    [HCP_OBSERVED] = {.times_always = true, .unconfigured_zero = false, .count_configured = true},
+};
+
 static uint64_t counter_value(hcp_os *os, const prof_record *p, sim_thread *t, uint32_t slot) {
     const pmu_config *pc = &sim_machine_config(os->m)->pmc;
     uint64_t pmc = os->cfg_index[slot];
@@ -40,12 +59,14 @@ void hcp_prof_thread_exit(hcp_os *os, sim_thread *t) {
 
 uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
                                uint64_t PerformanceDataHandle) {
-    hcp_kernel_entry(os);
     sim_machine *m = os->m;
+    /* Steps 1-4 run in ntdll (user mode): a call they reject never enters the
+     * kernel, so it costs no kernel entry (HCP-SPEC §2.1). */
     if (Flags & ~THREAD_PROFILING_FLAG_DISPATCH) return win32(STATUS_INVALID_PARAMETER_2);
     if (HardwareCounters & ~UINT64_C(0xFFFF)) return win32(STATUS_INVALID_PARAMETER_3);
     uint64_t block;
     if (sim_heap_alloc(m, HCP_USER_BLOCK_SIZE, &block) != SIM_OK) return win32(STATUS_NO_MEMORY);
+    hcp_kernel_entry(os); /* step 5: NtSetInformationThread */
     uint8_t hdr[40] = {0};
     hcp_put16(hdr + BLK_SIZE, HCP_USER_BLOCK_SIZE);
     hcp_put16(hdr + BLK_VERSION, 1);
@@ -135,24 +156,22 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
     prof_record *p = find_record(os, PerformanceDataHandle, &t);
     if (!p) return win32(STATUS_INVALID_HANDLE);
 
-    bool observed = os->sem == HCP_OBSERVED;
+    const read_rules *rule = &READ_RULES[os->sem];
     bool disp = Flags & READ_THREAD_PROFILING_FLAG_DISPATCHING;
     bool hw = Flags & READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS;
     bool dflag = p->flags & THREAD_PROFILING_FLAG_DISPATCH;
     uint64_t cycles = pmu_bank_cycle_time(sim_thread_bank(t)) - pmu_bank_cycle_time(&p->start);
 
-    if (observed) { /* ntdll's reader (HCP-SPEC §2.4 steps 4-6) */
+    if (rule->times_always) /* ntdll's reader (HCP-SPEC §2.4 step 4) */
         hcp_put64(pd + PD_OFF(WaitReasonBitMap), 0);
+    if (rule->times_always || disp) {
         hcp_put64(pd + PD_OFF(CycleTime), cycles);
+        hcp_put32(pd + PD_OFF(RetryCount), 0); /* no concurrent kernel update in one host thread */
     }
     if (disp) {
         hcp_put32(pd + PD_OFF(ContextSwitchCount), dflag ? p->ctxsw : 0);
         hcp_put64(pd + PD_OFF(WaitReasonBitMap), dflag ? p->wr_bitmap : 0);
         p->wr_bitmap = 0; /* read and clear: "since the last read" */
-        if (!observed) {
-            hcp_put64(pd + PD_OFF(CycleTime), cycles);
-            hcp_put32(pd + PD_OFF(RetryCount), 0);
-        }
     }
     if (hw) {
         unsigned with_data = 0;
@@ -164,18 +183,14 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
                 hcp_put32(e + 4, 0);
                 hcp_put64(e + 8, counter_value(os, p, t, i));
                 with_data++;
-            } else if (!observed) { /* documented: an unconfigured counter reads zero */
+            } else if (rule->unconfigured_zero) {
                 hcp_put32(e, PMCCounter);
                 hcp_put32(e + 4, 0);
                 hcp_put64(e + 8, 0);
             }
         }
-        if (observed)
-            pd[PD_OFF(HwCountersCount)] = (uint8_t)(p->mask ? os->cfg_count : 0);
-        else
-            pd[PD_OFF(HwCountersCount)] = (uint8_t)with_data;
+        pd[PD_OFF(HwCountersCount)] = (uint8_t)(rule->count_configured ? (p->mask ? os->cfg_count : 0) : with_data);
     }
-    if (observed) hcp_put32(pd + PD_OFF(RetryCount), 0); /* no concurrent kernel update in one host thread */
     sim_mem_write(os->m, PerformanceData, pd, sizeof pd);
     return ERROR_SUCCESS;
 }
