@@ -86,7 +86,9 @@ struct hcp_os {
     /* global hardware-counter configuration (KiHwCountersCount / indices) */
     uint32_t cfg_count;
     uint32_t cfg_index[MAX_HW_COUNTERS];
-    hcp_etw etw; /* the NT Kernel Logger session (api/etw.c) */
+    hcp_etw etw;         /* the NT Kernel Logger session (api/etw.c) */
+    hcp_call_fn call_fn; /* observer of guest calls through the gate (hcp_set_call_observer), or NULL */
+    void *call_ud;
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full. */

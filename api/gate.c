@@ -92,7 +92,7 @@ static uint64_t resume(hcp_os *os, imp f) {
     return ret32(hcp_wait_result(os));
 }
 
-static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
+static uint64_t dispatch_call(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
     hcp_os *os = ud;
     if (service >= IMP__COUNT) return STATUS_INVALID_SYSTEM_SERVICE;
     imp f = (imp)service;
@@ -136,6 +136,26 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     case IMP__COUNT: break;
     }
     return STATUS_INVALID_SYSTEM_SERVICE;
+}
+
+/* The handler: the call itself, then the call observer (hcp_set_call_observer) sees it. */
+static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
+    hcp_os *os = ud;
+    if (!os->call_fn || service >= IMP__COUNT) return dispatch_call(ud, t, service, resumed, pending);
+    hcp_call c = {imports[service].name, t, NULL, 0, sim_clock(os->m), 0, false, resumed};
+    uint64_t a[5] = {0};
+    while (!resumed && c.nargs < imports[service].nargs && sim_gate_arg(t, c.nargs, &a[c.nargs]) == SIM_OK) c.nargs++;
+    c.args = a;
+    uint64_t r = dispatch_call(ud, t, service, resumed, pending);
+    c.pending = *pending;
+    c.result = c.pending ? 0 : r;
+    os->call_fn(os->call_ud, &c);
+    return r;
+}
+
+void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
+    os->call_fn = fn;
+    os->call_ud = fn ? ud : NULL;
 }
 
 void hcp_gate_attach(hcp_os *os) { sim_set_gate(os->m, dispatch, os); }

@@ -229,6 +229,25 @@ uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, 
  * before hcp_os_free (detaching NULL is a no-op). */
 void hcp_gate_attach(hcp_os *os);
 void hcp_gate_detach(hcp_os *os);
+
+/* One guest call through the gate, as an observer sees it (run reports): the
+ * import's name, the calling thread, the raw argument slots (as many as the
+ * import takes and were readable), the virtual time the call began at, and
+ * rax.  A call that blocks is seen twice: first with pending = true (no
+ * result yet), then with resumed = true and its result when the thread runs
+ * again.  Valid during the observer call only. */
+typedef struct hcp_call {
+    const char *name;
+    sim_thread *thread;
+    const uint64_t *args;
+    int nargs;
+    uint64_t start; /* cycles, the caller's CPU clock when the call began */
+    uint64_t result;
+    bool pending, resumed;
+} hcp_call;
+typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
+/* Installs the observer of gate calls (NULL removes it); one per OS. */
+void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
 /* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */
 const char *hcp_import_name(int i);
 /* The guest address of the thunk of `name` (as Windows spells it), or 0. */

@@ -8,6 +8,7 @@
 #ifndef HCPSIM_REPORTS_H
 #define HCPSIM_REPORTS_H
 
+#include "api/hcp_api.h"
 #include "sim/sim.h"
 
 /* ---- Perfetto / Chrome trace-event JSON (reports/README.md describes the file) ---------- */
@@ -40,5 +41,69 @@ void rep_trace_detach(rep_trace *tr, sim_machine *m);
  * PATH.tmp is removed.  Frees tr in every case.  Returns 0 or an errno value.
  * rep_trace_close(NULL) returns 0. */
 int rep_trace_close(rep_trace *tr);
+
+/* ---- run reports: JSON, Markdown, HTML (--report PATH; reports/SCHEMA.md) ----------------- */
+
+typedef enum rep_format { REP_FORMAT_JSON = 0, REP_FORMAT_MARKDOWN, REP_FORMAT_HTML } rep_format;
+#define REP_FORMAT_EXTENSIONS ".json, .md, .html"
+
+/* The format a report path's extension names: 0 with *out set, or -1 when the
+ * extension is none of REP_FORMAT_EXTENSIONS (compared exactly, lower case). */
+int rep_report_format(const char *path, rep_format *out);
+
+typedef struct rep_report rep_report;
+
+/* Starts a report that will be written to `path` in format `fmt` when the run
+ * ends.  PATH.tmp is opened here (an unwritable path fails before anything
+ * runs); `path` appears only when rep_report_close() succeeds.  Returns NULL
+ * with errno set when PATH.tmp cannot be opened or memory is exhausted. */
+rep_report *rep_report_open(const char *path, rep_format fmt);
+
+/* What was run: the scenario path as given, the seed and the scenario's
+ * arguments (copied). */
+void rep_report_set_run(rep_report *r, const char *scenario, uint64_t seed, int nargs, char *const *args);
+
+/* Observes machine m and its OS from now on (one sim_observer slot of m and
+ * the OS's gate-call observer).  Attach right after hcp_os_new(), before any
+ * thread exists.  `platform` is the machine's platform profile name (copied).
+ * Returns 0, or -1 when m has no free observer slot or memory is exhausted. */
+int rep_report_attach(rep_report *r, sim_machine *m, hcp_os *os, const char *platform);
+
+/* Takes m's final state (thread totals, CPU statistics, open schedule
+ * intervals) and stops observing it.  Call before hcp_os_free() and
+ * sim_machine_free(); afterwards the report never touches m or os. */
+void rep_report_detach(rep_report *r, sim_machine *m);
+
+/* Writes the report with the run's exit status (0, 1 or 2) and, for a run
+ * that failed, its error message (NULL otherwise): status 2 marks the report
+ * "partial".  Writes PATH.tmp and renames it to PATH; on a write or rename
+ * error PATH.tmp is removed.  Frees r in every case.  Returns 0 or an errno
+ * value.  rep_report_close(NULL, ...) returns 0. */
+int rep_report_close(rep_report *r, int exit_status, const char *error);
+
+/* ---- API calls made by Lua bodies (the binding layer records them) ---------------------------- */
+
+/* A JSON-like value: null, boolean, integer, string, list or object.  The
+ * constructors return NULL when memory is exhausted; appending or setting
+ * NULL is ignored.  A value handed to rep_value_append, rep_value_set,
+ * rep_call_begin or rep_call_end belongs to the receiver from then on. */
+typedef struct rep_value rep_value;
+rep_value *rep_value_null(void);
+rep_value *rep_value_bool(bool v);
+rep_value *rep_value_int(int64_t v);
+rep_value *rep_value_str(const char *s); /* arbitrary bytes; invalid UTF-8 becomes U+FFFD */
+rep_value *rep_value_list(void);
+rep_value *rep_value_object(void);
+void rep_value_append(rep_value *list, rep_value *v);
+void rep_value_set(rep_value *object, const char *key, rep_value *v);
+void rep_value_free(rep_value *v);
+
+/* A call of Windows function `fn` by a Lua body (thread t, or NULL for a
+ * machine-level call such as m:KeSetHardwareCounterConfiguration) on machine
+ * m, with its arguments (a list).  Returns an id for rep_call_end, or -1 when
+ * the call is only counted (past the report's call limit, or m not attached). */
+long rep_call_begin(rep_report *r, sim_machine *m, const sim_thread *t, const char *fn, rep_value *args);
+/* The call `id` returned its results (a list); id -1 is ignored. */
+void rep_call_end(rep_report *r, long id, rep_value *results);
 
 #endif

@@ -64,26 +64,10 @@ struct rep_trace {
     int err; /* first error (errno value) */
 };
 
-/* KWAIT_REASON 0..40 (HCP-SPEC §6, mingw-w64 wdm.h numbering). */
-static const char *const wait_reasons[] = {
-    "Executive",        "FreePage",          "PageIn",
-    "PoolAllocation",   "DelayExecution",    "Suspended",
-    "UserRequest",      "WrExecutive",       "WrFreePage",
-    "WrPageIn",         "WrPoolAllocation",  "WrDelayExecution",
-    "WrSuspended",      "WrUserRequest",     "WrSpare0",
-    "WrQueue",          "WrLpcReceive",      "WrLpcReply",
-    "WrVirtualMemory",  "WrPageOut",         "WrRendezvous",
-    "WrKeyedEvent",     "WrTerminated",      "WrProcessInSwap",
-    "WrCpuRateControl", "WrCalloutStack",    "WrKernel",
-    "WrResource",       "WrPushLock",        "WrMutex",
-    "WrQuantumEnd",     "WrDispatchInt",     "WrPreempted",
-    "WrYieldExecution", "WrFastMutex",       "WrGuardedMutex",
-    "WrRundown",        "WrAlertByThreadId", "WrDeferredPreempt",
-    "WrPhysicalFault",  "MaximumWaitReason",
-};
 
 static const char *wait_reason_name(int r) {
-    return r >= 0 && r < (int)(sizeof wait_reasons / sizeof wait_reasons[0]) ? wait_reasons[r] : "Unknown";
+    const char *n = sim_wait_reason_name(r);
+    return n ? n : "Unknown";
 }
 
 static const char *ready_reason_name(int r) {

@@ -121,23 +121,6 @@ static const constant constants[] = {
 };
 #undef C
 
-/* KWAIT_REASON 0..40 (HCP-SPEC §6, mingw-w64 wdm.h numbering). */
-static const char *const wait_reasons[] = {
-    "Executive",        "FreePage",          "PageIn",
-    "PoolAllocation",   "DelayExecution",    "Suspended",
-    "UserRequest",      "WrExecutive",       "WrFreePage",
-    "WrPageIn",         "WrPoolAllocation",  "WrDelayExecution",
-    "WrSuspended",      "WrUserRequest",     "WrSpare0",
-    "WrQueue",          "WrLpcReceive",      "WrLpcReply",
-    "WrVirtualMemory",  "WrPageOut",         "WrRendezvous",
-    "WrKeyedEvent",     "WrTerminated",      "WrProcessInSwap",
-    "WrCpuRateControl", "WrCalloutStack",    "WrKernel",
-    "WrResource",       "WrPushLock",        "WrMutex",
-    "WrQuantumEnd",     "WrDispatchInt",     "WrPreempted",
-    "WrYieldExecution", "WrFastMutex",       "WrGuardedMutex",
-    "WrRundown",        "WrAlertByThreadId", "WrDeferredPreempt",
-    "WrPhysicalFault",  "MaximumWaitReason",
-};
 
 /* ---- argument helpers -------------------------------------------------------------------- */
 
@@ -177,6 +160,8 @@ lmachine *lhcp_check_machine(lua_State *L, int arg) {
 
 lthread *lhcp_check_thread(lua_State *L, int arg) {
     lthread *lt = luaL_checkudata(L, arg, LHCP_THREAD);
+    /* A finalizer run by lua_close may still hold a Thread whose machine is freed. */
+    if (!lt->lm->m) luaL_argerror(L, arg, "the thread's machine is closed");
     check_not_in_sink(L, lt->lm);
     return lt;
 }
@@ -235,8 +220,9 @@ static int l_error_name(lua_State *L) {
 
 static int l_wait_reason_name(lua_State *L) {
     lua_Integer r = luaL_checkinteger(L, 1);
-    if (r >= 0 && r < (lua_Integer)(sizeof wait_reasons / sizeof wait_reasons[0]))
-        lua_pushstring(L, wait_reasons[r]);
+    const char *n = r >= 0 && r < SIM_WAIT_REASONS ? sim_wait_reason_name((int)r) : NULL;
+    if (n)
+        lua_pushstring(L, n);
     else
         lua_pushnil(L);
     return 1;
@@ -266,9 +252,9 @@ int luaopen_hcpsim(lua_State *L) {
         lua_pushinteger(L, constants[i].value);
         lua_setfield(L, -2, constants[i].name);
     }
-    for (size_t i = 0; i < sizeof wait_reasons / sizeof wait_reasons[0]; i++) {
+    for (int i = 0; i < SIM_WAIT_REASONS; i++) {
         lua_pushinteger(L, (lua_Integer)i);
-        lua_setfield(L, -2, wait_reasons[i]);
+        lua_setfield(L, -2, sim_wait_reason_name(i));
     }
     static const luaL_Reg fns[] = {
         {"machine", lhcp_machine_new},

@@ -17,9 +17,10 @@
 typedef struct lmachine {
     sim_machine *m;
     hcp_os *os;
-    uint64_t scratch; /* a guest page for marshalling machine-level calls (Ke*) */
-    bool running;     /* inside m:run */
-    rep_trace *trace; /* --trace writer observing this machine, or NULL */
+    uint64_t scratch;   /* a guest page for marshalling machine-level calls (Ke*) */
+    bool running;       /* inside m:run */
+    rep_trace *trace;   /* --trace writer observing this machine, or NULL */
+    rep_report *report; /* --report writer observing this machine, or NULL */
     char platform[32];
 } lmachine;
 
@@ -44,6 +45,16 @@ int lhcp_tap_status(lua_State *L);            /* 0 all passed, 1 a failure, afte
  * NULL.  Every machine created after lhcp_set_trace is attached to it. */
 void lhcp_set_trace(lua_State *L, rep_trace *tr);
 rep_trace *lhcp_trace(lua_State *L);
+/* The run's --report writer (owned by the CLI; it must outlive lua_close), or
+ * NULL.  Every machine created after lhcp_set_report is attached to it. */
+void lhcp_set_report(lua_State *L, rep_report *r);
+rep_report *lhcp_report(lua_State *L);
+/* Wraps the Windows functions (names starting with an upper-case letter) of
+ * the method table at `idx` so that a call made while a --report writer
+ * observes the machine is recorded with its arguments and results; `machine`:
+ * methods of hcpsim.Machine (else hcpsim.Thread).  Without a report a wrapper
+ * calls the function directly. */
+void lhcp_report_wrap(lua_State *L, int idx, bool machine);
 
 /* lhcp.c: the `hcpsim` module */
 int luaopen_hcpsim(lua_State *L);

@@ -41,6 +41,8 @@ static int machine_gc(lua_State *L) {
     lmachine *lm = luaL_checkudata(L, 1, LHCP_MACHINE);
     rep_trace_detach(lm->trace, lm->m); /* closes its open spans while the machine still exists */
     lm->trace = NULL;
+    rep_report_detach(lm->report, lm->m); /* takes the final totals while the machine still exists */
+    lm->report = NULL;
     if (lm->os) hcp_etw_stop(lm->os, false); /* an m:trace session still running ends without events */
     hcp_gate_detach(lm->os);
     hcp_os_free(lm->os);
@@ -280,6 +282,12 @@ int lhcp_machine_new(lua_State *L) {
     lm->os = hcp_os_new(lm->m, semantics);
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
     hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
+    rep_report *rr = lhcp_report(L);
+    if (rr) { /* before any thread exists, so the report sees each from its creation */
+        if (rep_report_attach(rr, lm->m, lm->os, lm->platform) != 0)
+            return luaL_error(L, "hcp.machine: --report: cannot observe the machine (no observer slot or memory)");
+        lm->report = rr;
+    }
     if (sim_alloc(lm->m, 4096, &lm->scratch) != SIM_OK) return luaL_error(L, "hcp.machine: out of guest memory");
     return 1;
 }
@@ -735,10 +743,12 @@ static int push_handle(lua_State *L, lmachine *lm, uint64_t h, const char *what)
 static int m_event(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     static const char *const keys[] = {"manual", "initial", NULL};
-    if (lua_isnoneornil(L, 2))
+    if (lua_isnoneornil(L, 2)) { /* the options go to index 2, even for m:event(nil, x) */
+        lua_settop(L, 1);
         lua_newtable(L);
-    else
+    } else {
         luaL_checktype(L, 2, LUA_TTABLE);
+    }
     lhcp_check_keys(L, 2, "m:event", keys);
     return push_handle(
         L, lm, hcp_create_event(lm->os, opt_bool(L, 2, "manual", false), opt_bool(L, 2, "initial", false)), "m:event");
@@ -748,10 +758,12 @@ static int m_event(lua_State *L) {
 static int m_mutex(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     static const char *const keys[] = {"owned", NULL};
-    if (lua_isnoneornil(L, 2))
+    if (lua_isnoneornil(L, 2)) { /* the options go to index 2, even for m:mutex(nil, x) */
+        lua_settop(L, 1);
         lua_newtable(L);
-    else
+    } else {
         luaL_checktype(L, 2, LUA_TTABLE);
+    }
     lhcp_check_keys(L, 2, "m:mutex", keys);
     bool owned = opt_bool(L, 2, "owned", false);
     if (owned && !sim_sched_current(lm->m)) return luaL_error(L, "m:mutex: 'owned' needs a running thread body");
@@ -762,10 +774,12 @@ static int m_mutex(lua_State *L) {
 static int m_semaphore(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     static const char *const keys[] = {"initial", "max", NULL};
-    if (lua_isnoneornil(L, 2))
+    if (lua_isnoneornil(L, 2)) { /* the options go to index 2, even for m:semaphore(nil, x) */
+        lua_settop(L, 1);
         lua_newtable(L);
-    else
+    } else {
         luaL_checktype(L, 2, LUA_TTABLE);
+    }
     lhcp_check_keys(L, 2, "m:semaphore", keys);
     lua_getfield(L, 2, "initial");
     lua_Integer ini = luaL_optinteger(L, -1, 0);
@@ -933,6 +947,7 @@ void lhcp_machine_register(lua_State *L) {
         return;
     }
     luaL_newlib(L, methods);
+    lhcp_report_wrap(L, -1, true); /* --report records the Ke* calls */
     lua_setfield(L, -2, "methods");
     lua_pushcfunction(L, m_index);
     lua_setfield(L, -2, "__index");

@@ -647,6 +647,7 @@ void lhcp_thread_register(lua_State *L) {
         return;
     }
     luaL_newlib(L, methods);
+    lhcp_report_wrap(L, -1, false); /* --report records the Windows functions' calls */
     lua_setfield(L, -2, "methods");
     lua_pushcfunction(L, t_index);
     lua_setfield(L, -2, "__index");

@@ -1,6 +1,7 @@
 /* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
  *
- *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH)
+ *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH,
+ *                                             --report PATH)
  *   hcpsim describe [--platform P]           platform profile, PMU events, cost tables
  *   hcpsim version
  *
@@ -21,7 +22,7 @@
 #define EXIT_ERROR 2
 
 static void usage(FILE *f) {
-    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] FILE.lua [ARGS...]\n"
+    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] FILE.lua [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
           "       hcpsim bench\n"
@@ -37,6 +38,14 @@ static int msgh(lua_State *L) {
     return 1;
 }
 
+static char *strdup_or_null(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
 static bool parse_u64(const char *s, uint64_t *out) {
     char *end;
     errno = 0;
@@ -49,7 +58,8 @@ static bool parse_u64(const char *s, uint64_t *out) {
 static int cmd_run(int argc, char **argv) {
     uint64_t seed = 1;
     bool unsafe_io = false, opts = true;
-    const char *file = NULL, *trace_path = NULL;
+    const char *file = NULL, *trace_path = NULL, *report_path = NULL;
+    rep_format report_fmt = REP_FORMAT_JSON;
     int first_arg = argc;
     char **sargs = calloc((size_t)argc + 1, sizeof *sargs);
     int nsargs = 0;
@@ -75,11 +85,21 @@ static int cmd_run(int argc, char **argv) {
             }
             trace_path = argv[++i];
         } else if (opts && strcmp(a, "--report") == 0) {
-            fprintf(stderr, "hcpsim: %s: run reports are not available in this version\n", a);
-            free(sargs);
-            return EXIT_ERROR;
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "hcpsim: --report needs a file path ending in %s\n", REP_FORMAT_EXTENSIONS);
+                free(sargs);
+                return EXIT_ERROR;
+            }
+            report_path = argv[++i];
+            if (rep_report_format(report_path, &report_fmt) != 0) {
+                fprintf(stderr, "hcpsim: --report %s: unknown report format (the extension must be one of %s)\n",
+                        report_path, REP_FORMAT_EXTENSIONS);
+                free(sargs);
+                return EXIT_ERROR;
+            }
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --)\n", a);
+            fprintf(stderr,
+                    "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, --)\n", a);
             free(sargs);
             return EXIT_ERROR;
         } else if (!file) {
@@ -102,15 +122,25 @@ static int cmd_run(int argc, char **argv) {
         free(sargs);
         return EXIT_ERROR;
     }
+    rep_report *report = NULL;
+    if (report_path && !(report = rep_report_open(report_path, report_fmt))) {
+        fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(errno));
+        free(sargs);
+        rep_trace_close(trace);
+        return EXIT_ERROR;
+    }
+    rep_report_set_run(report, file, seed, nsargs, sargs);
     lua_State *L = luaL_newstate();
     if (!L) {
         fprintf(stderr, "hcpsim: out of memory\n");
         free(sargs);
         rep_trace_close(trace);
+        rep_report_close(report, EXIT_ERROR, "out of memory");
         return EXIT_ERROR;
     }
     lhcp_open_runtime(L, file, seed, unsafe_io);
     lhcp_set_trace(L, trace);
+    lhcp_set_report(L, report);
     lua_createtable(L, nsargs, 1);
     lua_pushstring(L, file);
     lua_rawseti(L, -2, 0);
@@ -121,16 +151,19 @@ static int cmd_run(int argc, char **argv) {
     lua_setglobal(L, "arg");
     free(sargs);
     int status;
+    char *errmsg = NULL; /* the failure, for the report */
     lua_pushcfunction(L, msgh);
     if (luaL_loadfilex(L, file, "t") != LUA_OK) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         status = EXIT_ERROR;
+        if (report) errmsg = strdup_or_null(lua_tostring(L, -1));
     } else {
         lhcp_strict_globals(L);
         if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
             fflush(stdout);
             fprintf(stderr, "%s\n", lua_tostring(L, -1));
             status = EXIT_ERROR;
+            if (report) errmsg = strdup_or_null(lua_tostring(L, -1));
         } else {
             status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
         }
@@ -141,6 +174,13 @@ static int cmd_run(int argc, char **argv) {
     int terr = rep_trace_close(trace);
     if (terr) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(terr));
+        status = EXIT_ERROR;
+    }
+    /* So is the report: a failed run's report says it is partial. */
+    int rerr = rep_report_close(report, status, errmsg);
+    free(errmsg);
+    if (rerr) {
+        fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(rerr));
         status = EXIT_ERROR;
     }
     return status;

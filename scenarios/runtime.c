@@ -4,10 +4,12 @@
  * only for text chunks), table, string, math (random reseeded from the
  * scenario seed; randomseed needs an argument), coroutine, utf8, and
  * `require` for the embedded modules "hcpsim" and "hcpsim.tap" only.  No io,
- * os, debug, package or collectgarbage unless the CLI opens io.  Reading an
- * undeclared global or writing one outside the main chunk is an error (a
- * typo would otherwise read nil silently).  A count hook bounds the Lua
- * instructions a scenario may run, so a runaway loop ends with a message. */
+ * os, debug, package or collectgarbage unless the CLI opens io; no
+ * string.dump, and getmetatable refuses hcpsim objects and strings.  Reading
+ * an undeclared global or writing one outside the main chunk (rawset too) is
+ * an error (a typo would otherwise read nil silently).  A count hook bounds
+ * the Lua instructions a scenario may run, so a runaway loop ends with a
+ * message, and the allocator bounds its Lua heap. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +20,17 @@
 
 #define COUNT_STEP 10000
 #define DEFAULT_LUA_LIMIT UINT64_C(5000000000) /* Lua VM instructions per scenario */
+#define DEFAULT_LUA_MEMORY ((size_t)1 << 30)   /* bytes of Lua heap per scenario: 1 GiB */
 
+/* The limits, the instruction count and the heap the allocator counts.  A
+ * host embedding the runtime (a test driver, the fuzzers) may lower the
+ * limits by setting the registry integers "hcpsim.lua_limit" (instructions)
+ * and "hcpsim.memory_limit" (bytes) before lhcp_open_runtime. */
 typedef struct runtime {
     uint64_t count, limit;
+    size_t mem_used, mem_limit;
+    lua_Alloc alloc; /* the state's own allocator, which does the work */
+    void *alloc_ud;
 } runtime;
 
 static runtime *rt_of(lua_State *L) { return *(runtime **)lua_getextraspace(L); }
@@ -35,6 +45,33 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
 }
 
 void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, COUNT_STEP); }
+
+/* The memory limit: an allocation that would take the heap past it fails, and
+ * Lua raises "not enough memory" (after an emergency collection). */
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    runtime *rt = ud;
+    size_t old = ptr ? osize : 0; /* for a new block, osize is its type */
+    if (nsize > old && (rt->mem_used > rt->mem_limit || nsize - old > rt->mem_limit - rt->mem_used)) return NULL;
+    void *p = rt->alloc(rt->alloc_ud, ptr, osize, nsize);
+    if (p || nsize == 0) rt->mem_used = rt->mem_used - old + nsize;
+    return p;
+}
+
+/* The runtime block is finalized before anything is freed by lua_close: from
+ * here on the state's own allocator serves it directly. */
+static int runtime_gc(lua_State *L) {
+    runtime *rt = lua_touserdata(L, 1);
+    if (rt && rt->alloc) lua_setallocf(L, rt->alloc, rt->alloc_ud);
+    return 0;
+}
+
+static uint64_t registry_limit(lua_State *L, const char *key, uint64_t def) {
+    int isint;
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    lua_pop(L, 1);
+    return isint && v > 0 ? (uint64_t)v : def;
+}
 
 /* ---- require -------------------------------------------------------------------------- */
 static int l_require(lua_State *L) {
@@ -78,6 +115,23 @@ static int l_load(lua_State *L) {
     return 1;
 }
 
+/* getmetatable(v), except for hcpsim objects and strings: a Machine's or
+ * Thread's metatable would hand out __gc (freeing a machine its threads or
+ * a running m:run still use), the string metatable is shared by every
+ * string the embedded modules use.  Upvalue 1: the base library's. */
+static int l_getmetatable(lua_State *L) {
+    luaL_checkany(L, 1);
+    if (lua_type(L, 1) == LUA_TUSERDATA)
+        return luaL_error(L, "getmetatable: the metatables of hcpsim objects are not available in the sandbox");
+    if (lua_type(L, 1) == LUA_TSTRING)
+        return luaL_error(L, "getmetatable: the string metatable is not available in the sandbox");
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
 static int l_randomseed(lua_State *L) {
     luaL_checkinteger(L, 1); /* no argument would seed from the host clock */
     lua_pushvalue(L, lua_upvalueindex(1));
@@ -92,6 +146,45 @@ static bool in_main_chunk(lua_State *L) {
     if (!lua_getstack(L, 1, &ar)) return true;
     lua_getinfo(L, "S", &ar);
     return strcmp(ar.what, "main") == 0 || strcmp(ar.what, "C") == 0;
+}
+
+/* rawset(t, k, v), except that a new global cannot be declared with it
+ * outside the main chunk (the nearest Lua caller decides), so it does not
+ * bypass the strict-globals rule.  Upvalue 1: the base library's rawset. */
+static int l_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 3);
+    lua_pushglobaltable(L);
+    bool globals = lua_rawequal(L, 1, -1);
+    lua_pop(L, 1);
+    if (globals) {
+        lua_Debug ar;
+        bool main = true;
+        for (int level = 1; lua_getstack(L, level, &ar); level++) {
+            lua_getinfo(L, "S", &ar);
+            if (strcmp(ar.what, "C") != 0) {
+                main = strcmp(ar.what, "main") == 0;
+                break;
+            }
+        }
+        lua_pushvalue(L, 2);
+        if (!main && lua_rawget(L, 1) == LUA_TNIL) {
+            const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+            return luaL_error(
+                L, "rawset: assignment to undeclared global '%s' (declare it in the main chunk or use local)",
+                k ? k : "?");
+        }
+        lua_pop(L, 1);
+    }
+    lua_settop(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 3, 1);
+    return 1;
+}
+
+static int l_no_dump(lua_State *L) {
+    return luaL_error(L, "string.dump is not available in the sandbox (binary chunks cannot be loaded)");
 }
 
 static int strict_newindex(lua_State *L) {
@@ -117,11 +210,19 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction f) {
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io) {
     (void)script;
     runtime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
-    rt->count = 0;
-    rt->limit = DEFAULT_LUA_LIMIT;
+    memset(rt, 0, sizeof *rt);
+    rt->limit = registry_limit(L, "hcpsim.lua_limit", DEFAULT_LUA_LIMIT);
+    rt->mem_limit = (size_t)registry_limit(L, "hcpsim.memory_limit", DEFAULT_LUA_MEMORY);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, runtime_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.runtime");
     *(runtime **)lua_getextraspace(L) = rt;
     lhcp_limit_hook(L);
+    rt->alloc = lua_getallocf(L, &rt->alloc_ud);
+    rt->mem_used = (size_t)lua_gc(L, LUA_GCCOUNT) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB);
+    lua_setallocf(L, limited_alloc, rt);
 
     open_lib(L, LUA_GNAME, luaopen_base);
     open_lib(L, LUA_TABLIBNAME, luaopen_table);
@@ -138,6 +239,16 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     }
     lua_pushcfunction(L, l_load);
     lua_setglobal(L, "load");
+    lua_getglobal(L, "getmetatable");
+    lua_pushcclosure(L, l_getmetatable, 1);
+    lua_setglobal(L, "getmetatable");
+    lua_getglobal(L, "rawset");
+    lua_pushcclosure(L, l_rawset, 1);
+    lua_setglobal(L, "rawset");
+    lua_getglobal(L, "string");
+    lua_pushcfunction(L, l_no_dump);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.loaded");
     lua_pushcfunction(L, l_require);
@@ -175,6 +286,174 @@ rep_trace *lhcp_trace(lua_State *L) {
     return tr;
 }
 
+/* ---- --report: the run's report writer and the recording of API calls ----------------------- */
+
+#define REPORT_KEY "hcpsim.report"
+
+void lhcp_set_report(lua_State *L, rep_report *r) {
+    if (r)
+        lua_pushlightuserdata(L, r);
+    else
+        lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REPORT_KEY);
+}
+
+rep_report *lhcp_report(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, REPORT_KEY);
+    rep_report *r = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return r;
+}
+
+/* A Lua value as a report value (reports/SCHEMA.md "API calls"): a table whose
+ * keys are the integers 0..n-1 or 1..n is a list in key order, any other
+ * table an object (integer keys in decimal; other key types left out);
+ * floats and other types become strings, never addresses. */
+static rep_value *report_value(lua_State *L, int idx, int depth) {
+    idx = lua_absindex(L, idx);
+    char buf[64];
+    switch (lua_type(L, idx)) {
+    case LUA_TBOOLEAN: return rep_value_bool(lua_toboolean(L, idx));
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) return rep_value_int((int64_t)lua_tointeger(L, idx));
+        snprintf(buf, sizeof buf, "%.17g", (double)lua_tonumber(L, idx));
+        return rep_value_str(buf);
+    case LUA_TSTRING: return rep_value_str(lua_tostring(L, idx));
+    case LUA_TTABLE: break;
+    case LUA_TUSERDATA:
+        if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+            lua_pop(L, 1);
+            rep_value *v = rep_value_str(luaL_tolstring(L, idx, NULL));
+            lua_pop(L, 1);
+            return v;
+        }
+        return rep_value_str("userdata");
+    case LUA_TNIL:
+    case LUA_TNONE: return rep_value_null();
+    default: return rep_value_str(luaL_typename(L, idx));
+    }
+    if (depth >= 4) return rep_value_str("table");
+    lua_Integer n = 0, lo = LUA_MAXINTEGER, hi = LUA_MININTEGER;
+    bool ints = true;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        n++;
+        if (!lua_isinteger(L, -1)) {
+            ints = false;
+            continue;
+        }
+        lua_Integer k = lua_tointeger(L, -1);
+        if (k < lo) lo = k;
+        if (k > hi) hi = k;
+    }
+    if (n && ints && (lo == 0 || lo == 1) && hi - lo + 1 == n) {
+        rep_value *list = rep_value_list();
+        for (lua_Integer k = lo; k <= hi; k++) {
+            lua_geti(L, idx, k);
+            rep_value_append(list, report_value(L, -1, depth + 1));
+            lua_pop(L, 1);
+        }
+        return list;
+    }
+    rep_value *obj = rep_value_object();
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *key = NULL;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            key = lua_tostring(L, -2);
+        } else if (lua_isinteger(L, -2)) {
+            snprintf(buf, sizeof buf, "%lld", (long long)lua_tointeger(L, -2));
+            key = buf;
+        }
+        if (key) rep_value_set(obj, key, report_value(L, -1, depth + 1));
+        lua_pop(L, 1);
+    }
+    return obj;
+}
+
+/* The binding raised an error while called from report_call.  Lua names the
+ * culprit from the calling frame, which is now report_call, a C function: the
+ * message lacks the caller's FILE:LINE and a bad argument names '?' and counts
+ * `t` as argument 1.  Both are put back as they read without --report (the
+ * wrapper stands where the binding stood, so its name and caller are the
+ * binding's).  The call stays in the report as not completed. */
+static int report_error(lua_State *L) {
+    if (lua_type(L, -1) != LUA_TSTRING) return lua_error(L);
+    const char *msg = lua_tostring(L, -1), *name = "?";
+    bool method = false;
+    lua_Debug ar;
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar)) {
+        if (ar.name) name = ar.name;
+        method = ar.namewhat && strcmp(ar.namewhat, "method") == 0;
+    }
+    luaL_where(L, 1);
+    int argn = 0, off = 0;
+    if (sscanf(msg, "bad argument #%d to '?' (%n", &argn, &off) == 1 && off > 0) {
+        if (method) argn--;
+        if (method && argn == 0)
+            lua_pushfstring(L, "calling '%s' on bad self (%s", name, msg + off);
+        else
+            lua_pushfstring(L, "bad argument #%d to '%s' (%s", argn, name, msg + off);
+    } else {
+        lua_pushvalue(L, -2);
+    }
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+static int report_done(lua_State *L, int status, lua_KContext ctx) {
+    if (status != LUA_OK && status != LUA_YIELD) return report_error(L);
+    int n = lua_gettop(L);
+    rep_value *res = rep_value_list();
+    for (int i = 1; i <= n; i++) rep_value_append(res, report_value(L, i, 0));
+    rep_call_end(lhcp_report(L), (long)ctx, res);
+    return n;
+}
+
+/* upvalues: the function, its name, whether it is a Machine method */
+static int report_call(lua_State *L) {
+    lua_CFunction fn = lua_tocfunction(L, lua_upvalueindex(1));
+    rep_report *r = NULL;
+    sim_machine *m = NULL;
+    const sim_thread *t = NULL;
+    if (lua_toboolean(L, lua_upvalueindex(3))) {
+        lmachine *lm = luaL_testudata(L, 1, LHCP_MACHINE);
+        if (lm) r = lm->report, m = lm->m;
+    } else {
+        lthread *lt = luaL_testudata(L, 1, LHCP_THREAD);
+        if (lt && lt->lm) r = lt->lm->report, m = lt->lm->m, t = lt->t;
+    }
+    if (!r || !m) return fn(L); /* not recorded: exactly the function itself */
+    int n = lua_gettop(L);
+    rep_value *args = rep_value_list();
+    for (int i = 2; i <= n; i++) rep_value_append(args, report_value(L, i, 0));
+    long id = rep_call_begin(r, m, t, lua_tostring(L, lua_upvalueindex(2)), args);
+    lua_pushcfunction(L, fn);
+    lua_insert(L, 1);
+    /* the function may yield to the driver: report_done continues then */
+    int st = lua_pcallk(L, n, LUA_MULTRET, 0, (lua_KContext)id, report_done);
+    return report_done(L, st, (lua_KContext)id);
+}
+
+void lhcp_report_wrap(lua_State *L, int idx, bool machine) {
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (k && k[0] >= 'A' && k[0] <= 'Z' && lua_iscfunction(L, -1)) {
+            lua_pushvalue(L, -2);
+            lua_pushboolean(L, machine);
+            lua_pushcclosure(L, report_call, 3); /* upvalues: function, name, machine; leaves key, closure */
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, idx); /* replacing an existing key's value during lua_next is allowed; leaves key */
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+}
+
 void lhcp_strict_globals(lua_State *L) {
     lua_pushglobaltable(L);
     lua_newtable(L);
@@ -182,6 +461,8 @@ void lhcp_strict_globals(lua_State *L) {
     lua_setfield(L, -2, "__newindex");
     lua_pushcfunction(L, strict_index);
     lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "strict globals"); /* setmetatable(_G, ...) cannot undo them */
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
     lua_pop(L, 1);
 }

@@ -552,7 +552,58 @@ sim_err sim_cpu_init(sim_machine *m) {
         uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
                     SIM_HOOK_PROBE) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
+    /* QEMU keeps an exception "in flight" after a #DE or #GP handed to on_intr
+     * (it was never delivered): the next such exception would become a double
+     * fault, the third a triple fault that halts the CPU.  Every guest call
+     * starts from this state instead (found by scenarios/fuzz, target guest). */
+    if (uc_context_alloc(m->uc, &m->clean) != UC_ERR_OK || uc_context_save(m->uc, m->clean) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    /* Calls end at exits (sim_cpu_code_placed adds more), not at uc_emu_start's `until`. */
+    if (!(m->exits = malloc(16 * sizeof *m->exits))) return SIM_ERR_NOMEM;
+    m->capexits = 16;
+    m->exits[m->nexits++] = SIM_SENTINEL;
+    if (uc_ctl_exits_enable(m->uc) != UC_ERR_OK || uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
     return gate_map(m);
+}
+
+/* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when
+ * it translates a far call or jump through a register, FF /3 or FF /5 with
+ * mod = 11 (the CPU raises #UD).  Each place such an instruction may start
+ * (the FF, or any of the prefix bytes right before it) becomes an exit, where
+ * translation stops before the instruction; sim_call_continue reports
+ * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest. */
+static bool is_prefix(uint8_t b) {
+    return (b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 || b == 0x26 ||
+           b == 0x2E || b == 0x36 || b == 0x3E || b == 0x64 || b == 0x65;
+}
+
+static bool is_exit(const sim_machine *m, uint64_t a) {
+    for (int i = 0; i < m->nexits; i++)
+        if (m->exits[i] == a) return true;
+    return false;
+}
+
+sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
+    int before = m->nexits;
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
+        if (bytes[i] != 0xFF || modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
+        size_t first = i;
+        while (first > 0 && i - first < 14 && is_prefix(bytes[first - 1])) first--;
+        for (size_t k = first; k <= i; k++) {
+            if (m->nexits == m->capexits) {
+                uint64_t *e = realloc(m->exits, 2 * (size_t)m->capexits * sizeof *e);
+                if (!e) return SIM_ERR_NOMEM;
+                m->exits = e;
+                m->capexits *= 2;
+            }
+            m->exits[m->nexits++] = addr + k;
+        }
+    }
+    if (m->nexits != before && uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    return SIM_OK;
 }
 
 /* ---- the call gate ------------------------------------------------------------------------ */
@@ -615,6 +666,11 @@ void sim_cpu_fini(sim_machine *m) {
         tr = n;
     }
     m->traps = NULL;
+    if (m->clean) uc_context_free(m->clean);
+    m->clean = NULL;
+    free(m->exits);
+    m->exits = NULL;
+    m->nexits = m->capexits = 0;
     if (m->uc) uc_close(m->uc);
     if (m->cs) cs_close(&m->cs);
     m->uc = NULL;
@@ -644,6 +700,8 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     memcpy(img, &ret, 8);
     for (int k = 0; k < nstack; k++) memcpy(img + 40 + 8 * k, &args[4 + k], 8);
     if (uc_mem_write(m->uc, rsp, img, (size_t)frame) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    /* (a suspended call's context was saved when it stopped) */
+    uc_context_restore(m->uc, m->clean); /* no exception in flight, no other call's registers */
     uint64_t zero = 0;
     for (size_t i = 0; i < sizeof gprs / sizeof gprs[0]; i++) uc_reg_write(m->uc, gprs[i], &zero);
     static const int argreg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
@@ -825,6 +883,13 @@ sim_call_status sim_call_continue(sim_thread *t) {
                 uc_reg_read(m->uc, UC_X86_REG_RAX, &t->result);
                 sim_call_end(t);
                 return SIM_CALL_RETURNED;
+            }
+            if (!m->retranslated && is_exit(m, rip)) { /* an instruction the engine cannot translate: #UD */
+                resolve_branch(m, t, rip);
+                set_fault(t, 0xC000001Du /* STATUS_ILLEGAL_INSTRUCTION */, settle_partial_block(m, t, rip, false), 0,
+                          0);
+                sim_call_end(t);
+                return SIM_CALL_FAULTED;
             }
             if (!m->retranslated) {
                 snprintf(t->error, sizeof t->error, "guest stopped without a reason at rip 0x%llx",

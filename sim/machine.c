@@ -192,6 +192,7 @@ sim_err sim_code(sim_machine *m, const void *bytes, size_t n, uint64_t *addr) {
     if (!n) return SIM_ERR_ARG;
     sim_err e = place(m, &m->next_code, SIM_STACK_BASE, n, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, addr);
     if (e == SIM_OK && uc_mem_write(m->uc, *addr, bytes, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    if (e == SIM_OK) e = sim_cpu_code_placed(m, *addr, bytes, n);
     return e;
 }
 

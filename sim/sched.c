@@ -12,6 +12,26 @@
 
 #include "sim/sim_int.h"
 
+/* KWAIT_REASON 0..40 (HCP-SPEC §6, mingw-w64 wdm.h numbering). */
+static const char *const wait_reasons[SIM_WAIT_REASONS] = {
+    "Executive",        "FreePage",          "PageIn",
+    "PoolAllocation",   "DelayExecution",    "Suspended",
+    "UserRequest",      "WrExecutive",       "WrFreePage",
+    "WrPageIn",         "WrPoolAllocation",  "WrDelayExecution",
+    "WrSuspended",      "WrUserRequest",     "WrSpare0",
+    "WrQueue",          "WrLpcReceive",      "WrLpcReply",
+    "WrVirtualMemory",  "WrPageOut",         "WrRendezvous",
+    "WrKeyedEvent",     "WrTerminated",      "WrProcessInSwap",
+    "WrCpuRateControl", "WrCalloutStack",    "WrKernel",
+    "WrResource",       "WrPushLock",        "WrMutex",
+    "WrQuantumEnd",     "WrDispatchInt",     "WrPreempted",
+    "WrYieldExecution", "WrFastMutex",       "WrGuardedMutex",
+    "WrRundown",        "WrAlertByThreadId", "WrDeferredPreempt",
+    "WrPhysicalFault",  "MaximumWaitReason",
+};
+
+const char *sim_wait_reason_name(int r) { return r >= 0 && r < SIM_WAIT_REASONS ? wait_reasons[r] : NULL; }
+
 /* ---- observers and records -------------------------------------------------------------- */
 
 int sim_add_observer(sim_machine *m, const sim_observer *o) {

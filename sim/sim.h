@@ -55,6 +55,10 @@ enum {
     SIM_WR_YIELD_EXECUTION = 33,
 };
 
+#define SIM_WAIT_REASONS 41 /* KWAIT_REASON 0..40, MaximumWaitReason included */
+/* The KWAIT_REASON name of r ("WrQuantumEnd"), or NULL outside 0..40. */
+const char *sim_wait_reason_name(int r);
+
 typedef struct sim_config {
     int cpus;                  /* logical processors, 1..64 */
     uint64_t frequency;        /* cycles per simulated second */

@@ -163,6 +163,9 @@ struct sim_machine {
     sim_thread **threads;
     int nthreads, capthreads, nlive;
     sim_thread *loaded;  /* whose CPU context is in the engine */
+    uc_context *clean;   /* the engine's CPU state before any guest code ran; each guest call starts from it */
+    uint64_t *exits;     /* where emulation stops untranslated: the sentinel, then cpu.c's bad_insn addresses */
+    int nexits, capexits;
     sim_thread *running; /* the executing thread (its body or guest code runs now) */
     sim_cpu *exec;       /* its CPU */
     sim_observer obs[SIM_MAX_OBSERVERS];
@@ -206,6 +209,8 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
 /* cpu.c */
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
+/* Code just placed at addr: marks the instructions the engine cannot translate (cpu.c). */
+sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */

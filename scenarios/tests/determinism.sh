@@ -2,8 +2,13 @@
 # Same scenario and seed -> byte-identical output: every example scenario and
 # every conformance scenario runs twice and the outputs are compared byte for
 # byte (stdout and stderr and exit status).
+#
+# With arguments (make check-determinism), each argument is an hcpsim binary
+# (a normal, an ASan and an -O0 build): every scenario runs twice with each,
+# and every run's stdout and exit status must equal the first binary's first
+# run (stderr is compared between the two runs of one binary: a sanitizer
+# build may print to it).  A failure names the file and the binary.
 top=$(pwd)
-HCPSIM=${HCPSIM:-$top/build/hcpsim}
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 files=$(ls scenarios/examples/*.lua conformance/*.lua | sort)
@@ -12,6 +17,40 @@ echo "TAP version 13"
 echo "1..$count"
 n=0
 fail=0
+if [ $# -gt 0 ]; then
+  for f in $files; do
+    n=$((n + 1))
+    bad=""
+    k=0
+    for bin in "$@"; do
+      k=$((k + 1))
+      for r in 1 2; do
+        $bin run "$f" >"$dir/$k.$r.out" 2>"$dir/$k.$r.err"
+        echo $? >"$dir/$k.$r.st"
+      done
+      if ! cmp -s "$dir/$k.1.err" "$dir/$k.2.err"; then
+        bad="$bad; $bin: stderr differs between its two runs"
+      fi
+      for r in 1 2; do
+        if ! cmp -s "$dir/1.1.out" "$dir/$k.$r.out" || ! cmp -s "$dir/1.1.st" "$dir/$k.$r.st"; then
+          bad="$bad; $bin run $r: stdout or status (now $(cat "$dir/$k.$r.st")) differs from $1 run 1"
+          diff "$dir/1.1.out" "$dir/$k.$r.out" | head -5 | sed 's/^/# /' >>"$dir/diffs"
+        fi
+      done
+    done
+    if [ -z "$bad" ] && [ -s "$dir/1.1.out" ]; then
+      echo "ok $n - $f: $(($# * 2)) runs in $# builds are byte-identical ($(wc -c <"$dir/1.1.out") bytes, status $(cat "$dir/1.1.st"))"
+    else
+      fail=$((fail + 1))
+      echo "not ok $n - $f: ${bad#; }"
+      [ -s "$dir/1.1.out" ] || echo "# $1 printed nothing"
+      [ -f "$dir/diffs" ] && cat "$dir/diffs" && rm -f "$dir/diffs"
+    fi
+  done
+  [ "$fail" = 0 ]
+  exit
+fi
+HCPSIM=${HCPSIM:-$top/build/hcpsim}
 for f in $files; do
   n=$((n + 1))
   $HCPSIM run "$f" >"$dir/a.out" 2>"$dir/a.err"; sa=$?

@@ -3,18 +3,96 @@
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
+-- Each escape must fail with a message that says what is refused.
+local function err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  return not ok and tostring(e) or nil
+end
+local function refused(f, want, name)
+  local e = err_of(f)
+  tap.ok(e ~= nil and e:find(want, 1, true) ~= nil, name)
+  if not (e and e:find(want, 1, true)) then tap.diag("got: " .. tostring(e) .. "; want: " .. want) end
+end
+
 tap.clause("RT-SANDBOX-NO-HOST")
 for _, name in ipairs { "io", "os", "debug", "package", "dofile", "loadfile", "collectgarbage" } do
-  tap.ok(not pcall(function() return _G[name] end) or rawget(_G, name) == nil, name .. " is absent")
+  tap.ok(rawget(_G, name) == nil, name .. " is absent")
+  refused(function() return _G[name] end, "variable '" .. name .. "' is not declared", "reading " .. name .. " fails")
 end
-for _, mod in ipairs { "os", "io", "debug", "package", "hcpsim.nope" } do
-  local ok, err = pcall(require, mod)
-  tap.ok(not ok and err:find("module '" .. mod .. "' not found", 1, true), "require '" .. mod .. "' fails")
+refused(function() return io.open("/etc/passwd") end, "variable 'io' is not declared", "io.open is out of reach")
+refused(function() return os.execute("true") end, "variable 'os' is not declared", "os.execute is out of reach")
+refused(function() return debug.getregistry() end, "variable 'debug' is not declared", "debug.getregistry is out of reach")
+refused(function() return package.loadlib("libc.so.6", "system") end, "variable 'package' is not declared",
+        "package.loadlib is out of reach")
+refused(function() return package.cpath end, "variable 'package' is not declared", "package itself is out of reach")
+refused(function() return dofile("/etc/passwd") end, "variable 'dofile' is not declared", "dofile is out of reach")
+refused(function() return loadfile("/etc/passwd") end, "variable 'loadfile' is not declared", "loadfile is out of reach")
+
+tap.clause("RT-SANDBOX-REQUIRE")
+for _, mod in ipairs { "os", "io", "debug", "package", "string", "ffi", "socket", "lfs", "hcpsim.nope", "hcpsim/../os",
+                       "./x", "/etc/passwd", "" } do
+  refused(function() return require(mod) end, "module '" .. mod .. "' not found", "require '" .. mod .. "' fails")
 end
-local ok_bin, err_bin = pcall(function() return load(string.dump(function() return 1 end)) end)
-tap.ok(ok_bin and err_bin == nil, "load refuses a binary chunk")
+tap.is(type(require "hcpsim.kernels"), "function", "require 'hcpsim.kernels' (an hcpsim module) works")
+tap.ok(require "hcpsim" == hcp, "require 'hcpsim' gives the one module")
+
+tap.clause("RT-SANDBOX-BINARY-CHUNKS")
+local bin = "\27LuaT\0\25\147\r\n\26\n\4\8\8"
+local f_bin, e_bin = load(bin)
+tap.ok(f_bin == nil and e_bin == "attempt to load a binary chunk (mode is 't')", "load refuses a binary chunk")
+local f_b, e_b = load(bin, "chunk", "b")
+tap.ok(f_b == nil and e_b == "attempt to load a binary chunk (mode is 't')", "load refuses a binary chunk in mode 'b'")
+refused(function() return load(function() return nil end) end, "load: only string chunks are accepted in the sandbox",
+        "load refuses a reader function")
+refused(function() return string.dump(function() return 1 end) end,
+        "string.dump is not available in the sandbox (binary chunks cannot be loaded)", "string.dump is refused")
+refused(function() return ("").dump(print) end, "string.dump is not available in the sandbox",
+        "string.dump through a string's methods is refused")
 tap.is(load("return 6 * 7")(), 42, "load runs a text chunk")
 tap.is(load("return x", "chunk", "t", { x = 5 })(), 5, "load honours an environment table")
+
+tap.clause("RT-SANDBOX-GC")
+-- collectgarbage is gone (no forced collections, no heap size to observe) and the
+-- metatables that hold __gc (a Machine's frees the machine) cannot be reached.
+refused(function() return collectgarbage("count") end, "variable 'collectgarbage' is not declared",
+        "collectgarbage('count') is out of reach")
+refused(function() return collectgarbage("stop") end, "variable 'collectgarbage' is not declared",
+        "collectgarbage('stop') is out of reach")
+local gm = hcp.machine {}
+local gt = gm:thread { name = "g", body = function(t) end }
+refused(function() return getmetatable(gm) end,
+        "getmetatable: the metatables of hcpsim objects are not available in the sandbox", "getmetatable(machine) is refused")
+refused(function() return getmetatable(gt).__gc end,
+        "getmetatable: the metatables of hcpsim objects are not available in the sandbox", "getmetatable(thread) is refused")
+gm:run()
+tap.is(gt.state, "Terminated", "the machine still works after the refused calls")
+
+tap.clause("RT-SANDBOX-STRING-METATABLE")
+refused(function() return getmetatable("") end, "getmetatable: the string metatable is not available in the sandbox",
+        "getmetatable('') is refused")
+refused(function() setmetatable(getmetatable("x"), { __index = function() return "pwned" end }) end,
+        "getmetatable: the string metatable is not available in the sandbox",
+        "setting a metatable on the string metatable is refused")
+refused(function() getmetatable("").__index = {} end, "getmetatable: the string metatable is not available in the sandbox",
+        "replacing the string methods is refused")
+tap.is(("abc"):upper(), "ABC", "string methods still work")
+tap.is(getmetatable({}), nil, "getmetatable of a plain table still works")
+tap.is(getmetatable(setmetatable({}, { __metatable = "mine" })), "mine", "getmetatable honours __metatable")
+
+tap.clause("RT-SANDBOX-RAWSET-GLOBALS")
+refused(function() rawset(_G, "sneaky", 1) end,
+        "rawset: assignment to undeclared global 'sneaky' (declare it in the main chunk or use local)",
+        "rawset(_G, ...) of an undeclared global outside the main chunk fails")
+refused(function() local ok = pcall(rawset, _G, "sneaky2", 1); return sneaky2 end, "variable 'sneaky2' is not declared",
+        "rawset(_G, ...) through pcall declares nothing either")
+refused(function() setmetatable(_G, nil) end, "cannot change a protected metatable",
+        "setmetatable(_G, nil) cannot lift the strict-globals rule")
+rawset(_G, "declared_by_rawset", 1)
+tap.is(declared_by_rawset, 1, "the main chunk may declare a global with rawset")
+tap.ok(pcall(function() rawset(_G, "declared_by_rawset", 2) end) and declared_by_rawset == 2,
+       "rawset of a declared global works from a function")
+local plain = {}
+tap.ok(pcall(function() rawset(plain, "k", 3) end) and plain.k == 3, "rawset on another table works from a function")
 
 tap.clause("RT-SANDBOX-DETERMINISTIC-RANDOM")
 local first = { math.random(1 << 40), math.random(1 << 40), math.random(1 << 40) }

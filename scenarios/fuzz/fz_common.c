@@ -1,0 +1,148 @@
+/* scenarios/fuzz/fz_common.c — what the fuzz targets share: reading input
+ * bytes, a scenario Lua state with small limits, and failure reports. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/fuzz/fuzz.h"
+
+uint8_t hcpfz_u8(hcpfz_in *in) {
+    if (!in->n) return 0;
+    in->n--;
+    return *in->p++;
+}
+
+uint16_t hcpfz_u16(hcpfz_in *in) { return (uint16_t)(hcpfz_u8(in) | hcpfz_u8(in) << 8); }
+
+uint32_t hcpfz_u32(hcpfz_in *in) {
+    uint32_t lo = hcpfz_u16(in);
+    return lo | (uint32_t)hcpfz_u16(in) << 16;
+}
+
+uint64_t hcpfz_u64(hcpfz_in *in) {
+    uint64_t lo = hcpfz_u32(in);
+    return lo | (uint64_t)hcpfz_u32(in) << 32;
+}
+
+const uint8_t *hcpfz_take(hcpfz_in *in, size_t n, size_t *got) {
+    const uint8_t *p = in->p;
+    *got = n < in->n ? n : in->n;
+    in->p += *got;
+    in->n -= *got;
+    return p;
+}
+
+void hcpfz_fail(const char *target, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "hcpsim fuzz: %s: ", target);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
+/* print: converts each argument as print would (running __tostring), writes nothing. */
+static int fz_print(lua_State *L) {
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        luaL_tolstring(L, i, NULL);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* hcp.machine{...} with max_cycles capped (absent, 0 or larger: the cap). */
+static int fz_machine(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    }
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        int isint;
+        lua_pushliteral(L, "max_cycles");
+        int ty = lua_rawget(L, 1);
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        lua_pop(L, 1);
+        if (ty == LUA_TNIL || (isint && (v > HCPFZ_MAX_CYCLES || v <= 0))) { /* 0: the default, 2e10 */
+            lua_pushliteral(L, "max_cycles");
+            lua_pushinteger(L, HCPFZ_MAX_CYCLES);
+            lua_rawset(L, 1);
+        }
+    }
+    return lhcp_machine_new(L);
+}
+
+/* m:run{max_cycles = N} with N capped; upvalue 1 is the real m:run. */
+static int fz_run(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        int isint;
+        lua_pushliteral(L, "max_cycles");
+        lua_rawget(L, 2);
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        lua_pop(L, 1);
+        if (isint && v > HCPFZ_MAX_CYCLES) {
+            lua_pushliteral(L, "max_cycles");
+            lua_pushinteger(L, HCPFZ_MAX_CYCLES);
+            lua_rawset(L, 2);
+        }
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int fz_setup(lua_State *L) {
+    lua_pushinteger(L, HCPFZ_LUA_LIMIT);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.lua_limit");
+    lua_pushinteger(L, HCPFZ_MEMORY_LIMIT);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.memory_limit");
+    lhcp_open_runtime(L, "fuzz", 1, false);
+    lua_pushcfunction(L, fz_print);
+    lua_setglobal(L, "print");
+    lua_newtable(L);
+    lua_setglobal(L, "arg");
+    /* The module and the Machine methods are patched before the scenario sees them. */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "hcpsim");
+    lua_call(L, 1, 1);
+    lua_pushcfunction(L, fz_machine);
+    lua_setfield(L, -2, "machine");
+    luaL_getmetatable(L, LHCP_MACHINE);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, "run");
+    lua_pushcclosure(L, fz_run, 1);
+    lua_setfield(L, -2, "run");
+    return 0;
+}
+
+lua_State *hcpfz_lua_open(void) {
+    lua_State *L = luaL_newstate();
+    if (!L) return NULL;
+    lua_setwarnf(L, NULL, NULL);
+    lua_pushcfunction(L, fz_setup);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        lua_close(L);
+        return NULL;
+    }
+    return L;
+}
+
+static int fz_msgh(lua_State *L) {
+    if (!lua_isstring(L, 1)) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    return 1;
+}
+
+void hcpfz_lua_main(lua_State *L) {
+    int base = lua_gettop(L); /* the chunk */
+    lua_pushcfunction(L, fz_msgh);
+    lua_insert(L, base);
+    lhcp_strict_globals(L);
+    if (lua_pcall(L, 0, 0, base) == LUA_OK) (void)lhcp_tap_status(L);
+    lua_settop(L, base - 1);
+}
