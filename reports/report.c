@@ -29,21 +29,20 @@
 #define SCHEMA_NAME "hcpsim-report"
 #define SCHEMA_VERSION 1
 
-#define MAX_INTERVALS 100000 /* schedule intervals kept per machine (JSON, Markdown) */
-#define MAX_CALLS 10000      /* API calls kept per machine (JSON, Markdown) */
-#define HTML_ROWS 200        /* schedule and call rows shown in HTML */
-#define HTML_THREADS 50      /* thread rows shown in HTML before an "other threads" row */
-#define NCOLORS 10           /* threads with a colour of their own (by CPU time) */
-#define TL_COLS 500          /* timeline columns per CPU at most */
-#define TL_TOPK 4            /* threads tracked per column; the rest count as "other" */
-#define EXACT_MAX 2000       /* a machine with at most this many intervals is drawn interval by interval */
-#define SERIES_MAX 64        /* counter samples kept per thread */
+#define MAX_INTERVALS 100000   /* schedule intervals kept per machine (JSON, Markdown) */
+#define MAX_CALLS 10000        /* API calls kept per machine (JSON, Markdown) */
+#define HTML_ROWS 200          /* schedule and call rows shown in HTML */
+#define HTML_THREADS 50        /* thread rows shown in HTML before an "other threads" row */
+#define NCOLORS 10             /* threads with a colour of their own (by CPU time) */
+#define TL_COLS 500            /* timeline columns per CPU at most */
+#define TL_TOPK 4              /* threads tracked per column; the rest count as "other" */
+#define EXACT_MAX 2000         /* a machine with at most this many intervals is drawn interval by interval */
+#define SERIES_MAX 64          /* counter samples kept per thread */
 #define NWAIT SIM_WAIT_REASONS /* KWAIT_REASON 0..40 */
 
 #define NS_PER_S UINT64_C(1000000000)
 
 /* ---- names --------------------------------------------------------------------------------- */
-
 
 static int wait_index(int r) { return r >= 0 && r < NWAIT ? r : NWAIT - 1; }
 static const char *wait_name(int r) { return sim_wait_reason_name(wait_index(r)); }
@@ -223,8 +222,7 @@ static bool grow(void *p, size_t *cap, size_t n, size_t sz) {
 
 /* ---- text: UTF-8 and escaping ------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (not overlong, no surrogates) with *cp, or 0. */
-static int utf8_len(const unsigned char *p, uint32_t *cpo) {
+int rep_utf8_len(const unsigned char *p, uint32_t *cpo) {
     int n;
     uint32_t cp, min;
     if (p[0] < 0x80) {
@@ -257,7 +255,7 @@ static char *clean_utf8(const char *s) {
     if (!d) return NULL;
     while (*p) {
         uint32_t cp;
-        int k = utf8_len(p, &cp);
+        int k = rep_utf8_len(p, &cp);
         if (k) {
             memcpy(q, p, (size_t)k);
             q += k, p += k;
@@ -276,7 +274,7 @@ static void put_html(FILE *f, const char *s) {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         uint32_t cp;
-        int k = utf8_len(p, &cp);
+        int k = rep_utf8_len(p, &cp);
         bool bad =
             !k || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F || cp == 0xFFFE || cp == 0xFFFF;
         if (bad) {
@@ -301,7 +299,7 @@ static void put_md(FILE *f, const char *s) {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         uint32_t cp;
-        int k = utf8_len(p, &cp);
+        int k = rep_utf8_len(p, &cp);
         if (!k || cp < 0x20 || cp == 0x7F) {
             fputs(k && (cp == '\n' || cp == '\r' || cp == '\t') ? " " : "\xEF\xBF\xBD", f);
             p += k ? k : 1;

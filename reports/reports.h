@@ -106,4 +106,9 @@ long rep_call_begin(rep_report *r, sim_machine *m, const sim_thread *t, const ch
 /* The call `id` returned its results (a list); id -1 is ignored. */
 void rep_call_end(rep_report *r, long id, rep_value *results);
 
+/* Length of the valid UTF-8 sequence at p (not overlong, no surrogates, at most
+ * U+10FFFF), with its code point in *cp; 0 when p does not start one (a NUL
+ * byte included).  Shared by the trace and report writers. */
+int rep_utf8_len(const unsigned char *p, uint32_t *cp);
+
 #endif

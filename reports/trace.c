@@ -64,7 +64,6 @@ struct rep_trace {
     int err; /* first error (errno value) */
 };
 
-
 static const char *wait_reason_name(int r) {
     const char *n = sim_wait_reason_name(r);
     return n ? n : "Unknown";
@@ -115,27 +114,6 @@ static uint64_t ns_of(const rmachine *rm, uint64_t cycles) {
 
 /* ---- JSON output ------------------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at p (not overlong, no surrogates), or 0. */
-static int utf8_len(const unsigned char *p) {
-    int n;
-    uint32_t cp, min;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-        n = 2, cp = p[0] & 0x1Fu, min = 0x80;
-    } else if ((p[0] & 0xF0) == 0xE0) {
-        n = 3, cp = p[0] & 0x0Fu, min = 0x800;
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        n = 4, cp = p[0] & 0x07u, min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (int i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80) return 0; /* also stops at the terminating NUL */
-        cp = cp << 6 | (p[i] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
-}
-
 /* A JSON string: quotes, backslashes and control characters escaped, valid
  * UTF-8 kept, any other byte replaced by U+FFFD (names are arbitrary bytes). */
 static void put_str(FILE *f, const char *s) {
@@ -154,7 +132,8 @@ static void put_str(FILE *f, const char *s) {
             fputc((int)c, f);
             p++;
         } else {
-            int n = utf8_len(p);
+            uint32_t cp;
+            int n = rep_utf8_len(p, &cp);
             if (n) {
                 fwrite(p, 1, (size_t)n, f);
                 p += n;
