@@ -121,7 +121,6 @@ static const constant constants[] = {
 };
 #undef C
 
-
 /* ---- argument helpers -------------------------------------------------------------------- */
 
 lua_Integer lhcp_check_integer(lua_State *L, int arg) {

@@ -162,9 +162,9 @@ struct sim_machine {
 
     sim_thread **threads;
     int nthreads, capthreads, nlive;
-    sim_thread *loaded;  /* whose CPU context is in the engine */
-    uc_context *clean;   /* the engine's CPU state before any guest code ran; each guest call starts from it */
-    uint64_t *exits;     /* where emulation stops untranslated: the sentinel, then cpu.c's bad_insn addresses */
+    sim_thread *loaded; /* whose CPU context is in the engine */
+    uc_context *clean;  /* the engine's CPU state before any guest code ran; each guest call starts from it */
+    uint64_t *exits;    /* where emulation stops untranslated: the sentinel, then cpu.c's bad_insn addresses */
     int nexits, capexits;
     sim_thread *running; /* the executing thread (its body or guest code runs now) */
     sim_cpu *exec;       /* its CPU */

@@ -104,8 +104,8 @@ int main(void) {
             fail = 1;
             continue;
         }
+        printf("# replaying %s (%zu bytes) through target %s\n", list[i].path, len, list[i].t->name);
         fflush(stdout); /* a crash below leaves the name of the input printed */
-        fprintf(stderr, "# replaying %s (%zu bytes) through target %s\n", list[i].path, len, list[i].t->name);
         int r = list[i].t->fn(b, len);
         free(b);
         printf("%s %zu - %s: target %s returns\n", r == 0 ? "ok" : "not ok", i + 1, list[i].path, list[i].t->name);
