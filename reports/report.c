@@ -731,26 +731,17 @@ int rep_report_format(const char *path, rep_format *out) {
 
 rep_report *rep_report_open(const char *path, rep_format fmt) {
     rep_report *r = calloc(1, sizeof *r);
-    size_t n = strlen(path);
-    if (!r || !(r->path = dup_str(path)) || !(r->tmp = malloc(n + 5))) {
-        if (r) free(r->path);
-        free(r);
+    if (!r) {
         errno = ENOMEM;
         return NULL;
     }
-    memcpy(r->tmp, path, n);
-    memcpy(r->tmp + n, ".tmp", 5);
     r->fmt = fmt;
-    r->f = fopen(r->tmp, "w");
-    if (!r->f) {
+    if (!(r->f = rep_out_open(path, &r->path, &r->tmp))) {
         int e = errno;
-        free(r->tmp);
-        free(r->path);
         free(r);
         errno = e;
         return NULL;
     }
-    setvbuf(r->f, NULL, _IOFBF, 1 << 16);
     return r;
 }
 
@@ -1877,10 +1868,7 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
                                                 : write_html(&v, r->f);
         if (e) err = e;
     }
-    if (ferror(r->f) && !err) err = errno ? errno : EIO;
-    if (fclose(r->f) != 0 && !err) err = errno ? errno : EIO;
-    if (!err && rename(r->tmp, r->path) != 0) err = errno ? errno : EIO;
-    if (err) remove(r->tmp);
+    err = rep_out_close(r->f, r->path, r->tmp, err);
 
     for (size_t i = 0; i < r->ncalls; i++) {
         json_decref(r->calls[i].args);
@@ -1892,8 +1880,6 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
     for (int i = 0; i < r->nargs; i++) free(r->args[i]);
     free(r->args);
     free(r->scenario);
-    free(r->tmp);
-    free(r->path);
     free(r);
     return err;
 }

@@ -111,4 +111,13 @@ void rep_call_end(rep_report *r, long id, rep_value *results);
  * byte included).  Shared by the trace and report writers. */
 int rep_utf8_len(const unsigned char *p, uint32_t *cp);
 
+/* Opens PATH.tmp for writing (64 KiB buffered) and returns it, with heap
+ * copies of PATH and PATH.tmp in *path_copy and *tmp; NULL with errno set
+ * (nothing allocated) on failure. */
+FILE *rep_out_open(const char *path, char **path_copy, char **tmp);
+/* Ends a file from rep_out_open: `err` is the writer's first error (0 none).
+ * Closes f, renames PATH.tmp to PATH when nothing failed, else removes
+ * PATH.tmp; frees both strings.  Returns the first error (errno value) or 0. */
+int rep_out_close(FILE *f, char *path, char *tmp, int err);
+
 #endif

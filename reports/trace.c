@@ -368,26 +368,16 @@ static void cb_thread_exit(void *ud, sim_thread *t) {
 
 rep_trace *rep_trace_open(const char *path) {
     rep_trace *tr = calloc(1, sizeof *tr);
-    size_t n = strlen(path);
-    if (!tr || !(tr->path = malloc(n + 1)) || !(tr->tmp = malloc(n + 5))) {
-        if (tr) free(tr->path);
-        free(tr);
+    if (!tr) {
         errno = ENOMEM;
         return NULL;
     }
-    memcpy(tr->path, path, n + 1);
-    memcpy(tr->tmp, path, n);
-    memcpy(tr->tmp + n, ".tmp", 5);
-    tr->f = fopen(tr->tmp, "w");
-    if (!tr->f) {
+    if (!(tr->f = rep_out_open(path, &tr->path, &tr->tmp))) {
         int e = errno;
-        free(tr->tmp);
-        free(tr->path);
         free(tr);
         errno = e;
         return NULL;
     }
-    setvbuf(tr->f, NULL, _IOFBF, 1 << 16);
     fputs("{\"traceEvents\":[", tr->f);
     return tr;
 }
@@ -491,11 +481,7 @@ int rep_trace_close(rep_trace *tr) {
     }
     fputs("}}\n", f);
 
-    int err = tr->err;
-    if (ferror(f) && !err) err = errno ? errno : EIO;
-    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-    if (!err && rename(tr->tmp, tr->path) != 0) err = errno ? errno : EIO;
-    if (err) remove(tr->tmp);
+    int err = rep_out_close(f, tr->path, tr->tmp, tr->err);
 
     for (int k = 0; k < tr->nmachines; k++) {
         free(tr->machines[k]->cpus);
@@ -503,8 +489,6 @@ int rep_trace_close(rep_trace *tr) {
         free(tr->machines[k]);
     }
     free(tr->machines);
-    free(tr->tmp);
-    free(tr->path);
     free(tr);
     return err;
 }
