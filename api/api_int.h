@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "api/hcp_api.h"
+#include "api/platform.h"
 
 /* Layout checks against HCP-SPEC §3.3 (edge cases 1 and 2). */
 #include <stddef.h>
@@ -78,6 +79,7 @@ typedef struct hcp_etw {
 struct hcp_os {
     sim_machine *m;
     hcp_semantics sem;
+    const hcp_platform *plat; /* platform profile (api/platform.c) */
     int observer;
     handle_slot *handles;
     int nhandles, caphandles;

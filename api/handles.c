@@ -21,6 +21,7 @@ hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
     if (!os) return NULL;
     os->m = m;
     os->sem = s;
+    os->plat = hcp_platform_at(0);
     sim_observer o = {on_switch_in, on_thread_exit, NULL, os};
     os->observer = sim_add_observer(m, &o);
     if (os->observer < 0) {
@@ -40,6 +41,8 @@ void hcp_os_free(hcp_os *os) {
 
 sim_machine *hcp_os_machine(const hcp_os *os) { return os->m; }
 hcp_semantics hcp_os_semantics(const hcp_os *os) { return os->sem; }
+void hcp_os_set_platform(hcp_os *os, const hcp_platform *p) { os->plat = p ? p : hcp_platform_at(0); }
+const hcp_platform *hcp_os_platform(const hcp_os *os) { return os->plat; }
 
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t) {
     int i = sim_thread_index(t);

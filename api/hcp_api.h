@@ -155,6 +155,11 @@ hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s);
 void hcp_os_free(hcp_os *os);
 sim_machine *hcp_os_machine(const hcp_os *os);
 hcp_semantics hcp_os_semantics(const hcp_os *os);
+/* The platform profile whose OS behaviour this OS follows (api/platform.h);
+ * win10-x64 until set.  Set it before any thread exists. */
+struct hcp_platform;
+void hcp_os_set_platform(hcp_os *os, const struct hcp_platform *p);
+const struct hcp_platform *hcp_os_platform(const hcp_os *os);
 
 /* NTSTATUS -> Win32 error (RtlNtStatusToDosError); unknown -> ERROR_MR_MID_NOT_FOUND. */
 uint32_t hcp_nt_to_win32(uint32_t status);

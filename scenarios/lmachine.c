@@ -4,14 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/platform.h"
 #include "scenarios/lhcp.h"
 
 /* user values of a Machine userdata */
 #define UV_THREADS 1 /* array of Thread userdata, by thread index + 1 */
 #define UV_TRACE 2   /* the running m:trace session's userdata, or nil */
-
-static const char *const platforms_available[] = {"win10-x64", NULL};
-static const char *const platforms_planned[] = {"win7-x64", "win7-x86", "win11-arm64", "ce2.12-arm", NULL};
 
 static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def, lua_Integer lo, lua_Integer hi) {
     lua_Integer v = def;
@@ -186,18 +184,8 @@ int lhcp_machine_new(lua_State *L) {
     lhcp_check_keys(L, 1, "hcp.machine", keys);
 
     const char *platform = opt_str(L, 1, "platform", "win10-x64");
-    bool known = false;
-    for (int i = 0; platforms_available[i]; i++) known |= strcmp(platform, platforms_available[i]) == 0;
-    if (!known) {
-        for (int i = 0; platforms_planned[i]; i++)
-            if (strcmp(platform, platforms_planned[i]) == 0)
-                return luaL_error(
-                    L, "hcp.machine: platform '%s' is not available in this version (available: win10-x64)", platform);
-        return luaL_error(L,
-                          "hcp.machine: unknown platform '%s' (valid: win10-x64; planned: win7-x64, win7-x86, "
-                          "win11-arm64, ce2.12-arm)",
-                          platform);
-    }
+    const hcp_platform *plat = hcp_platform_find(platform);
+    if (!plat) return luaL_error(L, "hcp.machine: unknown platform '%s' (valid: %s)", platform, hcp_platform_names());
     const char *sem = opt_str(L, 1, "semantics", "documented");
     hcp_semantics semantics;
     if (strcmp(sem, "documented") == 0)
@@ -209,6 +197,8 @@ int lhcp_machine_new(lua_State *L) {
 
     sim_config c;
     sim_config_default(&c);
+    c.arch = plat->arch;
+    pmu_cost_defaults(&c.cost, plat->name);
     c.cpus = (int)opt_int(L, 1, "cpus", 1, 1, 64);
     c.interrupt_cycles = (uint32_t)opt_int(L, 1, "interrupt_cycles", c.interrupt_cycles, 0, 100000000);
     c.slice = (uint64_t)opt_int(L, 1, "slice", (lua_Integer)c.slice, 100, (lua_Integer)1e12);
@@ -272,6 +262,10 @@ int lhcp_machine_new(lua_State *L) {
     lua_setiuservalue(L, -2, UV_THREADS);
     snprintf(lm->platform, sizeof lm->platform, "%s", platform);
     sim_err e = sim_machine_new(&c, &lm->m);
+    if (e == SIM_ERR_ARCH)
+        return luaL_error(L,
+                          "hcp.machine: platform '%s' needs the %s guest CPU, which is not available in this version",
+                          platform, sim_arch_name(plat->arch));
     if (e != SIM_OK) return luaL_error(L, "hcp.machine: %s", sim_strerror(e));
     rep_trace *tr = lhcp_trace(L);
     if (tr) { /* before any thread exists, so the trace sees each from its creation */
@@ -281,6 +275,7 @@ int lhcp_machine_new(lua_State *L) {
     }
     lm->os = hcp_os_new(lm->m, semantics);
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
+    hcp_os_set_platform(lm->os, plat);
     hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */

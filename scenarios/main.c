@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unicorn/unicorn.h>
 
+#include "api/platform.h"
 #include "scenarios/lhcp.h"
 
 #define EXIT_TESTFAIL 1
@@ -196,14 +197,29 @@ static int cmd_describe(int argc, char **argv) {
             return EXIT_ERROR;
         }
     }
-    if (strcmp(platform, "win10-x64") != 0) {
-        fprintf(stderr, "hcpsim: platform '%s' is not available in this version (available: win10-x64)\n", platform);
+    const hcp_platform *plat = hcp_platform_find(platform);
+    if (!plat) {
+        fprintf(stderr, "hcpsim: unknown platform '%s' (valid: %s)\n", platform, hcp_platform_names());
         return EXIT_ERROR;
     }
     sim_config c;
     sim_config_default(&c);
-    printf("platform      %s\n", platform);
-    printf("isa           x86-64 (Unicorn), Windows x64 calling convention\n");
+    c.arch = plat->arch;
+    pmu_cost_defaults(&c.cost, plat->name);
+    printf("platform      %s: %s\n", plat->name, plat->description);
+    printf("isa           %s, %u-byte pointers; %s\n", sim_arch_name(plat->arch), sim_arch_ptr_size(plat->arch),
+           plat->callconv);
+    printf("hcp           %s\n", plat->hcp
+                                     ? "EnableThreadProfiling, QueryThreadProfiling, ReadThreadProfilingData, "
+                                       "DisableThreadProfiling, KeSet/KeQueryHardwareCounterConfiguration"
+                                     : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120), Ke* "
+                                       "with STATUS_NOT_IMPLEMENTED (0xC0000002)");
+    printf("thread times  %s\n", plat->times == HCP_TIMES_CE ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.5)"
+                                                             : "Windows NT rules (HCP-SPEC §8)");
+    if (plat->etw)
+        printf("kernel logger NT Kernel Logger; Thread events version %d\n", plat->etw_thread_version);
+    else
+        printf("kernel logger none\n");
     uint64_t tick_cycles = sim_mul_div(c.tick, c.frequency, 10000000u);
     printf("cpus          %d (machine option cpus = 1..64)\n", c.cpus);
     printf("frequency     %llu cycles/s\n", (unsigned long long)c.frequency);

@@ -17,9 +17,22 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_MAPPINGS:
         return "too many separate guest memory mappings (3900: Unicorn 2.0.1's limit); fewer threads inside "
                "guest calls at once, or fewer m:code/m:alloc calls";
+    case SIM_ERR_ARCH: return "guest instruction set not available in this version";
     }
     return "unknown error";
 }
+
+const char *sim_arch_name(sim_arch a) {
+    switch (a) {
+    case SIM_ARCH_X64: return "x64";
+    case SIM_ARCH_X86: return "x86";
+    case SIM_ARCH_ARM64: return "arm64";
+    case SIM_ARCH_ARM: return "arm";
+    }
+    return NULL;
+}
+
+unsigned sim_arch_ptr_size(sim_arch a) { return a == SIM_ARCH_X86 || a == SIM_ARCH_ARM ? 4 : 8; }
 
 void sim_config_default(sim_config *c) {
     memset(c, 0, sizeof *c);
@@ -110,6 +123,7 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr) {
 
 sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
+    if (c->arch != SIM_ARCH_X64) return SIM_ERR_ARCH;
     if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
         pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;

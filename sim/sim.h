@@ -32,6 +32,7 @@ typedef enum sim_err {
     SIM_ERR_STATE,    /* call not valid in this state */
     SIM_ERR_UNICORN,  /* the CPU emulator failed */
     SIM_ERR_MAPPINGS, /* too many separate guest mappings (Unicorn 2.0.1 limit; see sim/README.md) */
+    SIM_ERR_ARCH,     /* guest instruction set not available */
 } sim_err;
 const char *sim_strerror(sim_err e);
 
@@ -59,7 +60,20 @@ enum {
 /* The KWAIT_REASON name of r ("WrQuantumEnd"), or NULL outside 0..40. */
 const char *sim_wait_reason_name(int r);
 
+/* Guest instruction set (a platform profile chooses it, api/platform.c). */
+typedef enum sim_arch {
+    SIM_ARCH_X64 = 0, /* x86-64, Microsoft x64 calling convention */
+    SIM_ARCH_X86,     /* IA-32, stdcall, 4-byte pointers */
+    SIM_ARCH_ARM64,   /* AArch64, AAPCS64 */
+    SIM_ARCH_ARM,     /* 32-bit ARM, AAPCS */
+} sim_arch;
+/* "x64", "x86", "arm64", "arm"; NULL outside the enum. */
+const char *sim_arch_name(sim_arch a);
+/* Size of a guest pointer: 8 or 4. */
+unsigned sim_arch_ptr_size(sim_arch a);
+
 typedef struct sim_config {
+    sim_arch arch;             /* guest ISA (default x64) */
     int cpus;                  /* logical processors, 1..64 */
     uint64_t frequency;        /* cycles per simulated second */
     uint32_t tick;             /* clock interrupt interval, 100-ns units */

@@ -1,0 +1,30 @@
+/* api/platform.c — the platform profile table (api/platform.h). */
+#include "api/platform.h"
+
+#include <string.h>
+
+static const hcp_platform platforms[] = {
+    {"win10-x64", "Windows 10/11 x64 (the implementation facts of HCP-SPEC come from these builds)", SIM_ARCH_X64,
+     "Microsoft x64: rcx, rdx, r8, r9, then the stack above 32 bytes of home space; result in rax", true, HCP_TIMES_NT,
+     true, 3},
+    {"win7-x64", "Windows 7 x64 (the first version with the HCP functions)", SIM_ARCH_X64,
+     "Microsoft x64: rcx, rdx, r8, r9, then the stack above 32 bytes of home space; result in rax", true, HCP_TIMES_NT,
+     true, 3},
+    {"win7-x86", "Windows 7 x86: 32-bit guest, 4-byte pointers and handles, 32-bit kernel logger", SIM_ARCH_X86,
+     "stdcall: arguments on the stack right to left, the callee pops them; result in eax", true, HCP_TIMES_NT, true, 3},
+    {"win11-arm64", "Windows 11 on ARM64", SIM_ARCH_ARM64, "AAPCS64: x0-x7, then the stack; result in x0", true,
+     HCP_TIMES_NT, true, 3},
+    {"ce2.12-arm", "Windows CE 2.12 on ARM: CE GetThreadTimes rules, no HCP functions, no kernel logger", SIM_ARCH_ARM,
+     "AAPCS: r0-r3, then the stack; result in r0", false, HCP_TIMES_CE, false, 0},
+};
+#define NPLATFORMS ((int)(sizeof platforms / sizeof platforms[0]))
+
+const hcp_platform *hcp_platform_find(const char *name) {
+    for (int i = 0; name && i < NPLATFORMS; i++)
+        if (strcmp(platforms[i].name, name) == 0) return &platforms[i];
+    return NULL;
+}
+
+const hcp_platform *hcp_platform_at(int i) { return i >= 0 && i < NPLATFORMS ? &platforms[i] : NULL; }
+
+const char *hcp_platform_names(void) { return "win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm"; }
