@@ -50,9 +50,10 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 n=0
 fail=0
-result() { # pass(0/1), name
+clause=SIM-PMU-CACHEGRIND
+result() { # pass(0/1), name; the line names the clause (conformance/clauses.tsv)
   n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; fi
+  if [ "$1" = 0 ]; then echo "ok $n - $2 [$clause]"; else fail=$((fail + 1)); echo "not ok $n - $2 [$clause]"; fi
 }
 
 ${CC:-cc} -std=c17 -O2 -Wall -Wextra ${CI:+-Werror} -o "$dir/native" scenarios/kernels/native.c $objs 2>"$dir/cc.err"
@@ -119,7 +120,7 @@ while read -r id name size ways line call1 exp1 call2 exp2; do
     result $? "$label: cachegrind D1 misses $cg = hcpsim l1d-misses ${hc:-?}"
     if [ "$2" = - ]; then
       n=$((n + 1))
-      echo "ok $n - $label: no hand formula (pseudo-random walk) # SKIP cachegrind is the reference"
+      echo "ok $n - $label: no hand formula (pseudo-random walk) [$clause] # SKIP cachegrind is the reference"
     else
       [ "$st" = 0 ] && [ "$cg" = "$2" ]
       result $? "$label: cachegrind D1 misses $cg = hand formula $2 (native.c)"

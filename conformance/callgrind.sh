@@ -38,9 +38,10 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 n=0
 fail=0
-result() { # pass(0/1), name
+clause=SIM-KERNEL-CALLGRIND
+result() { # pass(0/1), name; the line names the clause (conformance/clauses.tsv)
   n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; fi
+  if [ "$1" = 0 ]; then echo "ok $n - $2 [$clause]"; else fail=$((fail + 1)); echo "not ok $n - $2 [$clause]"; fi
 }
 
 ${CC:-cc} -std=c17 -O2 -Wall -Wextra ${CI:+-Werror} -o "$dir/native" scenarios/kernels/native.c $objs 2>"$dir/cc.err"

@@ -10,12 +10,12 @@
 --  #  | checked by                                                                     | status
 -- ----+--------------------------------------------------------------------------------+---------------------------
 --  1  | api/tests/layout_test.c HCP-LAYOUT-PERFORMANCE-DATA (sizeof, every offset);      | x64: covered, + here (the
---     | api_int.h static asserts; gate.lua GATE-SAME-RESULTS "guest PERFORMANCE_DATA =   | bytes Read writes at each
+--     | api_int.h static asserts; gate.lua SIM-GATE-SAME-RESULTS "guest PERFORMANCE_DATA =   | bytes Read writes at each
 --     | the window formulas, byte for byte"                                             | offset); x86: skip (platform)
 --  2  | layout_test.c HCP-LAYOUT-HARDWARE-COUNTER (sizes 16, Reserved 4, Value/Index 8)  | partial: + here (KeQuery's
 --     |                                                                                 | and Read's element bytes,
 --     |                                                                                 | a 4-byte Type); x86: skip
---  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-BLIND-ERR-CONST (Lua values) | partial: + here (all seven in
+--  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-ERROR-NUMBERS (Lua values) | partial: + here (all seven in
 --     |                                                                                 | Lua, MaxHardwareCounterType)
 --  4  | hcp_enable.lua HCP-ENABLE-CURRENT-OK "Enable(current, 0, 0) succeeds", "and      | covered
 --     | writes a non-NULL handle"                                                       |
@@ -29,18 +29,18 @@
 --  8  | hcp_enable.lua HCP-ENABLE-MASK "mask 0x10000 (a bit >= 16) -> 87", "mask         | covered; + here (as 7)
 --     | 0x8000000000000000 ...", "mask 0xFFFF (16 counters) is accepted"                |
 --  9  | hcp_enable.lua HCP-ENABLE-ORDER "bad flags are checked before the handle", "a    | covered
---     | bad mask is checked before the handle"; contract_blind HCP-BLIND-ERR-ENABLE-HANDLE|
+--     | bad mask is checked before the handle"; contract_blind HCP-ENABLE-OTHER-THREAD,HCP-ENABLE-BAD-HANDLE,HCP-ENABLE-ORDER|
 -- 10  | hcp_enable.lua HCP-ENABLE-OTHER-THREAD "Enable with another thread's handle ->   | covered
 --     | 50", "thread B stays unprofiled"                                                |
 -- 11  | hcp_enable.lua HCP-ENABLE-BAD-HANDLE (NULL, garbage, -1, closed, stale -> 6)     | partial: + here (event, mutex,
 --     |                                                                                 | semaphore handles)
--- 12  | hcp_enable.lua HCP-ENABLE-ACCESS; contract_blind HCP-BLIND-ERR-ENABLE-ACCESS     | covered
+-- 12  | hcp_enable.lua HCP-ENABLE-ACCESS; contract_blind HCP-ENABLE-ACCESS,HCP-QUERY-OTHER-THREAD     | covered
 -- 13  | hcp_enable.lua HCP-ENABLE-TWICE (4206, out-parameter, first handle reads and     | covered
---     | disables); contract_blind HCP-BLIND-ERR-ENABLE-TWICE                            |
+--     | disables); contract_blind HCP-ENABLE-TWICE                            |
 -- 14  | hcp_enable.lua HCP-ENABLE-CURRENT-OK, HCP-ENABLE-NO-COUNTERS (DISPATCHING reads);| partial: + here (Read with
 --     | hcp_read.lua HCP-READ-FLAGS-ZERO (one Flags-0 read per semantics)               | Flags 0 over time, both)
 -- 15  | hcp_read.lua HCP-READ-SIZE-EXACT "<sem>: a zeroed buffer -> 1784"; contract_blind| covered (both semantics)
---     | HCP-BLIND-ERR-READ "Read zero-initialised pd (Size 0) -> 1784"                  |
+--     | HCP-READ-SIZE-EXACT,HCP-READ-VERSION,HCP-READ-FLAGS,HCP-READ-NOT-ENABLED-FLAGS,HCP-LAST-ERROR-UNCHANGED "Read zero-initialised pd (Size 0) -> 1784"                  |
 -- 16  | hcp_read.lua HCP-READ-SIZE-EXACT "<sem>: Size 287 -> 1784", "Size 289 -> 1784"   | covered (both)
 -- 17  | hcp_read.lua HCP-READ-VERSION "<sem>: Version 0 -> 87", "Version 2 -> 87"        | covered (both)
 -- 18  | hcp_read.lua HCP-READ-VERSION "<sem>: Size is checked before Version"            | covered (both)
@@ -61,25 +61,25 @@
 -- 25  | hcp_read.lua HCP-READ-NOT-ENABLED-FLAGS (both); dispatch.lua HCP-DISPATCH-FLAG-  | covered
 --     | REQUIRED "switched in, but Enable had no dispatch flag: 0"                      |
 -- 26  | hcp_read.lua HCP-READ-HW-MASK-ZERO (both, empty configuration); contract_blind   | partial: + here (both, with
---     | HCP-BLIND-SLOT-MASK0 (documented, 4 configured)                                 | counters configured)
--- 27  | hcp_read.lua HCP-READ-SLOT-BY-INDEX (both); contract_blind HCP-BLIND-SLOT-MASK8, | covered (both)
---     | HCP-BLIND-OBS-MASK8                                                             |
+--     | HCP-READ-HW-MASK-ZERO (documented, 4 configured)                                 | counters configured)
+-- 27  | hcp_read.lua HCP-READ-SLOT-BY-INDEX (both); contract_blind HCP-READ-SLOT-BY-INDEX, | covered (both)
+--     | HCP-READ-SLOT-BY-INDEX                                                             |
 -- 28  | hcp_read.lua HCP-READ-SLOT-BY-INDEX "observed: HwCountersCount = configured      | covered (mask 0x8); + here
---     | counters (4)"; contract_blind HCP-BLIND-OBS-MASK8                               | the spec's literal mask 0x1
+--     | counters (4)"; contract_blind HCP-READ-SLOT-BY-INDEX                               | the spec's literal mask 0x1
 -- 29  | hcp_read.lua HCP-READ-SLOT-BY-INDEX "HwCounters[3].Type = PMCCounter",           | covered (both)
 --     | "HwCounters[3].Reserved = 0" (over sentinels)                                   |
 -- 30  | hcp_read.lua HCP-READ-UNCONFIGURED-ZERO (both, sentinels); contract_blind        | partial: + here (pre-zeroed
---     | HCP-BLIND-SLOT-UNCONFIGURED (documented, pre-zeroed)                            | buffer in both semantics)
+--     | HCP-READ-UNCONFIGURED-ZERO (documented, pre-zeroed)                            | buffer in both semantics)
 -- 31  | hcp_read.lua HCP-READ-DISPATCH-FIELDS "RetryCount 0 without concurrent updates"  | first half covered; the
 --     |                                                                                 | injected update: skip (no
 --     |                                                                                 | injection hook is built)
 -- 32  | hcp_disable_query.lua HCP-DISABLE-TWICE                                          | covered
 -- 33  | hcp_disable_query.lua HCP-DISABLE-WRONG-POINTER; contract_blind HCP-BLIND-ERR-   | covered
 --     | DISABLE                                                                         |
--- 34  | hcp_disable_query.lua HCP-DISABLE-NOACCESS; gate.lua GATE-BAD-POINTER            | covered
+-- 34  | hcp_disable_query.lua HCP-DISABLE-NOACCESS; gate.lua SIM-GATE-BAD-POINTER            | covered
 -- 35  | hcp_disable_query.lua HCP-DISABLE-OTHER-THREAD; contract_blind HCP-BLIND-ERR-    | covered
 --     | DISABLE-XTHREAD                                                                 |
--- 36  | hcp_enable.lua HCP-ENABLE-RESTART; contract_blind HCP-BLIND-ERR-REENABLE         | partial (no switch had been
+-- 36  | hcp_enable.lua HCP-ENABLE-RESTART; contract_blind HCP-ENABLE-RESTART         | partial (no switch had been
 --     |                                                                                 | counted before the restart):
 --     |                                                                                 | + here, and the reused block
 --     |                                                                                 | is zeroed (§2.1 step 4)
@@ -87,25 +87,25 @@
 --     |                                                                                 | leaks: kept, not reused)
 -- 38  | HCP-LAST-ERROR-UNCHANGED in hcp_enable.lua and hcp_disable_query.lua;            | covered; edge_matrix.lua
 --     | contract_blind ("failed Enable/Read leaves GetLastError unchanged"); gate.lua    | checks it on every row
---     | GATE-LAST-ERROR                                                                 |
+--     | SIM-GATE-LAST-ERROR                                                                 |
 -- 39  | hcp_disable_query.lua HCP-QUERY-OTHER-THREAD (a thread that is not profiling)    | partial: + here (a profiling
 --     |                                                                                 | thread reads TRUE)
--- 40  | ke_config.lua HCP-KE-SET-TOO-MANY (both); contract_blind HCP-BLIND-KE-TOO-MANY   | covered (both)
+-- 40  | ke_config.lua HCP-KE-SET-TOO-MANY (both); contract_blind HCP-KE-SET-TOO-MANY   | covered (both)
 -- 41  | ke_config.lua HCP-KE-BOOT-EMPTY, HCP-KE-SET-CLEAR (both)                         | covered (both)
 -- 42  | ke_config.lua HCP-KE-SET-ALREADY-ENABLED, HCP-KE-SET-CLEAR (both; Count 1 only)  | partial: + here (Count 16)
--- 43  | ke_config.lua HCP-KE-QUERY-TOO-SMALL (both); contract_blind HCP-BLIND-KE-TOO-SMALL| covered (both)
--- 44  | ke_config.lua HCP-KE-SET-QUERY (both); contract_blind HCP-BLIND-KE-INDEX         | covered (both)
+-- 43  | ke_config.lua HCP-KE-QUERY-TOO-SMALL (both); contract_blind HCP-KE-QUERY-TOO-SMALL| covered (both)
+-- 44  | ke_config.lua HCP-KE-SET-QUERY (both); contract_blind HCP-KE-SET-QUERY         | covered (both)
 -- 45  | ke_config.lua HCP-KE-BOOT-EMPTY "empty configuration, NULL array, MaximumCount 0"| covered (both)
 -- 46  | thread_times.lua TIMES-KERNEL-USER "... KernelTime 10,000,000 (edge 46)",        | covered
 --     | TIMES-CREATION                                                                  |
 -- 47  | thread_times.lua TIMES-EXIT, TIMES-KERNEL-USER (edge 47 in the names)            | covered
 -- 48  | thread_times.lua TIMES-ACCESS "... without either query right (edge 48, 51)"     | covered
--- 49  | thread_times.lua TIMES-CE (skip)                                                 | missing: skip (ce2.12-arm)
+-- 49  | thread_times.lua PLAT-CE-TIMES (skip)                                                 | missing: skip (ce2.12-arm)
 -- 50  | thread_times.lua TIMES-FILETIME                                                  | covered
 -- 51  | thread_times.lua CYCLETIME-QUERY, TIMES-ACCESS                                   | covered
 -- 52  | etw_thread.lua ETW-HEADER (ThreadGuid, types 1, 36, 50), ETW-SEQUENCE and        | covered
 --     | ETW-RUNDOWN (types 2, 3, 4 byte for byte)                                       |
--- 53  | contract_blind HCP-BLIND-ETW (0x2, 0x10); etw_thread.lua ETW-HEADER "the GUID's  | partial: + here (0x800 and
+-- 53  | contract_blind ETW-CONSTANTS (0x2, 0x10); etw_thread.lua ETW-HEADER "the GUID's  | partial: + here (0x800 and
 --     | bytes at offset 24", ETW-SEQUENCE (headers packed byte for byte); api_int.h      | each header offset)
 -- 54  | etw_thread.lua ETW-DATA "Thread payload: ProcessId first (edge 54)"              | V3 covered; V0-V2: skip (no
 --     |                                                                                 | platform logs them)
@@ -129,7 +129,7 @@
 --  Enable: Flags bit other than 0x1 -> 87, first   | hcp_enable HCP-ENABLE-FLAGS, -ORDER           | covered; matrix
 --  Enable: mask bit >= 16 -> 87, second            | hcp_enable HCP-ENABLE-MASK, -ORDER            | covered; matrix
 --  Enable: bits for unconfigured counters          | hcp_read HCP-READ-UNCONFIGURED-ZERO (both)    | covered
---  Enable: PerformanceDataHandle NULL              | gate.lua GATE-BAD-POINTER "EnableThread-      | covered, not tagged:
+--  Enable: PerformanceDataHandle NULL              | gate.lua SIM-GATE-BAD-POINTER "EnableThread-      | covered, not tagged:
 --                                                  | Profiling(&handle = NULL) ...: ERROR_NOACCESS"| matrix (SIMDEF)
 --  Enable twice -> 4206, first handle valid        | hcp_enable HCP-ENABLE-TWICE                   | covered
 --  Enable: heap exhausted -> 8                     | none                                          | missing: matrix
@@ -141,21 +141,21 @@
 --  Read: Flags 0                                   | hcp_read HCP-READ-FLAGS-ZERO (both)           | covered
 --  Read: flag not enabled -> success, zeros        | hcp_read HCP-READ-NOT-ENABLED-FLAGS,          | covered
 --                                                  | HCP-READ-HW-MASK-ZERO                         |
---  Read: NULL PerformanceData                      | gate.lua GATE-BAD-POINTER (998)               | partial: matrix
+--  Read: NULL PerformanceData                      | gate.lua SIM-GATE-BAD-POINTER (998)               | partial: matrix
 --                                                  |                                               | (SIMDEF, bytes)
---  Read: handle NULL/garbage/freed                 | hcp_read HCP-READ-BAD-HANDLE (disabled, NULL) | partial: matrix
+--  Read: handle NULL/garbage/freed                 | hcp_read SIMDEF-READ-BAD-HANDLE (disabled, NULL) | partial: matrix
 --                                                  |                                               | (SIMDEF)
 --  Read from a thread other than the profiled one  | none                                          | missing: matrix
 --                                                  |                                               | (SIMDEF)
 --  Disable: wrong writable aligned pointer -> 87   | hcp_disable_query HCP-DISABLE-WRONG-POINTER   | covered
 --  Disable: NULL/unwritable/misaligned -> 998      | hcp_disable_query HCP-DISABLE-NOACCESS        | covered
 --  Disable twice / thread not profiling -> 4212    | hcp_disable_query HCP-DISABLE-TWICE, -OTHER-  | covered
---                                                  | THREAD; contract_blind HCP-BLIND-ERR-DISABLE  |
+--                                                  | THREAD; contract_blind HCP-DISABLE-WRONG-POINTER,HCP-DISABLE-NOACCESS,HCP-DISABLE-TWICE,HCP-LAST-ERROR-UNCHANGED  |
 --  Disable from another profiling thread -> 87     | hcp_disable_query HCP-DISABLE-OTHER-THREAD    | covered
 --  Query: no THREAD_QUERY_INFORMATION -> 5         | hcp_disable_query HCP-QUERY-OTHER-THREAD      | covered
 --  Query: invalid handle -> 6                      | hcp_disable_query HCP-QUERY-OTHER-THREAD      | partial: matrix
 --                                                  | (garbage only)                                | (closed, event)
---  Query: NULL Enabled -> 998                      | gate.lua GATE-LAST-ERROR, GATE-BAD-POINTER    | covered; matrix
+--  Query: NULL Enabled -> 998                      | gate.lua SIM-GATE-LAST-ERROR, SIM-GATE-BAD-POINTER    | covered; matrix
 --  Thread exits without Disable                    | hcp_disable_query HCP-EXIT-WITHOUT-DISABLE    | partial: edge 37
 --  GetLastError unchanged after any HCP call       | see edge 38                                   | covered; matrix
 --  (not a §9 row) KeSet with an unreadable array   | none (api/README.md simulator-defined table)  | matrix (SIMDEF)
@@ -234,7 +234,7 @@ local function hcp_edges(platform)
     assert(m:KeSetHardwareCounterConfiguration(cfg) == hcp.STATUS_SUCCESS)
     local imp, k = m:imports(), m:load "kernels"
     m:thread { name = "layout", body = function(t)
-      tap.clause("EDGE-1-PERFORMANCE-DATA-OFFSETS")
+      tap.clause("HCP-LAYOUT-PERFORMANCE-DATA")
       local buf = m:alloc(288)
       m:write(buf, string.pack("<I2B", 288, 1) .. string.rep("\xEE", 285))
       local _, ph = t:EnableThreadProfiling(CUR, FLAG, 0x8001)
@@ -248,14 +248,14 @@ local function hcp_edges(platform)
       tap.is(#raw, 288, "edge 1: " .. P .. sem .. ": sizeof(PERFORMANCE_DATA) = 288")
       tap.is(raw, want, "edge 1: " .. P .. sem .. ": Size@0 Version@2 HwCountersCount@3 ContextSwitchCount@4 "
              .. "WaitReasonBitMap@8 CycleTime@16 RetryCount@24, Reserved@28 untouched, HwCounters@32, [15]@272")
-      tap.clause("EDGE-2-HARDWARE-COUNTER-DATA")
+      tap.clause("HCP-LAYOUT-HARDWARE-COUNTER")
       tap.is(raw:sub(33, 48), string.pack("<I4I4I8", 0, 0, 16),
              "edge 2: " .. P .. sem .. ": HARDWARE_COUNTER_DATA = Type (4-byte enum) @0, Reserved @4, Value @8: 16 bytes")
       tap.is(raw:sub(49, 64), string.rep("\xEE", 16), "edge 2: " .. P .. sem .. ": the next element starts 16 bytes on")
       t:DisableThreadProfiling(ph)
     end }
     m:run()
-    tap.clause("EDGE-2-HARDWARE-COUNTER")
+    tap.clause("HCP-LAYOUT-HARDWARE-COUNTER")
     local st, _, n, raw = m:KeQueryHardwareCounterConfiguration(17)
     local want = {}
     for i = 0, 15 do want[#want + 1] = string.pack("<I4I4I8", hcp.PMCCounter, 0, i) end
@@ -270,7 +270,7 @@ local function hcp_edges(platform)
     local m = hcp.machine { platform = platform }
     local imp = m:imports()
     m:thread { name = "query", body = function(t)
-      tap.clause("EDGE-6-QUERY-ONE-BYTE")
+      tap.clause("HCP-QUERY-ONE-BYTE")
       local buf = m:alloc(16)
       local function query()
         m:write(buf, string.rep("\xA5", 16))
@@ -301,7 +301,7 @@ local function hcp_edges(platform)
     local m = hcp.machine { platform = platform, cost = { table = "unit", api_call = 700 } }
     local other = m:thread { name = "other", body = function() end }
     m:thread { name = "ntdll-checks", priority = 9, body = function(t)
-      tap.clause("EDGE-7-8-CHECKED-IN-USER-MODE")
+      tap.clause("HCP-ENABLE-CHECKED-IN-USER-MODE")
       local function cycles() return select(2, t:QueryThreadCycleTime(CUR)) end
       local q0 = cycles()
       tap.is((t:EnableThreadProfiling(CUR, 2, 0)), 87, "edge 7: " .. P .. "Flags 2 -> 87")
@@ -324,7 +324,7 @@ local function hcp_edges(platform)
     local objs = { { "an event", m:event {} }, { "a mutex", m:mutex {} },
                    { "a semaphore", m:semaphore { initial = 0, max = 1 } } }
     m:thread { name = "objects", body = function(t)
-      tap.clause("EDGE-11-NOT-A-THREAD")
+      tap.clause("HCP-ENABLE-BAD-HANDLE")
       for _, o in ipairs(objs) do
         local rc, h = t:EnableThreadProfiling(o[2], 0, 0)
         tap.is(rc, hcp.ERROR_INVALID_HANDLE, "edge 11: " .. P .. "Enable with " .. o[1] .. " handle -> 6")
@@ -343,7 +343,7 @@ local function hcp_edges(platform)
     local m = hcp.machine { platform = platform, semantics = sem, cost = "unit" }
     local k = m:load "kernels"
     m:thread { name = "cycles-only", body = function(t)
-      tap.clause("EDGE-14-ENABLE-NOTHING")
+      tap.clause("HCP-ENABLE-NO-COUNTERS")
       local S = sem .. ": "
       local rc, ph = t:EnableThreadProfiling(CUR, 0, 0)
       tap.is(rc, 0, "edge 14: " .. P .. S .. "Enable(0, 0) succeeds")
@@ -377,7 +377,7 @@ local function hcp_edges(platform)
   for _, sem in ipairs(SEMS) do
     local m = hcp.machine { platform = platform, semantics = sem, cost = "unit" }
     m:thread { name = "bits", body = function(t)
-      tap.clause("EDGE-23-BITMAP-SINCE-LAST-READ")
+      tap.clause("HCP-DISPATCH-BITMAP-READ-CLEARS")
       local S = sem .. ": "
       local _, ph = t:EnableThreadProfiling(CUR, FLAG, 0)
       t:Sleep(1)
@@ -409,7 +409,7 @@ local function hcp_edges(platform)
     local observed = sem == "observed"
     m:thread { name = "slots", body = function(t)
       local S = sem .. ": "
-      tap.clause("EDGE-26-HW-MASK-ZERO-CONFIGURED")
+      tap.clause("HCP-READ-HW-MASK-ZERO")
       assert(m:KeSetHardwareCounterConfiguration { { Index = 0 }, { Index = 2 } } == hcp.STATUS_SUCCESS)
       local _, p0 = t:EnableThreadProfiling(CUR, 0, 0)
       t:run(k.spin, 3)
@@ -420,7 +420,7 @@ local function hcp_edges(platform)
       tap.ok(counters_untouched(pd, want), "edge 26: " .. P .. S .. "HwCounters[] untouched")
       t:DisableThreadProfiling(p0)
 
-      tap.clause("EDGE-30-UNCONFIGURED-PRE-ZEROED")
+      tap.clause("HCP-READ-UNCONFIGURED-ZERO")
       local _, p3 = t:EnableThreadProfiling(CUR, 0, 0x7) -- bit 2: no element 2
       t:run(k.spin, 5)
       r, pd = t:ReadThreadProfilingData(p3, HW, zeroed())
@@ -432,7 +432,7 @@ local function hcp_edges(platform)
       tap.is(pd.HwCountersCount, 2, "edge 30: " .. P .. S .. "HwCountersCount 2 (both semantics agree here)")
       t:DisableThreadProfiling(p3)
 
-      tap.clause("EDGE-28-HWCOUNTERSCOUNT")
+      tap.clause("HCP-READ-HWCOUNTERSCOUNT")
       assert(m:KeSetHardwareCounterConfiguration({}, 0) == hcp.STATUS_SUCCESS)
       assert(m:KeSetHardwareCounterConfiguration { { Index = 0 }, { Index = 1 }, { Index = 2 }, { Index = 3 } } == 0)
       local _, p1 = t:EnableThreadProfiling(CUR, 0, 0x1)
@@ -455,7 +455,7 @@ local function hcp_edges(platform)
     assert(m:KeSetHardwareCounterConfiguration { { Index = 0 } } == hcp.STATUS_SUCCESS)
     local k = m:load "kernels"
     m:thread { name = "restart", body = function(t)
-      tap.clause("EDGE-36-RESTART")
+      tap.clause("HCP-ENABLE-RESTART")
       local _, h1 = t:EnableThreadProfiling(CUR, FLAG, 1)
       t:run(k.spin, 100)
       t:Sleep(1)
@@ -479,7 +479,7 @@ local function hcp_edges(platform)
       -- writes Size 0x1C0, Version 1 and the mask.  The heap hands a freed block
       -- out again (last in, first out: sim/README.md), so scribble over the freed
       -- block (a use after free) and enable again.
-      tap.clause("EDGE-36-BLOCK-ZEROED")
+      tap.clause("HCP-ENABLE-BLOCK-INIT")
       m:write(h2, string.rep("\x5A", 448))
       local _, h3 = t:EnableThreadProfiling(CUR, 0, 0x3)
       tap.is(h3, h2, "edge 36: " .. P .. "the freed block is handed out again")
@@ -499,7 +499,7 @@ local function hcp_edges(platform)
     local hx
     local X = m:thread { name = "X", body = function(t) hx = select(2, t:EnableThreadProfiling(CUR, 0, 0x5)) end }
     m:thread { name = "Y", body = function(t)
-      tap.clause("EDGE-37-EXIT-LEAKS-BLOCK")
+      tap.clause("HCP-EXIT-WITHOUT-DISABLE")
       tap.is(X.state, "Terminated", "edge 37: " .. P .. "X exited with profiling enabled")
       tap.is(select(2, t:QueryThreadProfiling(X.handle)), false, "edge 37: " .. P .. "Query on X: FALSE")
       tap.is(m:read(hx, 4), "\xC0\x01\x01\x00", "edge 37: " .. P .. "X's block still holds Size 0x1C0, Version 1")
@@ -529,7 +529,7 @@ local function hcp_edges(platform)
       t:WaitForSingleObject(e2, hcp.INFINITE)
     end }
     m:thread { name = "B", body = function(t)
-      tap.clause("EDGE-39-QUERY-OTHER-PROFILING")
+      tap.clause("HCP-QUERY-OTHER-THREAD")
       local q = t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, A.id)
       local rc, on = t:QueryThreadProfiling(q)
       tap.is(rc, 0, "edge 39: " .. P .. "Query on profiling thread A with THREAD_QUERY_INFORMATION succeeds")
@@ -558,7 +558,7 @@ local function hcp_edges(platform)
       for i = 1, 16 do l[i] = { Type = hcp.PMCCounter, Index = from + i - 1 } end
       return l
     end
-    tap.clause("EDGE-42-KESET-BLOCKED")
+    tap.clause("HCP-KE-SET-ALREADY-ENABLED")
     assert(m:KeSetHardwareCounterConfiguration { { Index = 5 } } == hcp.STATUS_SUCCESS)
     local fresh = m:KeSetHardwareCounterConfiguration(block(16)) -- indices 16..31: none configured
     if sem == "observed" then
@@ -578,8 +578,10 @@ local function hcp_edges(platform)
   end
 
   -- edge 31: an update injected during a read would make RetryCount 1.
-  tap.skip("edge 31: " .. P .. "RetryCount 1 after a kernel update injected during the read needs an injection hook "
-           .. "(not built: reads are atomic in the one-host-thread simulator; RetryCount 0 is covered in hcp_read.lua)")
+  tap.clause("HCP-READ-RETRY-INJECTED")
+  tap.skip("needs an injection hook (not built: reads are atomic in the one-host-thread simulator; RetryCount 0 "
+           .. "is covered in hcp_read.lua)",
+           "edge 31: " .. P .. "RetryCount 1 after a kernel update injected during the read")
 end
 
 ------------------------------------------------------------------------------
@@ -594,17 +596,17 @@ local function consts(clause, edge, list)
   for _, c in ipairs(list) do tap.is(const(c[1]), c[2], string.format("edge %d: hcp.%s = %s", edge, c[1], c[3] or c[2])) end
 end
 
-consts("EDGE-3-CONSTANTS", 3, {
+consts("HCP-CONSTANTS", 3, {
   { "MAX_HW_COUNTERS", 16 }, { "THREAD_PROFILING_FLAG_DISPATCH", 1 }, { "PERFORMANCE_DATA_VERSION", 1 },
   { "READ_THREAD_PROFILING_FLAG_DISPATCHING", 1 }, { "READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS", 2 },
   { "PMCCounter", 0 }, { "MaxHardwareCounterType", 1 },
 })
-consts("EDGE-57-KWAIT-REASON", 57, {
+consts("HCP-KWAIT-REASON-VALUES", 57, {
   { "Executive", 0 }, { "DelayExecution", 4 }, { "UserRequest", 6 }, { "WrQueue", 15 }, { "WrQuantumEnd", 30 },
   { "WrDispatchInt", 31 }, { "WrPreempted", 32 }, { "WrYieldExecution", 33 }, { "WrAlertByThreadId", 37 },
   { "WrPhysicalFault", 39 }, { "MaximumWaitReason", 40 },
 })
-consts("EDGE-58-ERROR-NUMBERS", 58, {
+consts("HCP-ERROR-NUMBERS", 58, {
   { "ERROR_ACCESS_DENIED", 5 }, { "ERROR_INVALID_HANDLE", 6 }, { "ERROR_NOT_ENOUGH_MEMORY", 8 },
   { "ERROR_NOT_SUPPORTED", 50 }, { "ERROR_INVALID_PARAMETER", 87 }, { "ERROR_NOACCESS", 998 },
   { "ERROR_INVALID_USER_BUFFER", 1784 }, { "ERROR_WMI_ALREADY_ENABLED", 4206 }, { "ERROR_WMI_ALREADY_DISABLED", 4212 },
@@ -617,7 +619,7 @@ consts("EDGE-58-ERROR-NUMBERS", 58, {
   { "STATUS_INVALID_BUFFER_SIZE", 0xC0000206, "0xC0000206" }, { "STATUS_WMI_ALREADY_ENABLED", 0xC0000303, "0xC0000303" },
   { "STATUS_WMI_ALREADY_DISABLED", 0xC0000302, "0xC0000302" },
 })
-consts("EDGE-53-TRACE-FLAGS", 53, {
+consts("ETW-CONSTANTS", 53, {
   { "EVENT_TRACE_FLAG_THREAD", 0x2, "0x2" }, { "EVENT_TRACE_FLAG_CSWITCH", 0x10, "0x10" },
   { "EVENT_TRACE_FLAG_DISPATCHER", 0x800, "0x800" },
 })
@@ -626,7 +628,7 @@ consts("EDGE-53-TRACE-FLAGS", 53, {
 -- ThreadId @8, ProcessId @12, TimeStamp @16, Guid @24.  The raw bytes of a
 -- CSwitch (logged in the outgoing thread's context) and of the thread's End.
 do
-  tap.clause("EDGE-53-TRACE-HEADER")
+  tap.clause("ETW-HEADER-LAYOUT")
   local m = hcp.machine { cost = "unit" }
   local k = m:load "kernels"
   local evs = {}
@@ -661,26 +663,36 @@ for _, p in ipairs(HCP_PROFILES) do
   if available(p) then
     hcp_edges(p)
   else
-    tap.skip("edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p .. ": needs platform " .. p
-             .. " (hcp.machine does not accept it yet)")
+    tap.clause(p == "win7-x86" and "PLAT-X86-HCP" or "PLAT-ARM64-HCP")
+    tap.skip("needs platform " .. p .. " (hcp.machine does not accept it yet)",
+             "edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p)
   end
 end
 
-tap.clause("EDGE-49-CE")
+tap.clause("PLAT-CE-TIMES")
 if available("ce2.12-arm") then
   tap.ok(false, "edge 49: ce2.12-arm is available: write the CE 2.10-2.12 GetThreadTimes test here")
 else
-  tap.skip("edge 49: CE 2.10-2.12 GetThreadTimes (CreationTime, ExitTime, KernelTime 0; UserTime = total run time, "
-           .. "invalid after exit) needs platform ce2.12-arm")
+  tap.skip("needs platform ce2.12-arm", "edge 49: CE 2.10-2.12 GetThreadTimes (CreationTime, ExitTime, KernelTime 0; "
+           .. "UserTime = total run time, invalid after exit)")
 end
-tap.clause("EDGE-54-THREAD-V0")
-tap.skip("edge 54: Thread_V0 (TThreadId, ProcessId) and V1/V2 payloads need a platform whose kernel logger "
-         .. "writes those class versions (pre-Vista); every planned profile logs Thread V3 (covered in etw_thread.lua)")
-tap.clause("EDGE-56-THREAD-32BIT")
+tap.clause("PLAT-CE-NO-HCP")
+if available("ce2.12-arm") then
+  tap.ok(false, "ce2.12-arm is available: check here that it has no HCP functions and no kernel logger")
+else
+  tap.skip("needs platform ce2.12-arm", "ce2.12-arm: no HCP functions, no kernel logger")
+end
+tap.clause("PLAT-KE-NOT-IMPLEMENTED")
+tap.skip("no planned profile runs KeSet/KeQuery on an architecture without HCP (api/platform.c)",
+         "KeSet/KeQueryHardwareCounterConfiguration -> STATUS_NOT_IMPLEMENTED where HCP is not implemented")
+tap.clause("PLAT-ETW-V0-V2-PAYLOADS")
+tap.skip("needs a platform whose kernel logger writes those class versions (pre-Vista); every planned profile logs "
+         .. "Thread V3 (covered in etw_thread.lua)", "edge 54: Thread_V0 (TThreadId, ProcessId) and V1/V2 payloads")
+tap.clause("PLAT-ETW-32BIT-PAYLOAD")
 if available("win7-x86") then
   tap.ok(false, "edge 56: win7-x86 is available: check the 44-byte Thread_TypeGroup1 payload of its 32-bit logger here")
 else
-  tap.skip("edge 56: the 44-byte Thread_TypeGroup1 payload of a 32-bit logger needs platform win7-x86")
+  tap.skip("needs platform win7-x86", "edge 56: the 44-byte Thread_TypeGroup1 payload of a 32-bit logger")
 end
 
 tap.done_testing()

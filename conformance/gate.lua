@@ -86,7 +86,7 @@ local k = m:load "kernels"
 local callx = m:code(CALLX)
 local sysc = m:code(SYSC)
 
-tap.clause("GATE-IMPORTS")
+tap.clause("SIM-GATE-IMPORTS")
 do
   local n = 0
   for _ in pairs(imp) do n = n + 1 end
@@ -110,7 +110,7 @@ local leak_rc, leak_query
 m:thread { name = "gate", body = function(t)
   local cur = t:GetCurrentThread()
 
-  tap.clause("GATE-THUNK-COUNTS")
+  tap.clause("SIM-GATE-THUNK-COUNTS")
   do -- t:run of a thunk: exactly the thunk (mov eax, k; syscall; ret)
     local c0 = t:counters()
     local tid = t:run(imp.GetCurrentThreadId)
@@ -155,7 +155,7 @@ m:thread { name = "gate", body = function(t)
     tap.is(t:DisableThreadProfiling(h), hcp.ERROR_SUCCESS, "the Lua body disables what guest code enabled")
   end
 
-  tap.clause("GATE-KERNEL-WORK")
+  tap.clause("SIM-GATE-KERNEL-WORK")
   do -- api_call cycles (1,500) as the api charges them; QueryThreadCycleTime charges its own entry first
     local function cycles() return select(2, t:QueryThreadCycleTime(cur)) end
     local a = cycles()
@@ -171,7 +171,7 @@ m:thread { name = "gate", body = function(t)
     t:ResetEvent(ev)
   end
 
-  tap.clause("GATE-ARGS-X64")
+  tap.clause("SIM-GATE-ARGS-X64")
   do
     tap.is(t:run(imp.WaitForSingleObject, ev, 0xFFFFFFFF00000000), hcp.WAIT_TIMEOUT,
            "a DWORD argument is the low half of its register: timeout 0, not INFINITE")
@@ -188,7 +188,7 @@ m:thread { name = "gate", body = function(t)
     tap.is(t:run(imp.OpenThread, hcp.THREAD_QUERY_INFORMATION, 0, t.id) & 3, 0, "OpenThread returns a handle")
   end
 
-  tap.clause("GATE-SAME-RESULTS") -- the PERFORMANCE_DATA checks (Size, Version, Flags) from both callers
+  tap.clause("SIM-GATE-SAME-RESULTS") -- the PERFORMANCE_DATA checks (Size, Version, Flags) from both callers
   do
     local _, ph = t:EnableThreadProfiling(cur, 0, 0x7)
     local pd = m:alloc(288)
@@ -216,7 +216,7 @@ m:thread { name = "gate", body = function(t)
     t:DisableThreadProfiling(ph)
   end
 
-  tap.clause("GATE-SIZE-CHECK") -- profile_loop with a Size-0 PERFORMANCE_DATA
+  tap.clause("SIM-GATE-SIZE-CHECK") -- profile_loop with a Size-0 PERFORMANCE_DATA
   do
     local imports = m:import_table(PROFILE_IMPORTS)
     local pd = m:alloc(288)
@@ -236,7 +236,7 @@ m:thread { name = "gate", body = function(t)
     tap.is(m:read(q, 1), "\0", "profile_loop disabled what it enabled: FALSE")
   end
 
-  tap.clause("GATE-LAST-ERROR")
+  tap.clause("SIM-GATE-LAST-ERROR")
   do
     t:run(imp.SetLastError, 0xDEADBEEF)
     tap.is(t:GetLastError(), 0xDEADBEEF, "SetLastError from guest code, GetLastError from Lua")
@@ -254,7 +254,7 @@ m:thread { name = "gate", body = function(t)
     tap.ok(not ok and err == hcp.ERROR_INVALID_HANDLE, "as the Lua body's call does")
   end
 
-  tap.clause("GATE-BAD-POINTER")
+  tap.clause("SIM-GATE-BAD-POINTER")
   do
     local ro = k.spin -- read+execute code: not writable
     tap.is(t:run(imp.QueryThreadProfiling, cur, 0x10), hcp.ERROR_NOACCESS, "QueryThreadProfiling(NULL-ish): 998")
@@ -280,7 +280,7 @@ m:thread { name = "gate", body = function(t)
     tap.is(t:run(imp.GetCurrentThreadId), t.id, "the thread goes on calling imports after each failure")
   end
 
-  tap.clause("GATE-NOT-A-SERVICE")
+  tap.clause("SIM-GATE-NOT-A-SERVICE")
   do
     tap.is(t:run(GATE + 16 * #NAMES), INVALID_SYSTEM_SERVICE, "the first thunk past the imports")
     tap.is(t:run(GATE + 16 * 255), INVALID_SYSTEM_SERVICE, "the last thunk of the page")
@@ -291,7 +291,7 @@ m:thread { name = "gate", body = function(t)
 end }
 
 m:thread { name = "leak", body = function(t)
-  tap.clause("GATE-BAD-POINTER")
+  tap.clause("SIM-GATE-BAD-POINTER")
   leak_rc = t:run(imp.EnableThreadProfiling, -2, 0, 0, 0)
   leak_query = select(2, t:QueryThreadProfiling(-2))
 end }
@@ -302,7 +302,7 @@ tap.is(leak_query, true, "and profiling stays enabled (simulator-defined, api/RE
 -- ---- the same work from guest code and from Lua: PERFORMANCE_DATA bytes by formula -----------------------
 -- cost = "unit": user cycles = instructions, no API-call cycles, so every counter follows from the
 -- instruction and branch formulas (profile_loop.S window: 13 + 2n, 5 + n; spin.S: 4 + 2n, 2 + n).
-tap.clause("GATE-SAME-RESULTS")
+tap.clause("SIM-GATE-SAME-RESULTS")
 do
   local mu = machine { cost = "unit" }
   local ku = mu:load "kernels"
@@ -333,7 +333,7 @@ do
 end
 
 -- ---- blocking calls from guest code: the thread leaves the CPU inside the call ------------------------------
-tap.clause("GATE-BLOCKING")
+tap.clause("SIM-GATE-BLOCKING")
 do
   local mb = machine()
   local bimp = mb:imports()
@@ -409,7 +409,7 @@ end
 -- ---- dispatch data of the same work from guest code and from Lua --------------------------------------------
 -- A spin of 75,000,000 iterations takes 150,000,000 cycles (dec 1 + jnz 1), more than a quantum
 -- (93,750,000) plus a tick (46,875,000): with B ready, A's quantum ends inside it exactly once.
-tap.clause("GATE-DISPATCH-SAME")
+tap.clause("SIM-GATE-DISPATCH-SAME")
 do
   local N = 75000000
   local mq = machine()

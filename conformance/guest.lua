@@ -24,7 +24,7 @@ end
 m:thread { name = "guest", body = function(t)
   local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0x3)
 
-  tap.clause("GUEST-CALL-X64")
+  tap.clause("SIM-GUEST-CALL-X64")
   tap.is(t:run(sum6, 1, 2, 3, 4, 50, 600), 660, "six arguments: four in registers, two on the stack")
   tap.is(t:run(negate, 5), -5, "rax comes back as a signed 64-bit Lua integer")
   tap.is(t:run(negate, math.mininteger), math.mininteger, "two's complement wraps as on the CPU")
@@ -32,7 +32,7 @@ m:thread { name = "guest", body = function(t)
   tap.is(ins, 7 + 3 + 3, "instructions: exactly the callees', final ret included")
   tap.is(br, 3, "branches: one ret per call")
 
-  tap.clause("GUEST-FAULT-REPORTED")
+  tap.clause("SIM-GUEST-FAULT-REPORTED")
   local r, code, info = t:run(nullread)
   tap.is(r, nil, "a faulting call returns nil")
   tap.is(code, hcp.STATUS_ACCESS_VIOLATION, "then the exception code")
@@ -45,7 +45,7 @@ m:thread { name = "guest", body = function(t)
   local ins2 = counts(t, ph)
   tap.is(ins2 - ins, 3, "the three nops retired; the faulting load did not")
 
-  tap.clause("GUEST-FAULT-CONTINUES")
+  tap.clause("SIM-GUEST-FAULT-CONTINUES")
   tap.is(t:run(negate, -7), 7, "the thread runs guest code again after a fault")
   local r2, code2 = t:run(m:code("\x0f\x0b"))
   tap.is(r2, nil, "ud2 faults")
@@ -69,7 +69,7 @@ m:thread { name = "guest", body = function(t)
          "a far call through a register (ff d9) -> STATUS_ILLEGAL_INSTRUCTION, the host survives")
   tap.is(t:run(negate, -7), 7, "and the thread runs guest code again")
 
-  tap.clause("GUEST-RUN-ARGS")
+  tap.clause("SIM-GUEST-RUN-ARGS")
   local ok1, e1 = pcall(function() return t:run("x") end)
   tap.ok(not ok1, "a string entry point is refused")
   tap.like(e1, "guest%.lua:%d+: bad argument #1 to 'run' %(integer expected, got string%)$",
@@ -85,7 +85,7 @@ end }
 
 local outsider
 m:thread { name = "other", body = function(t)
-  tap.clause("GUEST-RUN-CURRENT-ONLY")
+  tap.clause("SIM-GUEST-RUN-CURRENT-ONLY")
   outsider = t
 end }
 m:run()

@@ -47,6 +47,7 @@ for _, sem in ipairs { "documented", "observed" } do
   m:thread { name = "reader-" .. sem, body = function(t)
     local cur = t:GetCurrentThread()
     local rc, ph = t:EnableThreadProfiling(cur, hcp.THREAD_PROFILING_FLAG_DISPATCH, 0)
+    tap.clause("HCP-ENABLE-CURRENT-OK")
     tap.is(rc, 0, sem .. ": Enable(dispatch, mask 0)")
 
     tap.clause("HCP-READ-SIZE-EXACT")
@@ -206,7 +207,7 @@ for _, sem in ipairs { "documented", "observed" } do
     t:DisableThreadProfiling(p1)
     m:KeSetHardwareCounterConfiguration({}, 0)
 
-    tap.clause("HCP-READ-BAD-HANDLE")
+    tap.clause("SIMDEF-READ-BAD-HANDLE")
     tap.is((t:ReadThreadProfilingData(p1, DISP)), hcp.ERROR_INVALID_HANDLE,
            sem .. ": a disabled handle -> 6 (simulator-defined)")
     tap.is((t:ReadThreadProfilingData(0, DISP)), hcp.ERROR_INVALID_HANDLE, sem .. ": NULL handle -> 6 (simulator-defined)")

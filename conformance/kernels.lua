@@ -34,6 +34,7 @@ local formula = {
 }
 
 -- Every kernel the library places is covered here, and every kernel covered exists.
+tap.clause("SIM-KERNEL-LIBRARY")
 do
   local function sorted_keys(t)
     local keys = {}
@@ -86,6 +87,7 @@ end
 local function word_at(bytes, offset) return (string.unpack("<i8", bytes, offset + 1)) end
 
 m:thread { name = "kernels", body = function(t)
+  tap.clause("SIM-KERNEL-FORMULAS")
   local cur = t:GetCurrentThread()
 
   -- One call between Enable and Read: rax, instructions, branches.

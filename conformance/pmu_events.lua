@@ -43,7 +43,7 @@ end
 -- 1. Static events: loads, stores, conditional branches per kernel formula
 -- (the "# loads:", "# stores:", "# conditional:" lines of each .S file).
 ------------------------------------------------------------------------------
-tap.clause("PMU-EVENTS-STATIC")
+tap.clause("SIM-PMU-EVENTS-STATIC")
 do
   local ev = { "instructions", "cond-branches", "loads", "stores", "branches" }
   measure({ cost = "unit" }, ev, function(t, read, k, m)
@@ -87,7 +87,7 @@ end
 --   (iterations 1-4 taken, new indices; the 5th, not taken, index 0xb ^ 0xF
 --   is new: counter 1 predicts not taken, a hit).
 ------------------------------------------------------------------------------
-tap.clause("PMU-CYCLES-DEFAULT-TABLE")
+tap.clause("SIM-PMU-CYCLES-DEFAULT-TABLE")
 for _, c in ipairs { { 1000, 14 }, { 5, 4 } } do
   local n, misses = c[1], c[2]
   measure({}, { "instructions", "cycles", "branch-misses", "ref-cycles" }, function(t, read, k)
@@ -102,7 +102,7 @@ for _, c in ipairs { { 1000, 14 }, { 5, 4 } } do
   end)
 end
 
-tap.clause("PMU-CYCLES-UNIT-TABLE")
+tap.clause("SIM-PMU-CYCLES-UNIT-TABLE")
 measure({ cost = "unit" }, { "instructions", "cycles", "branch-misses" }, function(t, read, k)
   read()
   t:run(k.spin, 1000)
@@ -119,7 +119,7 @@ end)
 -- times then not; spin(n): jz at +6, jnz at +0xb.  Three calls of each in a
 -- row on one CPU: the history carries over from call to call.
 ------------------------------------------------------------------------------
-tap.clause("PMU-BRANCH-GSHARE")
+tap.clause("SIM-PMU-BRANCH-GSHARE")
 do
   local ctr, hist = {}, 0
   local function cond(pc, taken)
@@ -158,7 +158,7 @@ end
 -- entries all 21 do.  The conditional branches behave the same in each
 -- machine, so the differences are exactly the ret mispredicts.
 ------------------------------------------------------------------------------
-tap.clause("PMU-BRANCH-RAS")
+tap.clause("SIM-PMU-BRANCH-RAS")
 do
   local got = {}
   for _, ras in ipairs { 64, 16, 0 } do
@@ -187,7 +187,7 @@ end
 -- memwalk base cycles: xor 1 + test 1 + jz 1 + n x (add r,[m] (load) 2 +
 -- add 1 + dec 1 + jnz 1) + ret 2 = 5 + 5n.
 ------------------------------------------------------------------------------
-tap.clause("PMU-CACHE-HIERARCHY")
+tap.clause("SIM-PMU-CACHE-HIERARCHY")
 do
   local ev = { "l1d-misses", "l2-misses", "llc-references", "llc-misses", "cycles", "branch-misses" }
   measure({}, ev, function(t, read, k, m)
@@ -210,7 +210,7 @@ do
   end)
 end
 
-tap.clause("PMU-CACHE-GEOMETRY")
+tap.clause("SIM-PMU-CACHE-GEOMETRY")
 -- A direct-mapped 4 KiB L1D (64 sets of one 64-byte line): two passes over
 -- 8 KiB; in the second, each line's set holds the line 4 KiB away: 128 misses.
 -- In both, the walk passes the return-address line's set after the call wrote
@@ -233,7 +233,7 @@ measure({ cache = { l1d = { size = 4096, ways = 1, line = 64 } } }, { "l1d-misse
 -- counted by cycles:k, and clock interrupts 2000 each; CycleTime has user and
 -- API cycles, not interrupts.  One thread alone on one CPU, so every tick hits it.
 ------------------------------------------------------------------------------
-tap.clause("PMU-KERNEL-WORK")
+tap.clause("SIM-PMU-KERNEL-WORK")
 do
   local m = hcp.machine { pmc = { "cycles", "cycles:k", "cycles:uk" }, tick = 1000 }
   assert(m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 },
@@ -259,7 +259,7 @@ do
   tap.is(r.cycle_time, r.u + 3 * 1500, "CycleTime = user cycles + API kernel cycles, interrupts excluded")
 end
 
-tap.clause("PMU-EVENT-NAMES")
+tap.clause("SIM-PMU-EVENT-NAMES")
 do
   local ok, err = pcall(hcp.machine, { pmc = { "cycles:x" } })
   tap.ok(not ok and err:find("pmc%[1%] 'cycles:x': the part after ':' must be u, k or uk"), "a bad mode suffix is refused")

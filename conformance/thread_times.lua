@@ -387,7 +387,7 @@ do
   local m = hcp.machine { cost = "unit" }
   local code = m:code("\xc3") -- a read-only page
   m:thread { name = "nulls", body = function(t)
-    tap.clause("TIMES-NULL-SIMULATOR-DEFINED")
+    tap.clause("SIMDEF-TIMES-NULL-OUT")
     local ok, c, e, kt, ut = t:GetThreadTimes(CUR, { creation = false })
     tap.ok(ok and c == nil and e == 0 and kt == 0 and ut == 0, "a NULL lpCreationTime is skipped; the others are written")
     ok, c, e, kt, ut = t:GetThreadTimes(CUR, { exit = false, user = false })
@@ -422,8 +422,8 @@ end
 ------------------------------------------------------------------------------
 -- 7. Windows CE 2.10-2.12 (HCP-SPEC §8.2; edge case 49)
 ------------------------------------------------------------------------------
-tap.clause("TIMES-CE")
+tap.clause("PLAT-CE-TIMES")
 tap.ok(not pcall(hcp.machine, { platform = "ce2.12-arm" }), "the ce2.12-arm platform is not available yet")
-tap.skip("edge 49: CE 2.10-2.12 GetThreadTimes (zeros, UserTime = total run time) needs the ce2.12-arm platform")
+tap.skip("needs the ce2.12-arm platform", "edge 49: CE 2.10-2.12 GetThreadTimes (zeros, UserTime = total run time)")
 
 tap.done_testing()

@@ -73,6 +73,64 @@ static uint64_t registry_limit(lua_State *L, const char *key, uint64_t def) {
     return isint && v > 0 ? (uint64_t)v : def;
 }
 
+/* ---- the clause catalogue ------------------------------------------------------------- */
+/* The ids of the clause catalogue (conformance/clauses.tsv, format in
+ * conformance/README.md) for hcpsim.tap, which rejects unknown clause ids.
+ * Where it is: $HCPSIM_CLAUSES (the test runner sets it), else clauses.tsv
+ * next to the scenario file, else conformance/clauses.tsv under the current
+ * directory.  Returns a table id -> true and the path, or nil and a message.
+ * Only the embedded modules receive this function (l_require), so the sandbox
+ * keeps its rule: a scenario reads no host file. */
+static int l_clause_catalogue(lua_State *L) {
+    const char *env = getenv("HCPSIM_CLAUSES");
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (env && *env)
+        luaL_addstring(&b, env);
+    else {
+        lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.script");
+        const char *script = lua_tostring(L, -1);
+        const char *slash = script ? strrchr(script, '/') : NULL;
+        lua_pop(L, 1);
+        if (slash) luaL_addlstring(&b, script, (size_t)(slash - script) + 1);
+        luaL_addstring(&b, "clauses.tsv");
+    }
+    luaL_pushresult(&b);
+    const char *path = lua_tostring(L, -1);
+    FILE *f = fopen(path, "rb");
+    if (!f && !(env && *env)) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "conformance/clauses.tsv");
+        path = lua_tostring(L, -1);
+        f = fopen(path, "rb");
+    }
+    if (!f) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot open the clause catalogue %s (set HCPSIM_CLAUSES to its path)", path);
+        return 2;
+    }
+    lua_newtable(L);
+    char line[4096];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (lineno == 1 || line[0] == '#' || line[0] == '\n' || line[0] == '\r') continue; /* header, comments */
+        size_t n = strcspn(line, "\t\r\n");
+        if (n == 0) continue;
+        lua_pushlstring(L, line, n);
+        lua_pushboolean(L, 1);
+        lua_settable(L, -3);
+        if (!strchr(line, '\n') && !feof(f)) { /* a line longer than the buffer: skip its rest */
+            int c;
+            while ((c = fgetc(f)) != EOF && c != '\n') {
+            }
+        }
+    }
+    fclose(f);
+    lua_pushvalue(L, -2);
+    return 2;
+}
+
 /* ---- require -------------------------------------------------------------------------- */
 static int l_require(lua_State *L) {
     const char *name = luaL_checkstring(L, 1);
@@ -88,7 +146,10 @@ static int l_require(lua_State *L) {
         if (!s->name) return luaL_error(L, "module '%s' not found (available: hcpsim, hcpsim.tap)", name);
         if (luaL_loadbufferx(L, s->text, s->len, s->chunkname, "t") != LUA_OK) return lua_error(L);
         lua_pushstring(L, name);
-        lua_call(L, 1, 1);
+        lua_createtable(L, 0, 1); /* private functions for the embedded modules */
+        lua_pushcfunction(L, l_clause_catalogue);
+        lua_setfield(L, -2, "clause_catalogue");
+        lua_call(L, 2, 1);
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, name);
@@ -208,7 +269,8 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction f) {
 }
 
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io) {
-    (void)script;
+    lua_pushstring(L, script);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.script");
     runtime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
     memset(rt, 0, sizeof *rt);
     rt->limit = registry_limit(L, "hcpsim.lua_limit", DEFAULT_LUA_LIMIT);

@@ -53,7 +53,7 @@ int main(void) {
     is_str(hcp_error_name(1784), "ERROR_INVALID_USER_BUFFER", "error names");
     ok(hcp_status_name(0x12345678u) == NULL, "an unknown status has no name");
 
-    tap_clause("HCP-ENCODING");
+    tap_clause("SIM-ENCODING");
     uint8_t b[8];
     hcp_put64(b, UINT64_C(0x0102030405060708));
     ok(b[0] == 8 && b[7] == 1, "guest encoding is little-endian");

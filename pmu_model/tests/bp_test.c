@@ -18,7 +18,7 @@ int main(void) {
     pmu_cost_params def;
     if (pmu_cost_defaults(&def, "win10-x64") != PMU_OK) bail("no defaults");
 
-    tap_clause("PMU-BP-GSHARE-LOOP");
+    tap_clause("SIM-PMU-BP-GSHARE-LOOP");
     /* Defaults: H = T = 12, counters start at 1, history starts at 0 (bit 0 =
      * newest outcome), index = (pc ^ history) mod 4096.  With one branch, pc
      * is fixed, so distinct histories use distinct counters.  A counter first
@@ -48,7 +48,7 @@ int main(void) {
     for (int p = 3; p < 10; p++) steady += miss[p];
     is_u64((uint64_t)steady, 0, "passes 3..9: steady state, no mispredicts");
 
-    tap_clause("PMU-BP-GSHARE-ALTERNATE");
+    tap_clause("SIM-PMU-BP-GSHARE-ALTERNATE");
     /* T, N, T, N, ... from a reset predictor.  Histories before j: even j see
      * 0xAAA masked to j bits (0, 0x2, 0xA, 0x2A, 0xAA, 0x2AA, then 0xAAA at
      * j = 12), odd j see 0x555 masked (0x1, 0x5, ..., 0x555 from j = 11 on).
@@ -64,7 +64,7 @@ int main(void) {
     is_u64((uint64_t)alt, 7, "alternating: 7 mispredicts in 200");
     is_u64((uint64_t)late, 0, "... none after the 13th execution");
 
-    tap_clause("PMU-BP-GSHARE-SHORT");
+    tap_clause("SIM-PMU-BP-GSHARE-SHORT");
     /* H = 2, T = 4, pc = 0x40 so index = history.  Steady histories: k = 0
      * (after the N) 0b10, k = 1 0b01, k = 2..9 0b11: one counter sees 7 T then
      * 1 N, so it stays taken and the exit mispredicts every pass.
@@ -98,7 +98,7 @@ int main(void) {
     ok(pmu_bp_cond(sb, 0x110, true), "shift 4: pc 0x110 does not");
     pmu_bp_free(sb);
 
-    tap_clause("PMU-BP-RAS");
+    tap_clause("SIM-PMU-BP-RAS");
     /* R = 16.  20 nested calls push r_1..r_20; the stack keeps r_5..r_20 (the
      * oldest four were dropped).  The 20 returns go to r_20, r_19, ..., r_1:
      * the first 16 pop matching addresses, the last 4 find the stack empty. */
@@ -136,7 +136,7 @@ int main(void) {
     ok(pmu_bp_indirect(sb, 0x10, 0x20) && pmu_bp_indirect(sb, 0x10, 0x20), "no BTB: every indirect mispredicts");
     pmu_bp_free(sb);
 
-    tap_clause("PMU-BP-BTB");
+    tap_clause("SIM-PMU-BP-BTB");
     /* E = 512, entry = pc mod 512.  A = 0x5000 (entry 0), B = A + 512 (entry 0
      * too), C = A + 1 (entry 1). */
     pmu_bp_reset(bp);

@@ -23,7 +23,7 @@ int main(void) {
     if (!c) bail("pmu_cache_new failed");
     pmu_bank b;
 
-    tap_clause("PMU-CACHE-SEQUENTIAL");
+    tap_clause("SIM-PMU-CACHE-SEQUENTIAL");
     /* 4096 bytes read 8 at a time from a line-aligned base, cold: 512
      * accesses, the first of each of the 64 lines misses every level (served
      * by memory), the other 7 hit L1D.  64 misses at each level, 64 x 200. */
@@ -38,7 +38,7 @@ int main(void) {
     is_u64(walk(c, &b, 0x100000, 512, 8, 8), 0, "second pass: no penalty");
     is_u64(b.ev[PMU_EV_L1D_MISSES], 0, "second pass: all L1D hits");
 
-    tap_clause("PMU-CACHE-FITS");
+    tap_clause("SIM-PMU-CACHE-FITS");
     /* 32 KiB, one access per line: 512 lines, 8 per L1D set = 8 ways.  The
      * first pass misses 512 times; the second hits every time. */
     pmu_cache_reset(c);
@@ -49,7 +49,7 @@ int main(void) {
     walk(c, &b, 0x200000, 512, 64, 8);
     is_u64(b.ev[PMU_EV_L1D_MISSES], 0, "32 KiB = L1D: second pass 0 misses");
 
-    tap_clause("PMU-CACHE-TWICE");
+    tap_clause("SIM-PMU-CACHE-TWICE");
     /* 64 KiB, one access per line: 1024 lines, 16 per L1D set, used in the
      * same cyclic order every pass.  When a line comes round again, the 15
      * other lines of its set have been used since, so the 8 most recently
@@ -65,7 +65,7 @@ int main(void) {
     is_u64(b.ev[PMU_EV_L2_MISSES], 0, "... all served by L2");
     is_u64(cy, 1024 * 10, "... 1024 x 10 cycles");
 
-    tap_clause("PMU-CACHE-CONFLICT");
+    tap_clause("SIM-PMU-CACHE-CONFLICT");
     /* 9 = ways + 1 lines 4096 B apart (64 sets x 64 B) all map to one L1D set;
      * in L2 they fall in 9 different sets (64 sets apart).  Cyclic reuse of 9
      * lines in an 8-way LRU set: every access misses L1D from the second round
@@ -84,7 +84,7 @@ int main(void) {
     for (int r = 0; r < 5; r++) walk(c, &b, 0x800000, 8, 4096, 8);
     is_u64(b.ev[PMU_EV_L1D_MISSES], 0, "8 lines in one 8-way set: no misses after round 1");
 
-    tap_clause("PMU-CACHE-STRADDLE");
+    tap_clause("SIM-PMU-CACHE-STRADDLE");
     /* An 8-byte access at 60 touches lines 0 and 1: one access, one miss. */
     pmu_cache_reset(c);
     memset(&b, 0, sizeof b);
@@ -107,7 +107,7 @@ int main(void) {
     is_u64((uint64_t)pmu_cache_access(c, UINT64_MAX - 3, 8, false), 4, "an access at the top of memory");
     is_u64((uint64_t)pmu_cache_access(c, 0, 1, false), 4, "line 0 was not touched by it");
 
-    tap_clause("PMU-CACHE-LEVELS");
+    tap_clause("SIM-PMU-CACHE-LEVELS");
     /* A = 64 MiB.  Its sets: L1D (A/64) mod 64, L2 mod 1024, LLC mod 8192.
      * 1. A cold: memory, 200.  Again: L1D, 0.
      * 2. A + k*4096, k = 1..8: A's L1D set only (L2 sets differ by 64k):
@@ -142,7 +142,7 @@ int main(void) {
     is_u64(b.ev[PMU_EV_LLC_REFERENCES] * 100 + b.ev[PMU_EV_LLC_MISSES], 101, "... an llc-reference and an llc-miss");
     pmu_cache_free(c);
 
-    tap_clause("PMU-CACHE-SETS");
+    tap_clause("SIM-PMU-CACHE-SETS");
     /* L1D of 3 sets x 2 ways x 64 B = 384 B (set = line mod 3); L2 24 sets x
      * 4 ways, LLC 48 sets x 4 ways.  Lines 0, 3, 6 share L1D set 0. */
     c = pmu_cache_new(&(pmu_cache_params){{384, 2, 64}, {6144, 4, 64}, {12288, 4, 64}});

@@ -13,7 +13,7 @@ static size_t slurp(FILE *f, char *buf, size_t cap) {
 }
 
 int main(void) {
-    tap_clause("PMU-CLASS");
+    tap_clause("SIM-PMU-CLASS");
     /* The facts sim/ decodes, and the class the precedence rule gives. */
     static const struct {
         const char *insn;
@@ -50,7 +50,7 @@ int main(void) {
                cases[i].insn, pmu_class_name(cases[i].cls));
     is_str(pmu_class_name(PMU_CL__COUNT), "?", "an out-of-range class has no name");
 
-    tap_clause("PMU-BLOCK");
+    tap_clause("SIM-PMU-BLOCK");
     /* A hand-made loop body:
      *   mov rax, rcx        MOV    1 / unit 1
      *   add rax, [rdx]      LOAD   2        1   load
@@ -107,7 +107,7 @@ int main(void) {
     is_u64(odd.branches, 1, "COND counts as a branch too");
     is_u64(odd.insns, 3, "an out-of-range class still counts the instruction");
 
-    tap_clause("PMU-COST-TABLES");
+    tap_clause("SIM-PMU-COST-TABLES");
     is_u64(def.class_cycles[PMU_CL_ALU], 1, "default ALU 1");
     is_u64(def.class_cycles[PMU_CL_MUL], 3, "default MUL 3");
     is_u64(def.class_cycles[PMU_CL_DIV], 25, "default DIV 25");
@@ -155,7 +155,7 @@ int main(void) {
     q.profile = NULL;
     is_u64(pmu_cost_table(&q, "default"), PMU_ERR_UNKNOWN_PROFILE, "default needs a known profile");
 
-    tap_clause("PMU-PARAMS");
+    tap_clause("SIM-PMU-PARAMS");
     pmu_bp_params bp = def.bp;
     is_u64(pmu_bp_params_check(&bp), PMU_OK, "default predictor is valid");
     bp.hist_bits = 13;
@@ -201,7 +201,7 @@ int main(void) {
     q.bp.index_bits = 30;
     is_u64(pmu_cost_check(&q), PMU_ERR_BAD_PARAM, "pmu_cost_check sees a bad predictor");
 
-    tap_clause("PMU-DESCRIBE");
+    tap_clause("SIM-PMU-DESCRIBE");
     static char out1[16384], out2[16384];
     FILE *f = tmpfile();
     if (!f) bail("tmpfile failed");

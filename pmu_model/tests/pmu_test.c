@@ -10,7 +10,7 @@ static const char *const all_names[PMU_EV__COUNT] = {
 };
 
 int main(void) {
-    tap_clause("PMU-CATALOGUE");
+    tap_clause("SIM-PMU-CATALOGUE");
     pmu_event e;
     ok(pmu_event_lookup("instructions", &e) && e == PMU_EV_INSTRUCTIONS, "instructions is an event");
     ok(pmu_event_lookup("branches", &e) && e == PMU_EV_BRANCHES, "branches is an event");
@@ -27,7 +27,7 @@ int main(void) {
     }
     is_str(pmu_event_name(PMU_EV__COUNT), "?", "an out-of-range event has no name");
 
-    tap_clause("PMU-MODIFIER");
+    tap_clause("SIM-PMU-MODIFIER");
     static const struct {
         const char *spec;
         pmu_err err;
@@ -63,7 +63,7 @@ int main(void) {
         }
     }
 
-    tap_clause("PMU-PMC");
+    tap_clause("SIM-PMU-PMC");
     pmu_config c;
     memset(&c, 0, sizeof c);
     const char *names[] = {"branches", "instructions"};
@@ -94,7 +94,7 @@ int main(void) {
     is_u64(pmu_pmc_read(&c, &b, 2), 0, "a PMC with no event reads 0");
     is_u64(pmu_pmc_read(&c, &b, UINT64_C(1) << 40), 0, "a huge PMC index reads 0");
 
-    tap_clause("PMU-PMC-MODE");
+    tap_clause("SIM-PMU-PMC-MODE");
     /* user cycles 2^48 - 10, kernel cycles 25: u reads 2^48 - 10, k reads 25,
      * uk reads (2^48 - 10 + 25) mod 2^48 = 15.  Kernel instructions are never
      * modelled, so instructions:k reads 0 and instructions:uk = instructions. */
@@ -125,7 +125,7 @@ int main(void) {
     z.pmc[0] = PMU_EV_CYCLES;
     is_u64(pmu_pmc_read(&z, &b, 0), (UINT64_C(1) << 48) - 10, "a zeroed mode counts user mode");
 
-    tap_clause("PMU-BANK");
+    tap_clause("SIM-PMU-BANK");
     /* A block of 7 instructions (2 branches, 1 conditional, 3 loads, 1 store)
      * priced at 11 cycles; retired twice, unretired once. */
     pmu_block_stats s;
@@ -166,7 +166,7 @@ int main(void) {
     is_u64(pmu_bank_mem(&b, 0, &p) + pmu_bank_mem(&b, 5, &p), 0, "levels outside 1..4 count nothing");
     is_u64(b.ev[PMU_EV_L1D_MISSES], 3, "... not even a miss");
 
-    tap_clause("PMU-ERRORS");
+    tap_clause("SIM-PMU-ERRORS");
     for (int i = PMU_OK; i <= PMU_ERR_NOMEM; i++)
         ok(strstr(pmu_strerror((pmu_err)i), "PMU_") != NULL, "error %d has a text naming its code", i);
     return tap_done();

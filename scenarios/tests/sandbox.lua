@@ -14,7 +14,7 @@ local function refused(f, want, name)
   if not (e and e:find(want, 1, true)) then tap.diag("got: " .. tostring(e) .. "; want: " .. want) end
 end
 
-tap.clause("RT-SANDBOX-NO-HOST")
+tap.clause("SIM-RT-SANDBOX-NO-HOST")
 for _, name in ipairs { "io", "os", "debug", "package", "dofile", "loadfile", "collectgarbage" } do
   tap.ok(rawget(_G, name) == nil, name .. " is absent")
   refused(function() return _G[name] end, "variable '" .. name .. "' is not declared", "reading " .. name .. " fails")
@@ -28,7 +28,7 @@ refused(function() return package.cpath end, "variable 'package' is not declared
 refused(function() return dofile("/etc/passwd") end, "variable 'dofile' is not declared", "dofile is out of reach")
 refused(function() return loadfile("/etc/passwd") end, "variable 'loadfile' is not declared", "loadfile is out of reach")
 
-tap.clause("RT-SANDBOX-REQUIRE")
+tap.clause("SIM-RT-SANDBOX-REQUIRE")
 for _, mod in ipairs { "os", "io", "debug", "package", "string", "ffi", "socket", "lfs", "hcpsim.nope", "hcpsim/../os",
                        "./x", "/etc/passwd", "" } do
   refused(function() return require(mod) end, "module '" .. mod .. "' not found", "require '" .. mod .. "' fails")
@@ -36,7 +36,7 @@ end
 tap.is(type(require "hcpsim.kernels"), "function", "require 'hcpsim.kernels' (an hcpsim module) works")
 tap.ok(require "hcpsim" == hcp, "require 'hcpsim' gives the one module")
 
-tap.clause("RT-SANDBOX-BINARY-CHUNKS")
+tap.clause("SIM-RT-SANDBOX-BINARY-CHUNKS")
 local bin = "\27LuaT\0\25\147\r\n\26\n\4\8\8"
 local f_bin, e_bin = load(bin)
 tap.ok(f_bin == nil and e_bin == "attempt to load a binary chunk (mode is 't')", "load refuses a binary chunk")
@@ -51,7 +51,7 @@ refused(function() return ("").dump(print) end, "string.dump is not available in
 tap.is(load("return 6 * 7")(), 42, "load runs a text chunk")
 tap.is(load("return x", "chunk", "t", { x = 5 })(), 5, "load honours an environment table")
 
-tap.clause("RT-SANDBOX-GC")
+tap.clause("SIM-RT-SANDBOX-GC")
 -- collectgarbage is gone (no forced collections, no heap size to observe) and the
 -- metatables that hold __gc (a Machine's frees the machine) cannot be reached.
 refused(function() return collectgarbage("count") end, "variable 'collectgarbage' is not declared",
@@ -67,7 +67,7 @@ refused(function() return getmetatable(gt).__gc end,
 gm:run()
 tap.is(gt.state, "Terminated", "the machine still works after the refused calls")
 
-tap.clause("RT-SANDBOX-STRING-METATABLE")
+tap.clause("SIM-RT-SANDBOX-STRING-METATABLE")
 refused(function() return getmetatable("") end, "getmetatable: the string metatable is not available in the sandbox",
         "getmetatable('') is refused")
 refused(function() setmetatable(getmetatable("x"), { __index = function() return "pwned" end }) end,
@@ -79,7 +79,7 @@ tap.is(("abc"):upper(), "ABC", "string methods still work")
 tap.is(getmetatable({}), nil, "getmetatable of a plain table still works")
 tap.is(getmetatable(setmetatable({}, { __metatable = "mine" })), "mine", "getmetatable honours __metatable")
 
-tap.clause("RT-SANDBOX-RAWSET-GLOBALS")
+tap.clause("SIM-RT-SANDBOX-RAWSET-GLOBALS")
 refused(function() rawset(_G, "sneaky", 1) end,
         "rawset: assignment to undeclared global 'sneaky' (declare it in the main chunk or use local)",
         "rawset(_G, ...) of an undeclared global outside the main chunk fails")
@@ -94,7 +94,7 @@ tap.ok(pcall(function() rawset(_G, "declared_by_rawset", 2) end) and declared_by
 local plain = {}
 tap.ok(pcall(function() rawset(plain, "k", 3) end) and plain.k == 3, "rawset on another table works from a function")
 
-tap.clause("RT-SANDBOX-DETERMINISTIC-RANDOM")
+tap.clause("SIM-RT-SANDBOX-DETERMINISTIC-RANDOM")
 local first = { math.random(1 << 40), math.random(1 << 40), math.random(1 << 40) }
 math.randomseed(1) -- the default scenario seed (--seed 1)
 local again = { math.random(1 << 40), math.random(1 << 40), math.random(1 << 40) }
@@ -104,7 +104,7 @@ local ok_seed, err_seed = pcall(math.randomseed)
 tap.ok(not ok_seed and err_seed:find("number expected, got no value", 1, true),
        "math.randomseed() without a seed (host clock) is refused")
 
-tap.clause("RT-STRICT-GLOBALS")
+tap.clause("SIM-RT-STRICT-GLOBALS")
 declared_in_main = 1
 tap.is(declared_in_main, 1, "the main chunk may declare globals")
 local ok_r, err_r = pcall(function() return undeclared_name end)
@@ -115,7 +115,7 @@ tap.ok(not ok_w and err_w:find("assignment to undeclared global 'new_global'", 1
 local ok_c, err_c = pcall(function() return hcp.ERROR_SUCESS end)
 tap.ok(not ok_c and err_c:find("hcpsim has no member 'ERROR_SUCESS'", 1, true), "a misspelt constant fails loudly")
 
-tap.clause("RT-CONSTANTS")
+tap.clause("SIM-RT-CONSTANTS")
 tap.is(hcp.ERROR_INVALID_USER_BUFFER, 1784, "constants carry Windows values")
 tap.is(hcp.STATUS_WMI_ALREADY_ENABLED, 0xC0000303, "NTSTATUS values are unsigned 32-bit")
 tap.is(hcp.WrPreempted, 32, "KWAIT_REASON WrPreempted")
@@ -125,7 +125,7 @@ tap.is(hcp.EVENT_TRACE_FLAG_DISPATCHER, 0x800, "EVENT_TRACE_FLAG_DISPATCHER")
 tap.is(hcp.wait_reason_name(30), "WrQuantumEnd", "wait reason names")
 tap.is(hcp.status_name(0xC0000005), "STATUS_ACCESS_VIOLATION", "status names")
 
-tap.clause("RT-MACHINE-OPTIONS")
+tap.clause("SIM-RT-MACHINE-OPTIONS")
 local function err_of(f)
   local ok, e = pcall(f)
   return not ok and e or nil

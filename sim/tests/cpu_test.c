@@ -234,7 +234,7 @@ static void test_traps(void) {
 }
 
 static void test_preemption(void) {
-    tap_clause("SIM-SCHED-QUANTUM");
+    tap_clause("SCHED-QUANTUM");
     /* tick 1000 (100 us) at 3 GHz = 300000 cycles; quantum 2 ticks = 600000 thread cycles;
      * each clock interrupt costs 2000 cycles of CPU time, none of thread time. */
     sim_machine *m = new_machine(1000, 0);
@@ -316,6 +316,7 @@ static void test_memory(void) {
 
 /* sim_mul_div: exact a*b/c where the product passes 64 bits (values by hand). */
 static void test_mul_div(void) {
+    tap_clause("SIM-MULDIV");
     is_u64(sim_mul_div(3000000000u, 156250, 10000000), 46875000, "tick cycles: 156250 x 3e9 / 1e7");
     is_u64(sim_mul_div(UINT64_C(1) << 40, UINT64_C(1) << 40, UINT64_C(1) << 50), UINT64_C(1) << 30,
            "2^40 x 2^40 / 2^50 = 2^30 (the product needs 81 bits)");
