@@ -44,7 +44,7 @@ SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh conformance/*.sh))
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
 
-.PHONY: all deps check-deps run test tests clean check-asan check-ubsan check-valgrind lint format bench \
+.PHONY: all deps check-deps run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
         deps-browser check-browser
 all: check-deps $(BUILD)/hcpsim
 
@@ -95,9 +95,23 @@ run: all
 
 tests: all $(C_TESTS)
 
+# Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause
+# coverage check (conformance/clauses.pl, a second prove run) reads them: every catalogue clause
+# named by a test that ran, every conformance line naming a known clause (conformance/README.md).
+TAP_DIR = $(BUILD)/tap
+ALL_TESTS = $(C_TESTS) $(LUA_TESTS) $(SH_TESTS)
+RUN_TESTS = rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR) && HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(TAP_DIR) \
+	  HCPSIM_CLAUSES=$(abspath conformance/clauses.tsv) prove -j$(JOBS) --exec 'sh scenarios/tests/runtest'
+
 test: tests
-	HCPSIM=$(BUILD)/hcpsim prove -j$(JOBS) --exec 'sh scenarios/tests/runtest' \
-	  $(C_TESTS) $(LUA_TESTS) $(SH_TESTS)
+	st=0; $(RUN_TESTS) $(ALL_TESTS) || st=1; \
+	prove conformance/clauses.pl :: --tap-dir $(TAP_DIR) $(ALL_TESTS) || st=1; exit $$st
+
+# make clauses: run the suite (saving the TAP streams) and print the clause coverage: per clause
+# the tests passing, failing, skipped and todo; totals; clauses without tests; untagged lines.
+clauses: tests
+	-$(RUN_TESTS) -Q $(ALL_TESTS)
+	@perl conformance/clauses.pl --report --tap-dir $(TAP_DIR) $(ALL_TESTS)
 
 check-asan:
 	$(MAKE) SANITIZER=address test

@@ -1,0 +1,172 @@
+#!/usr/bin/perl
+# conformance/clauses.pl — the clause coverage check (conformance/README.md "Clauses").
+#
+#   perl conformance/clauses.pl [--report] [--catalogue FILE] --tap-dir DIR TEST...
+#
+# Reads the clause catalogue (conformance/clauses.tsv) and the TAP stream each
+# TEST program wrote during the run (scenarios/tests/runtest saves them in DIR
+# as the test's path with '/' turned into '_' plus ".tap").  Without --report
+# it is a TAP test program: it fails when the catalogue is malformed, when an
+# HCP-SPEC edge case (1-58) is in no clause's edge column, when a stream is
+# missing, when a TAP line of a conformance/ file names no clause, when a line
+# names a clause the catalogue lacks, and when a catalogue clause is named by
+# no line of the streams (a skipped or todo test counts: it names the clause
+# and ran; the report shows which).  With --report it prints the coverage per
+# clause (passing, failing, skipped, todo), the totals, the clauses without
+# tests and the lines without a clause, and exits 0.
+use strict;
+use warnings;
+
+my ($report, $tapdir, $catalogue) = (0, undef, 'conformance/clauses.tsv');
+my @tests;
+while (@ARGV) {
+    my $a = shift @ARGV;
+    if ($a eq '--report') { $report = 1 }
+    elsif ($a eq '--tap-dir') { $tapdir = shift @ARGV }
+    elsif ($a eq '--catalogue') { $catalogue = shift @ARGV }
+    elsif ($a =~ /^-/) { die "clauses.pl: unknown option $a\n" }
+    else { push @tests, $a }
+}
+die "usage: clauses.pl [--report] [--catalogue FILE] --tap-dir DIR TEST...\n" unless defined $tapdir && @tests;
+
+my $ID_RE = qr/^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$/;
+my %SEMANTICS = map { $_ => 1 } qw(documented observed both simulator-defined);
+my %EVIDENCE = map { $_ => 1 } qw(documented header inferred simulator);
+my $HEADER = join "\t", qw(id semantics evidence source edge statement);
+my $EDGES = 58;
+my @SELF = qw(SIM-CLAUSE-CATALOGUE SIM-CLAUSE-COVERAGE); # the clauses this program checks
+
+# ---- the catalogue ---------------------------------------------------------------------
+my (@format_errors, @dup_errors, %clause, @order, %edge_seen);
+my $header_ok = 0;
+if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
+    my $n = 0;
+    while (my $line = <$fh>) {
+        $n++;
+        $line =~ s/\r?\n\z//;
+        if ($n == 1) { $header_ok = $line eq $HEADER; next }
+        next if $line =~ /^#/ || $line eq '';
+        my @f = split /\t/, $line, -1;
+        my $where = "$catalogue:$n";
+        if (@f != 6) { push @format_errors, "$where: " . scalar(@f) . " fields, not 6"; next }
+        my ($id, $sem, $ev, $src, $edge, $stmt) = @f;
+        push @format_errors, "$where: id '$id' does not look like HCP-READ-SIZE-EXACT" unless $id =~ $ID_RE;
+        push @format_errors, "$where: semantics '$sem' is not documented|observed|both|simulator-defined"
+            unless $SEMANTICS{$sem};
+        push @format_errors, "$where: evidence '$ev' is not documented|header|inferred|simulator" unless $EVIDENCE{$ev};
+        push @format_errors, "$where: empty source" unless $src =~ /\S/;
+        push @format_errors, "$where: empty statement" unless $stmt =~ /\S/;
+        if ($edge ne '-') {
+            for my $e (split /,/, $edge, -1) {
+                if ($e =~ /^[1-9][0-9]*$/ && $e <= $EDGES) { $edge_seen{$e}{$id} = 1 }
+                else { push @format_errors, "$where: edge '$edge' is not '-' or numbers 1-$EDGES separated by commas" }
+            }
+        }
+        if ($clause{$id}) { push @dup_errors, "$where: $id already on line $clause{$id}{line}"; next }
+        $clause{$id} = { line => $n, edge => $edge };
+        push @order, $id;
+    }
+    close $fh;
+} else {
+    push @format_errors, "cannot open $catalogue: $!";
+}
+my @edges_missing = grep { !$edge_seen{$_} } 1 .. $EDGES;
+
+# ---- the TAP streams -------------------------------------------------------------------
+my (@missing_streams, @untagged, @unknown, %named, %other_untagged);
+for my $test (@tests) {
+    (my $name = $test) =~ tr{/}{_};
+    my $path = "$tapdir/$name.tap";
+    my $fh;
+    unless (open $fh, '<:encoding(UTF-8)', $path) { push @missing_streams, "$test: no TAP stream ($path)"; next }
+    my $conformance = $test =~ m{^conformance/};
+    while (my $line = <$fh>) {
+        $line =~ s/\r?\n\z//;
+        next unless $line =~ /^(not )?ok\b\s*(\d*)\s*(.*)$/;
+        my ($not, $num, $rest) = ($1, $2, $3);
+        my ($desc, $dir) = ($rest, '');
+        if ($rest =~ /(?<!\\)#/) { ($desc, $dir) = (substr($rest, 0, $-[0]), substr($rest, $+[0])) }
+        $desc =~ s/^\s*-\s*//;
+        $desc =~ s/\s+$//;
+        $dir =~ s/^\s+//;
+        my $status = $dir =~ /^skip/i ? 'skip' : $dir =~ /^todo/i ? 'todo' : $not ? 'fail' : 'pass';
+        if ($desc =~ /\[([A-Z0-9][A-Z0-9,-]*)\]$/) {
+            for my $id (split /,/, $1) {
+                if ($clause{$id}) { $named{$id}{$status}++; $named{$id}{files}{$test} = 1 }
+                else { push @unknown, "$test: test $num names unknown clause $id: $desc" }
+            }
+        } elsif ($conformance) {
+            push @untagged, "$test: test $num has no clause: " . ($desc eq '' ? '(no description)' : $desc);
+        } else {
+            $other_untagged{$test}++;
+        }
+    }
+    close $fh;
+}
+
+my %self = map { $_ => 1 } @SELF;
+my @uncovered = grep { !$named{$_} && !$self{$_} } @order;
+
+# ---- output ----------------------------------------------------------------------------
+if ($report) {
+    my $ok = !@format_errors && !@dup_errors && $header_ok;
+    printf "clause coverage: %d clauses in %s%s\n", scalar @order, $catalogue, $ok ? '' : ' (malformed: run make test)';
+    print "\n";
+    printf "%-40s %5s %5s %5s %5s  %s\n", 'clause', 'pass', 'fail', 'skip', 'todo', 'files';
+    my %tot = (pass => 0, fail => 0, skip => 0, todo => 0);
+    my %by_status;
+    for my $id (@order) {
+        if ($self{$id}) { printf "%-40s %5s %5s %5s %5s  %s\n", $id, '-', '-', '-', '-', '(this check)'; next }
+        my $c = $named{$id} || {};
+        $tot{$_} += $c->{$_} || 0 for keys %tot;
+        my @files = sort keys %{ $c->{files} || {} };
+        printf "%-40s %5d %5d %5d %5d  %s\n", $id, map({ $c->{$_} || 0 } qw(pass fail skip todo)),
+            @files ? join(' ', map { s{^.*/}{}r } @files) : 'NO TEST';
+        my $kind = !@files ? 'none' : ($c->{pass} || $c->{fail}) ? 'run' : 'skip/todo only';
+        $by_status{$kind}++;
+    }
+    print "\n";
+    printf "totals: %d test lines name a clause: %d pass, %d fail, %d skip, %d todo\n",
+        $tot{pass} + $tot{fail} + $tot{skip} + $tot{todo}, @tot{qw(pass fail skip todo)};
+    printf "clauses: %d with tests that ran, %d with only skipped or todo tests, %d without tests\n",
+        $by_status{run} || 0, $by_status{'skip/todo only'} || 0, $by_status{none} || 0;
+    print "\nclauses without tests:\n", map { "  $_\n" } @uncovered if @uncovered;
+    print "\nconformance TAP lines without a clause (tag them: conformance/README.md):\n", map { "  $_\n" } @untagged
+        if @untagged;
+    print "\nlines naming a clause the catalogue lacks:\n", map { "  $_\n" } @unknown if @unknown;
+    print "\nmissing TAP streams:\n", map { "  $_\n" } @missing_streams if @missing_streams;
+    print "\nedge cases in no clause's edge column: @edges_missing\n" if @edges_missing;
+    print "\ncatalogue errors:\n", map { "  $_\n" } @format_errors, @dup_errors if @format_errors || @dup_errors;
+    if (%other_untagged) {
+        print "\nuntagged lines outside conformance/ (allowed; tag those that check a clause):\n";
+        printf "  %s: %d\n", $_, $other_untagged{$_} for sort keys %other_untagged;
+    }
+    exit 0;
+}
+
+my ($n, $failed) = (0, 0);
+print "TAP version 13\n1..8\n";
+sub check {
+    my ($pass, $name, $clause, @diag) = @_;
+    $n++;
+    $failed++ unless $pass;
+    print $pass ? 'ok' : 'not ok', " $n - $name [$clause]\n";
+    unless ($pass) {
+        my @shown = @diag > 30 ? (@diag[0 .. 29], '... and ' . (@diag - 30) . ' more (make clauses lists them)') : @diag;
+        print STDERR "# $_\n" for @shown;
+    }
+}
+check($header_ok, "the catalogue starts with the agreed header line", 'SIM-CLAUSE-CATALOGUE',
+      "the first line must be: " . ($HEADER =~ s/\t/<TAB>/gr));
+check(!@format_errors, "every catalogue row has an id, semantics, evidence, source, edge and statement",
+      'SIM-CLAUSE-CATALOGUE', @format_errors);
+check(!@dup_errors, "catalogue ids are unique", 'SIM-CLAUSE-CATALOGUE', @dup_errors);
+check(!@edges_missing, "every HCP-SPEC edge case 1-$EDGES is in some clause's edge column", 'SIM-CLAUSE-CATALOGUE',
+      map { "edge case $_ is in no clause's edge column" } @edges_missing);
+check(!@missing_streams, "every test program's TAP stream was saved (" . scalar(@tests) . " programs)",
+      'SIM-CLAUSE-COVERAGE', @missing_streams);
+check(!@untagged, "every TAP line of conformance/ names a clause", 'SIM-CLAUSE-COVERAGE', @untagged);
+check(!@unknown, "every clause a test names is in the catalogue", 'SIM-CLAUSE-COVERAGE', @unknown);
+check(!@uncovered, "every catalogue clause is named by a test that ran (" . scalar(@order) . " clauses)",
+      'SIM-CLAUSE-COVERAGE', map { "clause $_ has no test" } @uncovered);
+exit($failed ? 1 : 0);
