@@ -4,7 +4,9 @@
 -- The §9 rows that were missing are tested in edge_matrix.lua.
 --
 -- Audit (references found by reading the tests; "file CLAUSE" names the clause
--- tag the test lines carry, quoted text is part of a test name).  "here" = a
+-- tag the test lines carry, quoted text is part of a test name).  The ids are
+-- those of the clause catalogue (clauses.tsv), whose edge column now maps each
+-- edge case to its clauses; make clauses lists the tests of each clause.  "here" = a
 -- test below, named "edge N: ..." with clause EDGE-N-...
 --
 --  #  | checked by                                                                     | status

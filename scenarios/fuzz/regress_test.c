@@ -92,7 +92,8 @@ int main(void) {
     if (n) qsort(list, n, sizeof *list, cmp_input);
     printf("TAP version 13\n1..%zu\n", n ? n : (size_t)1);
     if (!n) {
-        printf("ok 1 # SKIP no inputs under scenarios/fuzz/regressions or scenarios/fuzz/seeds\n");
+        printf("ok 1 - replay the kept inputs [SIM-FUZZ-REGRESSIONS] # SKIP no inputs under scenarios/fuzz/regressions "
+               "or scenarios/fuzz/seeds\n");
         return 0;
     }
     int fail = 0;
@@ -100,7 +101,7 @@ int main(void) {
         size_t len = 0;
         unsigned char *b = slurp(list[i].path, &len);
         if (!b) {
-            printf("not ok %zu - %s: cannot read it\n", i + 1, list[i].path);
+            printf("not ok %zu - %s: cannot read it [SIM-FUZZ-REGRESSIONS]\n", i + 1, list[i].path);
             fail = 1;
             continue;
         }
@@ -108,7 +109,8 @@ int main(void) {
         fflush(stdout); /* a crash below leaves the name of the input printed */
         int r = list[i].t->fn(b, len);
         free(b);
-        printf("%s %zu - %s: target %s returns\n", r == 0 ? "ok" : "not ok", i + 1, list[i].path, list[i].t->name);
+        printf("%s %zu - %s: target %s returns [SIM-FUZZ-REGRESSIONS]\n", r == 0 ? "ok" : "not ok", i + 1, list[i].path,
+               list[i].t->name);
         if (r) fail = 1;
     }
     free(list);

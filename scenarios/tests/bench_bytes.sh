@@ -14,9 +14,9 @@ for k in spin memwalk stores branchy calls; do
   want=$(od -An -v -tx1 "$dir/$k.bin" 2>/dev/null | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
   got=$(perl -0ne 'if (/static const uint8_t '"$k"'\[\] = \{(.*?)\};/s) { my @b = ($1 =~ /0x([0-9a-f]{2})/g); print join(" ", @b) }' scenarios/main.c)
   if [ -n "$want" ] && [ "$got" = "$want" ]; then
-    echo "ok $n - bench's $k bytes are the assembled scenarios/kernels/$k.S"
+    echo "ok $n - bench's $k bytes are the assembled scenarios/kernels/$k.S [SIM-BENCH-BYTES]"
   else
-    echo "not ok $n - bench's $k bytes differ from $dir/$k.bin"
+    echo "not ok $n - bench's $k bytes differ from $dir/$k.bin [SIM-BENCH-BYTES]"
     echo "#   bench: $got"
     echo "#   built: $want"
   fi

@@ -5,22 +5,25 @@
 # status and message.
 top=$(pwd)
 HCPSIM=${HCPSIM:-$top/build/hcpsim}
+HCPSIM_CLAUSES=${HCPSIM_CLAUSES:-$top/conformance/clauses.tsv}
+export HCPSIM_CLAUSES
 case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 n=0
 fail=0
+clause=SIM-CLI # the clause every line names (conformance/clauses.tsv)
 check() { # name, expected status, expected stderr (exact, one line) , file
   n=$((n + 1))
   $HCPSIM run "$4" >out.txt 2>err.txt
   st=$?
   got=$(cat err.txt)
   if [ "$st" = "$2" ] && [ "$got" = "$3" ]; then
-    echo "ok $n - $1"
+    echo "ok $n - $1 [$clause]"
   else
     fail=$((fail + 1))
-    echo "not ok $n - $1"
+    echo "not ok $n - $1 [$clause]"
     echo "# status $st (want $2)"
     echo "# stderr: $got"
     echo "# want:   $3"
@@ -32,10 +35,10 @@ status_only() { # name, expected status, command...
   shift 2
   "$@" >out.txt 2>err.txt
   st=$?
-  if [ "$st" = "$want" ]; then echo "ok $n - $name"; else fail=$((fail + 1)); echo "not ok $n - $name (status $st, want $want)"; fi
+  if [ "$st" = "$want" ]; then echo "ok $n - $name [$clause]"; else fail=$((fail + 1)); echo "not ok $n - $name (status $st, want $want) [$clause]"; fi
 }
 echo "TAP version 13"
-echo "1..16"
+echo "1..22"
 
 printf 'local x = 1\nlocal y = = 2\n' > syntax.lua
 check "a syntax error is FILE:LINE: message, status 2" 2 "syntax.lua:2: unexpected symbol near '='" syntax.lua
@@ -79,5 +82,42 @@ check "a long sleep ends at the cycle limit" 2 "sleeplimit.lua:4: m:run: cycle l
 check "a missing file" 2 "cannot open nothere.lua: No such file or directory" nothere.lua
 status_only "an unknown command: status 2" 2 $HCPSIM frobnicate
 status_only "version: status 0" 0 $HCPSIM version
+
+# The TAP helpers' clause tags (conformance/README.md "Clauses"): the exact lines, and ids the
+# catalogue lacks or that are not ids at all stopping the scenario.
+clause=SIM-TAP-CLAUSES
+stdout_is() { # name, expected stdout (exact)
+  n=$((n + 1))
+  got=$(cat out.txt)
+  if [ "$got" = "$2" ]; then echo "ok $n - $1 [$clause]"; else
+    fail=$((fail + 1))
+    echo "not ok $n - $1 [$clause]"
+    printf '%s\n' "$got" | sed 's/^/# got:  /'
+    printf '%s\n' "$2" | sed 's/^/# want: /'
+  fi
+}
+check "a todo test that passes: status 1" 1 "" todo.lua
+stdout_is "... printed as a failure that says to remove the todo" "TAP version 13
+not ok 1 - fixed (todo passed: remove the todo 'known gap')
+1..1
+# Looks like you failed 1 test of 1."
+printf 'local tap = require "hcpsim.tap"\ntap.clause("HCP-QUERY-STATE", "HCP-DISABLE-TWICE")\ntap.ok(true, "a # b")\ntap.skip("why", "c")\ntap.clause("HCP-ENABLE-TWICE", function() tap.todo("gap", function() tap.ok(false, "d") end) end)\ntap.is(1, 1, "e")\ntap.clause()\ntap.ok(true, "f")\ntap.done_testing()\n' > tags.lua
+check "tap.clause tags: status 0" 0 "" tags.lua
+stdout_is "each line ends its description with [ID,...] before any directive; the scoped form restores" "TAP version 13
+ok 1 - a \\# b [HCP-QUERY-STATE,HCP-DISABLE-TWICE]
+ok 2 - c [HCP-QUERY-STATE,HCP-DISABLE-TWICE] # SKIP why
+not ok 3 - d [HCP-ENABLE-TWICE] # TODO gap
+  ---
+  got: 'false'
+  expected: 'a true value'
+  clause: HCP-ENABLE-TWICE
+  ...
+ok 4 - e [HCP-QUERY-STATE,HCP-DISABLE-TWICE]
+ok 5 - f
+1..5"
+printf 'local tap = require "hcpsim.tap"\ntap.clause("HCP-NO-SUCH-CLAUSE")\n' > unknown.lua
+check "an id the catalogue lacks stops the scenario" 2 "unknown.lua:2: tap.clause: unknown clause HCP-NO-SUCH-CLAUSE (not in $HCPSIM_CLAUSES; add a row there)" unknown.lua
+printf 'local tap = require "hcpsim.tap"\ntap.clause("HCP-QUERY-STATE", "read-size")\n' > badid.lua
+check "a string that is not an id stops the scenario" 2 "badid.lua:2: tap.clause: \"read-size\" is not a clause id (they look like HCP-READ-SIZE-EXACT)" badid.lua
 
 [ "$fail" = 0 ]

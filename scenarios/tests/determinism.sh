@@ -39,10 +39,10 @@ if [ $# -gt 0 ]; then
       done
     done
     if [ -z "$bad" ] && [ -s "$dir/1.1.out" ]; then
-      echo "ok $n - $f: $(($# * 2)) runs in $# builds are byte-identical ($(wc -c <"$dir/1.1.out") bytes, status $(cat "$dir/1.1.st"))"
+      echo "ok $n - $f: $(($# * 2)) runs in $# builds are byte-identical ($(wc -c <"$dir/1.1.out") bytes, status $(cat "$dir/1.1.st")) [SIM-DETERMINISM]"
     else
       fail=$((fail + 1))
-      echo "not ok $n - $f: ${bad#; }"
+      echo "not ok $n - $f: ${bad#; } [SIM-DETERMINISM]"
       [ -s "$dir/1.1.out" ] || echo "# $1 printed nothing"
       [ -f "$dir/diffs" ] && cat "$dir/diffs" && rm -f "$dir/diffs"
     fi
@@ -57,10 +57,10 @@ for f in $files; do
   $HCPSIM run "$f" >"$dir/b.out" 2>"$dir/b.err"; sb=$?
   if [ "$sa" = "$sb" ] && cmp -s "$dir/a.out" "$dir/b.out" && cmp -s "$dir/a.err" "$dir/b.err" \
      && [ -s "$dir/a.out" ]; then
-    echo "ok $n - $f: two runs are byte-identical ($(wc -c <"$dir/a.out") bytes, status $sa)"
+    echo "ok $n - $f: two runs are byte-identical ($(wc -c <"$dir/a.out") bytes, status $sa) [SIM-DETERMINISM]"
   else
     fail=$((fail + 1))
-    echo "not ok $n - $f: runs differ (status $sa vs $sb)"
+    echo "not ok $n - $f: runs differ (status $sa vs $sb) [SIM-DETERMINISM]"
     diff "$dir/a.out" "$dir/b.out" | head -5 | sed 's/^/# /'
   fi
 done

@@ -101,7 +101,7 @@ n=0
 fail=0
 result() { # status (0 ok), name [, diagnostic]
   n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; [ -n "$3" ] && echo "# $3"; fi
+  if [ "$1" = 0 ]; then echo "ok $n - $2 [SIM-REPORT]"; else fail=$((fail + 1)); echo "not ok $n - $2 [SIM-REPORT]"; [ -n "$3" ] && echo "# $3"; fi
 }
 echo "TAP version 13"
 
@@ -339,7 +339,7 @@ if command -v xmllint >/dev/null; then
   result $r "a small run's timeline labels its switch-outs with wait reasons (DelayExecution)"
 else
   for t in "the HTML parses as XML" "one lane per CPU" "self-contained" "one chart per counter" "switch labels"; do
-    n=$((n + 1)); echo "ok $n # SKIP $t: xmllint not installed (Debian libxml2-utils; make deps installs it)"
+    n=$((n + 1)); echo "ok $n - $t [SIM-REPORT] # SKIP xmllint not installed (Debian libxml2-utils; make deps installs it)"
   done
 fi
 

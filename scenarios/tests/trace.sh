@@ -14,7 +14,7 @@ n=0
 fail=0
 result() { # status (0 ok), name [, diagnostic]
   n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; [ -n "$3" ] && echo "# $3"; fi
+  if [ "$1" = 0 ]; then echo "ok $n - $2 [SIM-TRACE-FILE]"; else fail=$((fail + 1)); echo "not ok $n - $2 [SIM-TRACE-FILE]"; [ -n "$3" ] && echo "# $3"; fi
 }
 echo "TAP version 13"
 echo "1..29"
