@@ -38,7 +38,7 @@ status_only() { # name, expected status, command...
   if [ "$st" = "$want" ]; then echo "ok $n - $name [$clause]"; else fail=$((fail + 1)); echo "not ok $n - $name (status $st, want $want) [$clause]"; fi
 }
 echo "TAP version 13"
-echo "1..22"
+echo "1..26"
 
 printf 'local x = 1\nlocal y = = 2\n' > syntax.lua
 check "a syntax error is FILE:LINE: message, status 2" 2 "syntax.lua:2: unexpected symbol near '='" syntax.lua
@@ -119,5 +119,53 @@ printf 'local tap = require "hcpsim.tap"\ntap.clause("HCP-NO-SUCH-CLAUSE")\n' > 
 check "an id the catalogue lacks stops the scenario" 2 "unknown.lua:2: tap.clause: unknown clause HCP-NO-SUCH-CLAUSE (not in $HCPSIM_CLAUSES; add a row there)" unknown.lua
 printf 'local tap = require "hcpsim.tap"\ntap.clause("HCP-QUERY-STATE", "read-size")\n' > badid.lua
 check "a string that is not an id stops the scenario" 2 "badid.lua:2: tap.clause: \"read-size\" is not a clause id (they look like HCP-READ-SIZE-EXACT)" badid.lua
+
+# The same in C (conformance/tap.h): a program built here, run against the catalogue.
+cat > taptest.c <<'CEOF'
+#include "conformance/tap.h"
+int main(int argc, char **argv) {
+    (void)argv;
+    tap_plan(5);
+    tap_clause("HCP-QUERY-STATE,HCP-DISABLE-TWICE");
+    ok(1, "a # b");
+    skip("why", "c %d", 2);
+    tap_todo("gap");
+    tap_clause("HCP-ENABLE-TWICE");
+    ok(0, "d");
+    ok(1, "e");
+    tap_todo(NULL);
+    tap_clause(NULL);
+    ok(1, "f");
+    if (argc > 1) tap_clause("HCP-NO-SUCH-CLAUSE");
+    return tap_done();
+}
+CEOF
+n=$((n + 1))
+if ${CC:-cc} -std=c17 -Wall -Wextra -Wformat=2 ${CI:+-Werror} -I"$top" -o taptest taptest.c 2>cc.err; then
+  echo "ok $n - a C program using tap.h builds [$clause]"
+else
+  fail=$((fail + 1)); echo "not ok $n - a C program using tap.h builds [$clause]"; sed 's/^/# /' cc.err
+fi
+./taptest >out.txt 2>err.txt
+st=$?
+n=$((n + 1))
+if [ "$st" = 1 ]; then echo "ok $n - C: a todo test that passes fails the program [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - C: a todo test that passes fails the program (status $st) [$clause]"; fi
+stdout_is "C: the tags, the skip, the todo lines" "TAP version 13
+1..5
+ok 1 - a \\# b [HCP-QUERY-STATE,HCP-DISABLE-TWICE]
+ok 2 - c 2 [HCP-QUERY-STATE,HCP-DISABLE-TWICE] # SKIP why
+not ok 3 - d [HCP-ENABLE-TWICE] # TODO gap
+not ok 4 - e (todo passed: remove the todo 'gap') [HCP-ENABLE-TWICE]
+ok 5 - f"
+./taptest unknown >out.txt 2>err.txt
+st=$?
+n=$((n + 1))
+case "$(tail -1 out.txt)" in
+  "Bail out! tap_clause: unknown clause HCP-NO-SUCH-CLAUSE"*) r=0 ;;
+  *) r=1 ;;
+esac
+if [ "$st" != 0 ] && [ "$r" = 0 ]; then echo "ok $n - C: an unknown id bails out [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - C: an unknown id bails out (status $st: $(tail -1 out.txt)) [$clause]"; fi
 
 [ "$fail" = 0 ]
