@@ -50,7 +50,7 @@ for _, n in ipairs { "A", "B", "C" } do
   tap.is(results[n].first.WaitReasonBitMap, 0, n .. ": and no wait reason")
 end
 
-tap.clause("HCP-DISPATCH-CONTEXT-SWITCHES")
+tap.clause("HCP-DISPATCH-CONTEXT-SWITCHES", "SCHED-QUANTUM-END")
 tap.is(results.A.pd1.ContextSwitchCount, 2, "A was switched in twice after Enable")
 tap.is(results.B.pd1.ContextSwitchCount, 1, "B once")
 tap.is(results.C.pd1.ContextSwitchCount, 0, "C never (it finished in its first quantum)")
@@ -58,7 +58,7 @@ tap.is(a.switches, 3, "A was dispatched 3 times in all")
 tap.is(b.switches, 2, "B 2 times")
 tap.is(c.switches, 1, "C once")
 
-tap.clause("HCP-DISPATCH-WAIT-REASON-BIT")
+tap.clause("HCP-DISPATCH-WAIT-REASON-BIT", "SCHED-QUANTUM-END")
 tap.is(hcp.WrQuantumEnd, 30, "WrQuantumEnd is KWAIT_REASON 30")
 tap.is(results.A.pd1.WaitReasonBitMap, QE, "A: bit 30 (quantum end)")
 tap.is(results.B.pd1.WaitReasonBitMap, QE, "B: bit 30")
