@@ -17,13 +17,13 @@
 --  2  | layout_test.c HCP-LAYOUT-HARDWARE-COUNTER (sizes 16, Reserved 4, Value/Index 8)  | partial: + here (KeQuery's
 --     |                                                                                 | and Read's element bytes,
 --     |                                                                                 | a 4-byte Type); x86: skip
---  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-ERROR-NUMBERS (Lua values) | partial: + here (all seven in
+--  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-ERROR-NUMBERS (Lua values)   | partial: + here (all seven in
 --     |                                                                                 | Lua, MaxHardwareCounterType)
 --  4  | hcp_enable.lua HCP-ENABLE-CURRENT-OK "Enable(current, 0, 0) succeeds", "and      | covered
 --     | writes a non-NULL handle"                                                       |
 --  5  | hcp_enable.lua HCP-ENABLE-CURRENT-OK "Query reports enabled"; hcp_disable_query  | covered
---     | .lua HCP-DISABLE-TWICE "Query after Disable: FALSE"; contract_blind HCP-BLIND-   |
---     | ERR-DISABLE "after Disable: Query reports FALSE"                                |
+--     | .lua HCP-DISABLE-TWICE "Query after Disable: FALSE"; contract_blind HCP-DISABLE- |
+--     | TWICE "after Disable: Query reports FALSE"                                      |
 --  6  | none (the Lua binding reads back one byte only)                                  | missing: here (guest buffer)
 --  7  | hcp_enable.lua HCP-ENABLE-FLAGS "Flags 0x2 -> 87", "...: out-parameter           | covered; + here: checked in
 --     | untouched", "Flags 0x80000000 -> 87", "failed Enables leave profiling off"      | ntdll, no kernel entry (a
@@ -31,18 +31,18 @@
 --  8  | hcp_enable.lua HCP-ENABLE-MASK "mask 0x10000 (a bit >= 16) -> 87", "mask         | covered; + here (as 7)
 --     | 0x8000000000000000 ...", "mask 0xFFFF (16 counters) is accepted"                |
 --  9  | hcp_enable.lua HCP-ENABLE-ORDER "bad flags are checked before the handle", "a    | covered
---     | bad mask is checked before the handle"; contract_blind HCP-ENABLE-OTHER-THREAD,HCP-ENABLE-BAD-HANDLE,HCP-ENABLE-ORDER|
+--     | bad mask is checked before the handle"; contract_blind HCP-ENABLE-ORDER           |
 -- 10  | hcp_enable.lua HCP-ENABLE-OTHER-THREAD "Enable with another thread's handle ->   | covered
 --     | 50", "thread B stays unprofiled"                                                |
 -- 11  | hcp_enable.lua HCP-ENABLE-BAD-HANDLE (NULL, garbage, -1, closed, stale -> 6)     | partial: + here (event, mutex,
 --     |                                                                                 | semaphore handles)
--- 12  | hcp_enable.lua HCP-ENABLE-ACCESS; contract_blind HCP-ENABLE-ACCESS,HCP-QUERY-OTHER-THREAD     | covered
+-- 12  | hcp_enable.lua HCP-ENABLE-ACCESS; contract_blind HCP-ENABLE-ACCESS               | covered
 -- 13  | hcp_enable.lua HCP-ENABLE-TWICE (4206, out-parameter, first handle reads and     | covered
---     | disables); contract_blind HCP-ENABLE-TWICE                            |
+--     | disables); contract_blind HCP-ENABLE-TWICE                                      |
 -- 14  | hcp_enable.lua HCP-ENABLE-CURRENT-OK, HCP-ENABLE-NO-COUNTERS (DISPATCHING reads);| partial: + here (Read with
 --     | hcp_read.lua HCP-READ-FLAGS-ZERO (one Flags-0 read per semantics)               | Flags 0 over time, both)
 -- 15  | hcp_read.lua HCP-READ-SIZE-EXACT "<sem>: a zeroed buffer -> 1784"; contract_blind| covered (both semantics)
---     | HCP-READ-SIZE-EXACT,HCP-READ-VERSION,HCP-READ-FLAGS,HCP-READ-NOT-ENABLED-FLAGS,HCP-LAST-ERROR-UNCHANGED "Read zero-initialised pd (Size 0) -> 1784"                  |
+--     | HCP-READ-SIZE-EXACT "Read zero-initialised pd (Size 0) -> 1784"                 |
 -- 16  | hcp_read.lua HCP-READ-SIZE-EXACT "<sem>: Size 287 -> 1784", "Size 289 -> 1784"   | covered (both)
 -- 17  | hcp_read.lua HCP-READ-VERSION "<sem>: Version 0 -> 87", "Version 2 -> 87"        | covered (both)
 -- 18  | hcp_read.lua HCP-READ-VERSION "<sem>: Size is checked before Version"            | covered (both)
@@ -63,25 +63,25 @@
 -- 25  | hcp_read.lua HCP-READ-NOT-ENABLED-FLAGS (both); dispatch.lua HCP-DISPATCH-FLAG-  | covered
 --     | REQUIRED "switched in, but Enable had no dispatch flag: 0"                      |
 -- 26  | hcp_read.lua HCP-READ-HW-MASK-ZERO (both, empty configuration); contract_blind   | partial: + here (both, with
---     | HCP-READ-HW-MASK-ZERO (documented, 4 configured)                                 | counters configured)
+--     | HCP-READ-HW-MASK-ZERO (documented, 4 configured)                                | counters configured)
 -- 27  | hcp_read.lua HCP-READ-SLOT-BY-INDEX (both); contract_blind HCP-READ-SLOT-BY-INDEX, | covered (both)
---     | HCP-READ-SLOT-BY-INDEX                                                             |
+--     | HCP-READ-SLOT-BY-INDEX                                                          |
 -- 28  | hcp_read.lua HCP-READ-SLOT-BY-INDEX "observed: HwCountersCount = configured      | covered (mask 0x8); + here
---     | counters (4)"; contract_blind HCP-READ-SLOT-BY-INDEX                               | the spec's literal mask 0x1
+--     | counters (4)"; contract_blind HCP-READ-SLOT-BY-INDEX                            | the spec's literal mask 0x1
 -- 29  | hcp_read.lua HCP-READ-SLOT-BY-INDEX "HwCounters[3].Type = PMCCounter",           | covered (both)
 --     | "HwCounters[3].Reserved = 0" (over sentinels)                                   |
 -- 30  | hcp_read.lua HCP-READ-UNCONFIGURED-ZERO (both, sentinels); contract_blind        | partial: + here (pre-zeroed
---     | HCP-READ-UNCONFIGURED-ZERO (documented, pre-zeroed)                            | buffer in both semantics)
+--     | HCP-READ-UNCONFIGURED-ZERO (documented, pre-zeroed)                             | buffer in both semantics)
 -- 31  | hcp_read.lua HCP-READ-DISPATCH-FIELDS "RetryCount 0 without concurrent updates"  | first half covered; the
 --     |                                                                                 | injected update: skip (no
 --     |                                                                                 | injection hook is built)
 -- 32  | hcp_disable_query.lua HCP-DISABLE-TWICE                                          | covered
 -- 33  | hcp_disable_query.lua HCP-DISABLE-WRONG-POINTER; contract_blind HCP-BLIND-ERR-   | covered
 --     | DISABLE                                                                         |
--- 34  | hcp_disable_query.lua HCP-DISABLE-NOACCESS; gate.lua SIM-GATE-BAD-POINTER            | covered
+-- 34  | hcp_disable_query.lua HCP-DISABLE-NOACCESS; gate.lua SIM-GATE-BAD-POINTER        | covered
 -- 35  | hcp_disable_query.lua HCP-DISABLE-OTHER-THREAD; contract_blind HCP-BLIND-ERR-    | covered
 --     | DISABLE-XTHREAD                                                                 |
--- 36  | hcp_enable.lua HCP-ENABLE-RESTART; contract_blind HCP-ENABLE-RESTART         | partial (no switch had been
+-- 36  | hcp_enable.lua HCP-ENABLE-RESTART; contract_blind HCP-ENABLE-RESTART             | partial (no switch had been
 --     |                                                                                 | counted before the restart):
 --     |                                                                                 | + here, and the reused block
 --     |                                                                                 | is zeroed (§2.1 step 4)
@@ -89,20 +89,20 @@
 --     |                                                                                 | leaks: kept, not reused)
 -- 38  | HCP-LAST-ERROR-UNCHANGED in hcp_enable.lua and hcp_disable_query.lua;            | covered; edge_matrix.lua
 --     | contract_blind ("failed Enable/Read leaves GetLastError unchanged"); gate.lua    | checks it on every row
---     | SIM-GATE-LAST-ERROR                                                                 |
+--     | SIM-GATE-LAST-ERROR                                                             |
 -- 39  | hcp_disable_query.lua HCP-QUERY-OTHER-THREAD (a thread that is not profiling)    | partial: + here (a profiling
 --     |                                                                                 | thread reads TRUE)
--- 40  | ke_config.lua HCP-KE-SET-TOO-MANY (both); contract_blind HCP-KE-SET-TOO-MANY   | covered (both)
+-- 40  | ke_config.lua HCP-KE-SET-TOO-MANY (both); contract_blind HCP-KE-SET-TOO-MANY     | covered (both)
 -- 41  | ke_config.lua HCP-KE-BOOT-EMPTY, HCP-KE-SET-CLEAR (both)                         | covered (both)
 -- 42  | ke_config.lua HCP-KE-SET-ALREADY-ENABLED, HCP-KE-SET-CLEAR (both; Count 1 only)  | partial: + here (Count 16)
 -- 43  | ke_config.lua HCP-KE-QUERY-TOO-SMALL (both); contract_blind HCP-KE-QUERY-TOO-SMALL| covered (both)
--- 44  | ke_config.lua HCP-KE-SET-QUERY (both); contract_blind HCP-KE-SET-QUERY         | covered (both)
+-- 44  | ke_config.lua HCP-KE-SET-QUERY (both); contract_blind HCP-KE-SET-QUERY           | covered (both)
 -- 45  | ke_config.lua HCP-KE-BOOT-EMPTY "empty configuration, NULL array, MaximumCount 0"| covered (both)
 -- 46  | thread_times.lua TIMES-KERNEL-USER "... KernelTime 10,000,000 (edge 46)",        | covered
 --     | TIMES-CREATION                                                                  |
 -- 47  | thread_times.lua TIMES-EXIT, TIMES-KERNEL-USER (edge 47 in the names)            | covered
 -- 48  | thread_times.lua TIMES-ACCESS "... without either query right (edge 48, 51)"     | covered
--- 49  | thread_times.lua PLAT-CE-TIMES (skip)                                                 | missing: skip (ce2.12-arm)
+-- 49  | thread_times.lua PLAT-CE-TIMES (skip)                                            | missing: skip (ce2.12-arm)
 -- 50  | thread_times.lua TIMES-FILETIME                                                  | covered
 -- 51  | thread_times.lua CYCLETIME-QUERY, TIMES-ACCESS                                   | covered
 -- 52  | etw_thread.lua ETW-HEADER (ThreadGuid, types 1, 36, 50), ETW-SEQUENCE and        | covered
@@ -131,7 +131,7 @@
 --  Enable: Flags bit other than 0x1 -> 87, first   | hcp_enable HCP-ENABLE-FLAGS, -ORDER           | covered; matrix
 --  Enable: mask bit >= 16 -> 87, second            | hcp_enable HCP-ENABLE-MASK, -ORDER            | covered; matrix
 --  Enable: bits for unconfigured counters          | hcp_read HCP-READ-UNCONFIGURED-ZERO (both)    | covered
---  Enable: PerformanceDataHandle NULL              | gate.lua SIM-GATE-BAD-POINTER "EnableThread-      | covered, not tagged:
+--  Enable: PerformanceDataHandle NULL              | gate.lua SIM-GATE-BAD-POINTER "EnableThread-  | covered, not tagged:
 --                                                  | Profiling(&handle = NULL) ...: ERROR_NOACCESS"| matrix (SIMDEF)
 --  Enable twice -> 4206, first handle valid        | hcp_enable HCP-ENABLE-TWICE                   | covered
 --  Enable: heap exhausted -> 8                     | none                                          | missing: matrix
@@ -143,7 +143,7 @@
 --  Read: Flags 0                                   | hcp_read HCP-READ-FLAGS-ZERO (both)           | covered
 --  Read: flag not enabled -> success, zeros        | hcp_read HCP-READ-NOT-ENABLED-FLAGS,          | covered
 --                                                  | HCP-READ-HW-MASK-ZERO                         |
---  Read: NULL PerformanceData                      | gate.lua SIM-GATE-BAD-POINTER (998)               | partial: matrix
+--  Read: NULL PerformanceData                      | gate.lua SIM-GATE-BAD-POINTER (998)           | partial: matrix
 --                                                  |                                               | (SIMDEF, bytes)
 --  Read: handle NULL/garbage/freed                 | hcp_read SIMDEF-READ-BAD-HANDLE (disabled, NULL) | partial: matrix
 --                                                  |                                               | (SIMDEF)
@@ -152,7 +152,7 @@
 --  Disable: wrong writable aligned pointer -> 87   | hcp_disable_query HCP-DISABLE-WRONG-POINTER   | covered
 --  Disable: NULL/unwritable/misaligned -> 998      | hcp_disable_query HCP-DISABLE-NOACCESS        | covered
 --  Disable twice / thread not profiling -> 4212    | hcp_disable_query HCP-DISABLE-TWICE, -OTHER-  | covered
---                                                  | THREAD; contract_blind HCP-DISABLE-WRONG-POINTER,HCP-DISABLE-NOACCESS,HCP-DISABLE-TWICE,HCP-LAST-ERROR-UNCHANGED  |
+--                                                  | THREAD; contract_blind HCP-DISABLE-TWICE      |
 --  Disable from another profiling thread -> 87     | hcp_disable_query HCP-DISABLE-OTHER-THREAD    | covered
 --  Query: no THREAD_QUERY_INFORMATION -> 5         | hcp_disable_query HCP-QUERY-OTHER-THREAD      | covered
 --  Query: invalid handle -> 6                      | hcp_disable_query HCP-QUERY-OTHER-THREAD      | partial: matrix
