@@ -41,7 +41,7 @@ C_TESTS := $(patsubst %.c,$(BUILD)/%.t,$(wildcard pmu_model/tests/*_test.c sim/t
 LUA_TESTS := $(sort $(wildcard conformance/*.lua scenarios/tests/*.lua))
 SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh conformance/*.sh))
 # hcpcheck (conformance/native/) inside hcpsim, in each semantics; their TAP goes to $(BUILD)/conformance/
-SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_observed.sh
+SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_observed.sh conformance/native/mingw_build.sh
 
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
@@ -126,11 +126,14 @@ deps-browser:
 check-browser: all
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
+NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch])
 format:
-	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c)
+	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 lint:
-	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c)
+	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(LIB_SRC) $(MAIN)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. -Iconformance/native/shim \
+	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c
 
 clean:
 	rm -rf build build-*

@@ -585,7 +585,8 @@ static void check_read(void) {
     DWORD rc = ERROR_CALL_NOT_IMPLEMENTED;
     if (have_hcp()) rc = enable(cur, THREAD_PROFILING_FLAG_DISPATCH, 0, &ph);
     int on = rc == ERROR_SUCCESS;
-    if (!on) diag("EnableThreadProfiling(current, DISPATCH, 0) failed (%lu): the Read checks fail", (unsigned long)rc);
+    if (!on && have_hcp())
+        diag("EnableThreadProfiling(current, DISPATCH, 0) failed (%lu): the Read checks fail", (unsigned long)rc);
 
     static const struct {
         const char *id, *desc;
@@ -725,6 +726,9 @@ static int read_dispatch(HANDLE ph, PERFORMANCE_DATA *pd) {
 static void check_dispatch(void) {
     HANDLE cur = GetCurrentThread();
     PERFORMANCE_DATA r0, r1, r2;
+    memset(&r0, 0, sizeof r0);
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
     if (begin("HCP-DISPATCH-FLAG-REQUIRED", NEED_HCP,
               "after Enable without THREAD_PROFILING_FLAG_DISPATCH and a Sleep(1), Read(DISPATCHING) succeeds with "
               "ContextSwitchCount 0 and WaitReasonBitMap 0")) {
@@ -905,6 +909,8 @@ static void check_cycles(void) {
     }
     ULONG64 q0 = 0, q1 = 0, q2 = 0;
     PERFORMANCE_DATA c1, c2;
+    memset(&c1, 0, sizeof c1);
+    memset(&c2, 0, sizeof c2);
     HANDLE ph = POISON;
     int on = 0;
     if (fn_addr[F_CYCLES] && have_hcp()) {
