@@ -41,7 +41,8 @@ C_TESTS := $(patsubst %.c,$(BUILD)/%.t,$(wildcard pmu_model/tests/*_test.c sim/t
 LUA_TESTS := $(sort $(wildcard conformance/*.lua scenarios/tests/*.lua))
 SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh conformance/*.sh))
 # hcpcheck (conformance/native/) inside hcpsim, in each semantics; their TAP goes to $(BUILD)/conformance/
-SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_observed.sh conformance/native/mingw_build.sh
+SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_observed.sh conformance/native/mingw_build.sh \
+            conformance/native/missing_exports.sh
 
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk

@@ -19,10 +19,10 @@
  * A NULL pointer stays NULL (guest address 0).  Handles are the simulator's
  * values, passed through unchanged.
  *
- * Usage: hcpcheck-sim [documented|observed] [--platform NAME]
+ * Usage: hcpcheck-sim [documented|observed] [--platform NAME] [--without-hcp]
  * The platform sets the OS behaviour (api/platform.c); one without the HCP
- * functions makes GetProcAddress return NULL for them, as Wine 8.0 does.  The
- * machine stays x64: the check program runs no guest code. */
+ * functions, or --without-hcp, makes GetProcAddress return NULL for them, as
+ * Wine 8.0 does.  The machine stays x64: the check program runs no guest code. */
 #define _POSIX_C_SOURCE 200809L /* strcasecmp */
 #include <pthread.h>
 #include <stdio.h>
@@ -380,7 +380,7 @@ static uint32_t main_body(void *arg) {
 
 static int usage(void) {
     fprintf(stderr,
-            "usage: hcpcheck-sim [documented|observed] [--platform NAME]\n"
+            "usage: hcpcheck-sim [documented|observed] [--platform NAME] [--without-hcp]\n"
             "  NAME: one of %s\n",
             hcp_platform_names());
     return 2;
@@ -389,6 +389,7 @@ static int usage(void) {
 int main(int argc, char **argv) {
     hcp_semantics sem = HCP_OBSERVED;
     const hcp_platform *plat = hcp_platform_at(0);
+    bool without_hcp = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "documented") == 0)
             sem = HCP_DOCUMENTED;
@@ -400,7 +401,9 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "hcpcheck-sim: unknown platform '%s'\n", argv[i]);
                 return usage();
             }
-        } else
+        } else if (strcmp(argv[i], "--without-hcp") == 0)
+            without_hcp = true;
+        else
             return usage();
     }
     sim_config c;
@@ -409,7 +412,7 @@ int main(int argc, char **argv) {
     S.os = hcp_os_new(S.m, sem);
     if (!S.os) bail("OS set-up failed");
     hcp_os_set_platform(S.os, plat);
-    S.hcp = plat->hcp;
+    S.hcp = plat->hcp && !without_hcp;
     S.argc = 2;
     S.argv[0] = "hcpcheck";
     S.argv[1] = sem == HCP_OBSERVED ? "observed" : "documented";
