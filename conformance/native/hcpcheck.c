@@ -262,7 +262,7 @@ static void finish_job(job *j, HANDLE th) {
 
 /* ---- layouts and constants (no calls) --------------------------------------------------------- */
 static void check_layouts(void) {
-    begin("EDGE-1-PERFORMANCE-DATA-OFFSETS", 0,
+    begin("HCP-LAYOUT-PERFORMANCE-DATA", 0,
           "sizeof(PERFORMANCE_DATA) is 288; Size 0, Version 2, HwCountersCount 3, ContextSwitchCount 4, "
           "WaitReasonBitMap 8, CycleTime 16, RetryCount 24, Reserved 28, HwCounters 32, HwCounters[15] 272");
     int p = expect_u("sizeof(PERFORMANCE_DATA)", sizeof(PERFORMANCE_DATA), 288);
@@ -278,7 +278,7 @@ static void check_layouts(void) {
     p &= expect_u("HwCounters[15]", offsetof(PERFORMANCE_DATA, HwCounters) + 15 * sizeof(HARDWARE_COUNTER_DATA), 272);
     end(p);
 
-    begin("EDGE-2-HARDWARE-COUNTER-DATA", 0,
+    begin("HCP-LAYOUT-HARDWARE-COUNTER", 0,
           "sizeof(HARDWARE_COUNTER_DATA) is 16: Type 0, Reserved 4, Value 8; HARDWARE_COUNTER_TYPE is 4 bytes");
     p = expect_u("sizeof(HARDWARE_COUNTER_DATA)", sizeof(HARDWARE_COUNTER_DATA), 16);
     p &= expect_u("Type", offsetof(HARDWARE_COUNTER_DATA, Type), 0);
@@ -300,7 +300,7 @@ static void check_layouts(void) {
     end(p);
 
     begin(
-        "HCP-ERROR-CODES", 0,
+        "HCP-ERROR-NUMBERS", 0,
         "error codes: ACCESS_DENIED 5, INVALID_HANDLE 6, NOT_ENOUGH_MEMORY 8, NOT_SUPPORTED 50, INVALID_PARAMETER 87, "
         "NOACCESS 998, INVALID_USER_BUFFER 1784, WMI_ALREADY_ENABLED 4206, WMI_ALREADY_DISABLED 4212");
     p = expect_u("ERROR_ACCESS_DENIED", ERROR_ACCESS_DENIED, 5);
@@ -391,12 +391,12 @@ static void check_enable_errors(void) {
         if (h) CloseHandle(h);
         end(p && enable_fails(h, 0, 0, ERROR_INVALID_HANDLE));
     }
-    if (begin("EDGE-11-NOT-A-THREAD", NEED_HCP, "Enable with an event handle instead of a thread returns 6")) {
+    if (begin("HCP-ENABLE-BAD-HANDLE", NEED_HCP, "Enable with an event handle instead of a thread returns 6")) {
         HANDLE ev = CreateEventA(NULL, TRUE, FALSE, NULL);
         end(expect(ev != NULL, "CreateEvent failed") && enable_fails(ev, 0, 0, ERROR_INVALID_HANDLE));
         if (ev) CloseHandle(ev);
     }
-    if (begin("EDGE-11-NOT-A-THREAD", NEED_HCP, "Enable with the current-process pseudo handle returns 6"))
+    if (begin("HCP-ENABLE-BAD-HANDLE", NEED_HCP, "Enable with the current-process pseudo handle returns 6"))
         end(enable_fails(GetCurrentProcess(), 0, 0, ERROR_INVALID_HANDLE));
     if (begin("HCP-ENABLE-ACCESS", NEED_HCP,
               "Enable with a handle to the current thread lacking THREAD_SET_INFORMATION "
@@ -440,7 +440,7 @@ static void check_enable_errors(void) {
 static void check_enable_query_disable(void) {
     HANDLE cur = GetCurrentThread();
     if (begin(
-            "HCP-QUERY-STATE", NEED_HCP,
+            "HCP-ENABLE-CURRENT-OK,HCP-QUERY-STATE", NEED_HCP,
             "Query reports FALSE before Enable(current, 0, 0), TRUE after it (non-NULL handle), FALSE after Disable")) {
         int p = query_is(cur, 0, "Query before Enable");
         HANDLE ph = POISON;
@@ -454,7 +454,7 @@ static void check_enable_query_disable(void) {
         }
         end(p);
     }
-    if (begin("EDGE-6-QUERY-ONE-BYTE", NEED_HCP, "Query writes exactly one byte, 0 or 1")) {
+    if (begin("HCP-QUERY-ONE-BYTE", NEED_HCP, "Query writes exactly one byte, 0 or 1")) {
         BOOLEAN b[4] = {0xA5, 0xA5, 0xA5, 0xA5};
         DWORD rc = query(cur, b);
         int p = expect_u("QueryThreadProfiling", rc, ERROR_SUCCESS);
@@ -462,7 +462,7 @@ static void check_enable_query_disable(void) {
         p &= expect(b[1] == 0xA5 && b[2] == 0xA5 && b[3] == 0xA5, "bytes after Enabled were written");
         end(p);
     }
-    if (begin("BADINPUT-QUERY-NULL", NEED_HCP, "Query with a NULL Enabled pointer returns 998"))
+    if (begin("HCP-QUERY-NULL", NEED_HCP, "Query with a NULL Enabled pointer returns 998"))
         end(expect_u("QueryThreadProfiling(current, NULL)", query(cur, NULL), ERROR_NOACCESS));
     if (begin("HCP-QUERY-BAD-HANDLE", NEED_HCP, "Query with a NULL thread handle returns 6")) {
         BOOLEAN b = 0xA5;
@@ -624,7 +624,7 @@ static void check_read(void) {
         p &= expect(memcmp(pd.HwCounters, before.HwCounters, sizeof pd.HwCounters) == 0, "HwCounters[] written");
         end(p);
     }
-    if (begin(observed ? "HCP-READ-FLAGS-ZERO-OBSERVED" : "HCP-READ-FLAGS-ZERO-DOCUMENTED", NEED_HCP,
+    if (begin("HCP-READ-FLAGS-ZERO", NEED_HCP,
               observed ? "observed: Read with Flags 0 sets WaitReasonBitMap 0 and RetryCount 0 and writes CycleTime"
                        : "documented: Read with Flags 0 writes nothing at all")) {
         pd_init(&pd, 0x5A);
@@ -675,7 +675,7 @@ static void check_read(void) {
         if (read_pd(ph, READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS, &pd) == ERROR_SUCCESS)
             configured = pd.HwCountersCount;
     }
-    if (begin("EDGE-30-UNCONFIGURED-PRE-ZEROED", NEED_HCP,
+    if (begin("HCP-READ-UNCONFIGURED-ZERO", NEED_HCP,
               "mask bit 0 with no counter configured: Read succeeds, HwCountersCount 0, a pre-zeroed HwCounters[0] "
               "reads zero")) {
         if (configured) {
@@ -838,8 +838,7 @@ static void check_dispatch(void) {
         p &= query_is(cur, 0, "Query(current, not profiling)");
         end(p);
     }
-    if (begin("EDGE-39-QUERY-OTHER-PROFILING", NEED_HCP,
-              "Query with a THREAD_QUERY_LIMITED_INFORMATION handle returns 5")) {
+    if (begin("HCP-QUERY-OTHER-THREAD", NEED_HCP, "Query with a THREAD_QUERY_LIMITED_INFORMATION handle returns 5")) {
         HANDLE h = started ? OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, j.tid) : NULL;
         BOOLEAN b = 0xA5;
         int p = expect(h != NULL, "OpenThread failed") &&
@@ -921,7 +920,7 @@ static void check_cycles(void) {
         on = on && read_dispatch(ph, &c2);
         q2 = cycles_now();
     }
-    if (begin("HCP-CYCLETIME-MONOTONIC", NEED_HCP | NEED(F_CYCLES),
+    if (begin("HCP-ENABLE-NO-COUNTERS", NEED_HCP | NEED(F_CYCLES),
               "CycleTime grows between two Reads with a QueryThreadCycleTime call between them")) {
         end(expect(on, "Enable or Read failed") &&
             expect(c2.CycleTime > c1.CycleTime, "CycleTime %llu then %llu", (unsigned long long)c1.CycleTime,

@@ -19,9 +19,9 @@ warn="-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes
       -Wformat=2 -Wswitch-enum -Wvla -Wundef -Werror"
 # shellcheck disable=SC2086
 if "$cc" -std=c17 -O2 $warn -static -o "$exe" conformance/native/hcpcheck.c 2>"$exe.log"; then
-  echo "ok 1 - hcpcheck.c compiles with $cc against the Windows headers, no warnings"
+  echo "ok 1 - hcpcheck.c compiles with $cc against the Windows headers, no warnings [SIM-NATIVE-PROGRAM]"
 else
-  echo "not ok 1 - hcpcheck.c compiles with $cc against the Windows headers, no warnings"
+  echo "not ok 1 - hcpcheck.c compiles with $cc against the Windows headers, no warnings [SIM-NATIVE-PROGRAM]"
   sed 's/^/# /' "$exe.log"
 fi
 # The four HCP functions are only reached through GetProcAddress: none is a link-time import.
@@ -30,11 +30,11 @@ if command -v x86_64-w64-mingw32-objdump >/dev/null 2>&1 && [ -f "$exe" ]; then
   imports=$(printf '%s\n' "$table" | grep -E 'ThreadProfiling|GetThreadTimes|QueryThreadCycleTime')
   # GetProcAddress itself must be listed, or the import table was not read at all
   if [ -z "$imports" ] && printf '%s\n' "$table" | grep -q 'GetProcAddress'; then
-    echo "ok 2 - the .exe imports no function under test (all resolved with GetProcAddress)"
+    echo "ok 2 - the .exe imports no function under test (all resolved with GetProcAddress) [SIM-NATIVE-PROGRAM]"
   else
-    echo "not ok 2 - the .exe imports no function under test (all resolved with GetProcAddress)"
+    echo "not ok 2 - the .exe imports no function under test (all resolved with GetProcAddress) [SIM-NATIVE-PROGRAM]"
     printf '%s\n' "$imports" | sed 's/^/# /'
   fi
 else
-  echo "ok 2 - the .exe imports no function under test # SKIP no x86_64-w64-mingw32-objdump or no .exe"
+  echo "ok 2 - the .exe imports no function under test [SIM-NATIVE-PROGRAM] # SKIP no x86_64-w64-mingw32-objdump or no .exe"
 fi
