@@ -343,6 +343,28 @@ static void resolve(void) {
     p_cycles = (cycles_fn)(void (*)(void))fn_addr[F_CYCLES];
 }
 
+/* The operating system the program runs on, for the stream's header: ntdll's RtlGetVersion gives
+ * the real build (GetVersionEx answers what the manifest allows), wine_get_version names Wine. */
+typedef struct os_version {
+    DWORD dwOSVersionInfoSize, dwMajorVersion, dwMinorVersion, dwBuildNumber, dwPlatformId;
+    unsigned short szCSDVersion[128]; /* OSVERSIONINFOW: WCHAR[128] */
+} os_version;
+typedef LONG(WINAPI *rtl_get_version_fn)(os_version *);
+typedef const char *(*wine_get_version_fn)(void);
+
+static void print_os(void) {
+    HMODULE nt = GetModuleHandleA("ntdll.dll");
+    if (!nt) return;
+    rtl_get_version_fn rgv = (rtl_get_version_fn)(void (*)(void))GetProcAddress(nt, "RtlGetVersion");
+    wine_get_version_fn wgv = (wine_get_version_fn)(void (*)(void))GetProcAddress(nt, "wine_get_version");
+    os_version v;
+    memset(&v, 0, sizeof v);
+    v.dwOSVersionInfoSize = (DWORD)sizeof v;
+    if (rgv && rgv(&v) == 0)
+        diag("os: Windows %lu.%lu.%lu%s%s", (unsigned long)v.dwMajorVersion, (unsigned long)v.dwMinorVersion,
+             (unsigned long)v.dwBuildNumber, wgv ? " as reported by Wine " : "", wgv ? wgv() : "");
+}
+
 static void check_exports(void) {
     static char desc[F_COUNT][96];
     for (int f = 0; f < F_COUNT; f++) {
@@ -1088,6 +1110,7 @@ int hcpcheck_main(int argc, char **argv) {
 #endif
     printf("TAP version 13\n");
     diag("hcpcheck: HCP conformance, %s semantics", observed ? "observed" : "documented");
+    print_os();
     resolve();
     check_layouts();
     check_exports();

@@ -15,8 +15,13 @@ if [ ! -x "$prog" ]; then
   exit 2
 fi
 mkdir -p "$build/conformance"
-"$prog" "$sem" >"$out.tmp"
+"$prog" "$sem" >"$out.raw"
 rc=$?
-mv "$out.tmp" "$out"
+# the implementation goes right after "TAP version 13" (which must stay first), as in wine.sh
+{
+  head -n 1 "$out.raw"
+  echo "# implementation: hcpsim, $sem semantics, platform win10-x64 (make test)"
+  tail -n +2 "$out.raw"
+} >"$out.tmp" && rm -f "$out.raw" && mv "$out.tmp" "$out"
 cat "$out"
 exit $rc

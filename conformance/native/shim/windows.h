@@ -28,6 +28,7 @@ typedef uint32_t DWORD, *LPDWORD;
 typedef uint64_t DWORD64, ULONG64, *PULONG64;
 typedef uintptr_t ULONG_PTR;
 typedef int BOOL;
+typedef int32_t LONG;
 typedef void *HANDLE, *PHANDLE, *HMODULE, *LPVOID;
 typedef const char *LPCSTR;
 typedef size_t SIZE_T;
