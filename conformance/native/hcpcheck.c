@@ -191,7 +191,7 @@ static unsigned long long ft64(FILETIME ft) {
 }
 
 /* ---- the second thread --------------------------------------------------------------------------- */
-enum { JOB_IDLE, JOB_PROFILE_WAITS, JOB_EXIT_ENABLED, JOB_DISABLE_OTHER };
+enum { JOB_IDLE, JOB_PROFILE_WAITS, JOB_EXIT_ENABLED, JOB_DISABLE_OTHER, JOB_YIELD };
 #define WAITS 3
 
 typedef struct job {
@@ -204,7 +204,8 @@ typedef struct job {
     DWORD csw[WAITS];    /* ... after each wait */
     DWORD64 bits[WAITS]; /* ... WaitReasonBitMap after each wait */
     DWORD wait_rc[WAITS];
-    DWORD tid; /* the thread's id */
+    DWORD tid;          /* the thread's id */
+    volatile LONG stop; /* YIELD: yield in a loop until set */
 } job;
 
 static DWORD WINAPI job_main(LPVOID arg) {
@@ -230,6 +231,9 @@ static DWORD WINAPI job_main(LPVOID arg) {
         break;
     case JOB_EXIT_ENABLED: /* exits without DisableThreadProfiling */
         j->rc[0] = enable(GetCurrentThread(), THREAD_PROFILING_FLAG_DISPATCH, 0, &ph);
+        break;
+    case JOB_YIELD: /* stays ready, so the other thread's SwitchToThread has someone to switch to */
+        while (!j->stop) SwitchToThread();
         break;
     case JOB_DISABLE_OTHER:
         j->rc[0] = disable(j->other_ph); /* not profiling itself */
@@ -815,6 +819,32 @@ static void check_dispatch(void) {
         }
         end(p);
     }
+    if (begin("HCP-DISPATCH-CONTEXT-SWITCHES", NEED_HCP,
+              "while another thread yields in a loop, each SwitchToThread that returns TRUE (it gave up the "
+              "processor) adds at least one context switch")) {
+        job y;
+        HANDLE th = on && got2 ? start_job(&y, JOB_YIELD, NULL) : NULL;
+        int p = expect(on && got2, "Enable or Read failed") && expect(th != NULL, "CreateThread failed");
+        int gave = 0;
+        PERFORMANCE_DATA a, b;
+        for (int i = 0; i < 4 && p; i++) {
+            p &= expect(read_dispatch(ph, &a), "Read failed");
+            BOOL r = SwitchToThread();
+            p &= expect(read_dispatch(ph, &b), "Read failed");
+            if (r) {
+                gave++;
+                p &= expect(b.ContextSwitchCount >= a.ContextSwitchCount + 1,
+                            "SwitchToThread returned TRUE, ContextSwitchCount %lu then %lu",
+                            (unsigned long)a.ContextSwitchCount, (unsigned long)b.ContextSwitchCount);
+            }
+        }
+        if (th) {
+            y.stop = 1;
+            finish_job(&y, th);
+        }
+        end(p);
+        diag("SwitchToThread gave up the processor %d of 4 times", gave);
+    }
     if (begin("HCP-ENABLE-RESTART", NEED_HCP,
               "Disable then Enable again succeeds and ContextSwitchCount starts again from the new Enable")) {
         PERFORMANCE_DATA a, b;
@@ -877,7 +907,8 @@ static void check_dispatch(void) {
     }
     if (begin("HCP-DISPATCH-CONTEXT-SWITCHES", NEED_HCP,
               "another thread's three blocking waits each add at least one switch to its own ContextSwitchCount")) {
-        int p = expect(started, "the second thread did not start");
+        int p = expect(started, "the second thread did not start") &&
+                expect_u("the second thread's first Read", j.rc[1], ERROR_SUCCESS);
         DWORD prev = j.csw0;
         for (int i = 0; i < WAITS && p; i++) {
             p &= expect_u("WaitForSingleObject", j.wait_rc[i], WAIT_OBJECT_0);
