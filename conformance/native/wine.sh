@@ -21,6 +21,8 @@ export WINEPREFIX
 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY="" \
   timeout "$WINE_TIMEOUT" wine "$exe" >"$work/hcpcheck.raw" 2>"$work/wine.stderr"
 rc=$?
+# wineserver lingers a few seconds after the last process: wait for it, leave nothing running
+command -v wineserver >/dev/null 2>&1 && timeout 60 wineserver -w
 tr -d '\r' <"$work/hcpcheck.raw" >"$work/hcpcheck.tap" # in case a C runtime wrote CRLF
 # hcpcheck exits 0 (all ok) or 1 (some checks failed); anything else is a crash or the timeout.
 case $rc in
