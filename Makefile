@@ -40,6 +40,9 @@ HEADERS := $(wildcard */*.h)
 C_TESTS := $(patsubst %.c,$(BUILD)/%.t,$(wildcard pmu_model/tests/*_test.c sim/tests/*_test.c api/tests/*_test.c))
 LUA_TESTS := $(sort $(wildcard conformance/*.lua scenarios/tests/*.lua))
 SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh conformance/*.sh))
+# hcpcheck (conformance/native/) inside hcpsim, in each semantics; their TAP goes to $(BUILD)/conformance/
+SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_observed.sh conformance/native/mingw_build.sh \
+            conformance/native/missing_exports.sh
 
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
@@ -138,14 +141,59 @@ deps-browser:
 check-browser: all
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
+NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch])
 format:
-	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c)
+	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 lint:
-	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c)
+	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(LIB_SRC) $(MAIN)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. -Iconformance/native/shim \
+	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c
 
 clean:
 	rm -rf build build-*
+
+# ---- the native conformance program (conformance/native/README.md) -------------------------
+# hcpcheck.c is written against the Windows headers only.  `make` builds it against the shim
+# (conformance/native/shim/: Windows functions on hcpsim's API) and `make test` runs it in both
+# semantics.  `make native-conformance` builds the Windows .exe with mingw-w64 and
+# `make wine-conformance` runs it under Wine into reports/conformance/wine-VERSION.tap; neither
+# is part of `make test` (they need mingw-w64 and Wine).
+NATIVE_DIR := conformance/native
+NATIVE_SIM := $(BUILD)/conformance/native/hcpcheck-sim
+NATIVE_EXE := $(BUILD)/conformance/native/hcpcheck.exe
+MINGW_CC   ?= x86_64-w64-mingw32-gcc
+.PHONY: native-deps native-conformance wine-deps wine-conformance
+all: $(NATIVE_SIM)
+
+$(NATIVE_SIM): $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c $(wildcard $(NATIVE_DIR)/shim/*.h) \
+               $(BUILD)/libhcpsim.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -pthread -I$(NATIVE_DIR)/shim -o $@ $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c \
+	  $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) -pthread $(PKG_LIBS) -lm
+
+# apt-get installs what is missing, as `make deps` does: $(1) a command, $(2) its Debian packages.
+define native_dep
+	@command -v $(1) >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "$@: installing $(2)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null || exit 1; \
+	else \
+	  echo "$@: $(1) missing; run: sudo apt-get update && sudo apt-get install -y $(2)" >&2; exit 1; \
+	fi
+endef
+native-deps:
+	$(call native_dep,$(MINGW_CC),gcc-mingw-w64-x86-64)
+wine-deps:
+	$(call native_dep,wine,wine wine64)
+
+native-conformance: native-deps
+	@mkdir -p $(dir $(NATIVE_EXE))
+	$(MINGW_CC) -std=c17 -O2 $(WARN) -Werror -static -o $(NATIVE_EXE) $(NATIVE_DIR)/hcpcheck.c
+	@echo "native-conformance: $(NATIVE_EXE) (copy it to Windows and run it: $(NATIVE_DIR)/README.md)"
+
+wine-conformance: native-conformance wine-deps
+	sh $(NATIVE_DIR)/wine.sh $(NATIVE_EXE) $(BUILD)/wine reports/conformance
 
 # ---- fuzzing (scenarios/fuzz/README.md) ------------------------------------------------------
 # make fuzz: libFuzzer targets built with clang under ASan+UBSan in $(FUZZ_BUILD), each run for

@@ -1,0 +1,111 @@
+/* conformance/native/shim/windows.h — just enough of <windows.h> for
+ * conformance/native/hcpcheck.c to compile on Linux and run inside hcpsim.
+ *
+ * Types and constants are spelt as the Windows SDK spells them (values from
+ * HCP-SPEC §3 and §5).  The structures use the same tags as api/hcp_api.h
+ * (PERFORMANCE_DATA, not _PERFORMANCE_DATA) so the two translation units see
+ * compatible types.  Functions are macros naming hcpshim_* (hcpshim.h):
+ * hcpsim's own API uses the Windows names with an extra hcp_os argument. */
+#ifndef HCPSIM_NATIVE_SHIM_WINDOWS_H
+#define HCPSIM_NATIVE_SHIM_WINDOWS_H
+
+#define HCPSHIM 1 /* hcpcheck.c: the shim provides main() */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcpshim.h"
+
+#define WINAPI
+#define APIENTRY WINAPI
+#define TRUE 1
+#define FALSE 0
+
+typedef uint8_t BYTE;
+typedef uint8_t BOOLEAN, *PBOOLEAN;
+typedef uint16_t WORD;
+typedef uint32_t DWORD, *LPDWORD;
+typedef uint64_t DWORD64, ULONG64, *PULONG64;
+typedef uintptr_t ULONG_PTR;
+typedef int BOOL;
+typedef int32_t LONG;
+typedef void *HANDLE, *PHANDLE, *HMODULE, *LPVOID;
+typedef const char *LPCSTR;
+typedef size_t SIZE_T;
+typedef void *LPSECURITY_ATTRIBUTES;
+typedef hcpshim_proc FARPROC;
+typedef hcpshim_start_fn LPTHREAD_START_ROUTINE;
+
+typedef struct FILETIME {
+    DWORD dwLowDateTime;
+    DWORD dwHighDateTime;
+} FILETIME, *PFILETIME, *LPFILETIME;
+
+/* winnt.h (HCP-SPEC §3.2) */
+#define MAX_HW_COUNTERS 16
+#define THREAD_PROFILING_FLAG_DISPATCH 0x1
+typedef enum _HARDWARE_COUNTER_TYPE { PMCCounter, MaxHardwareCounterType } HARDWARE_COUNTER_TYPE;
+typedef struct HARDWARE_COUNTER_DATA {
+    HARDWARE_COUNTER_TYPE Type;
+    DWORD Reserved;
+    DWORD64 Value;
+} HARDWARE_COUNTER_DATA, *PHARDWARE_COUNTER_DATA;
+typedef struct PERFORMANCE_DATA {
+    WORD Size;
+    BYTE Version;
+    BYTE HwCountersCount;
+    DWORD ContextSwitchCount;
+    DWORD64 WaitReasonBitMap;
+    DWORD64 CycleTime;
+    DWORD RetryCount;
+    DWORD Reserved;
+    HARDWARE_COUNTER_DATA HwCounters[MAX_HW_COUNTERS];
+} PERFORMANCE_DATA, *PPERFORMANCE_DATA;
+#define PERFORMANCE_DATA_VERSION 1
+#define READ_THREAD_PROFILING_FLAG_DISPATCHING 0x00000001
+#define READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS 0x00000002
+
+/* access rights, waits */
+#define SYNCHRONIZE 0x00100000u
+#define THREAD_SET_INFORMATION 0x0020u
+#define THREAD_QUERY_INFORMATION 0x0040u
+#define THREAD_QUERY_LIMITED_INFORMATION 0x0800u
+#define THREAD_ALL_ACCESS 0x001FFFFFu
+#define INFINITE 0xFFFFFFFFu
+#define WAIT_OBJECT_0 0x00000000u
+#define WAIT_TIMEOUT 0x00000102u
+#define WAIT_FAILED 0xFFFFFFFFu
+
+/* winerror.h */
+#define ERROR_SUCCESS 0u
+#define ERROR_ACCESS_DENIED 5u
+#define ERROR_INVALID_HANDLE 6u
+#define ERROR_NOT_ENOUGH_MEMORY 8u
+#define ERROR_NOT_SUPPORTED 50u
+#define ERROR_INVALID_PARAMETER 87u
+#define ERROR_CALL_NOT_IMPLEMENTED 120u
+#define ERROR_PROC_NOT_FOUND 127u
+#define ERROR_NOACCESS 998u
+#define ERROR_INVALID_USER_BUFFER 1784u
+#define ERROR_WMI_ALREADY_ENABLED 4206u
+#define ERROR_WMI_ALREADY_DISABLED 4212u
+
+/* functions */
+#define GetModuleHandleA hcpshim_GetModuleHandleA
+#define LoadLibraryA hcpshim_LoadLibraryA
+#define GetProcAddress hcpshim_GetProcAddress
+#define GetCurrentThread hcpshim_GetCurrentThread
+#define GetCurrentProcess hcpshim_GetCurrentProcess
+#define GetCurrentThreadId hcpshim_GetCurrentThreadId
+#define GetLastError hcpshim_GetLastError
+#define SetLastError hcpshim_SetLastError
+#define OpenThread hcpshim_OpenThread
+#define CloseHandle hcpshim_CloseHandle
+#define CreateEventA hcpshim_CreateEventA
+#define SetEvent hcpshim_SetEvent
+#define WaitForSingleObject hcpshim_WaitForSingleObject
+#define Sleep hcpshim_Sleep
+#define SwitchToThread hcpshim_SwitchToThread
+#define CreateThread hcpshim_CreateThread
+
+#endif
