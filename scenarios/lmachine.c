@@ -173,9 +173,9 @@ static bool is_cache_event(pmu_event e) {
 
 int lhcp_machine_new(lua_State *L) {
     static const char *const keys[] = {
-        "platform",         "semantics", "cpus",      "frequency", "tick",       "quantum",
-        "interrupt_cycles", "slice",     "pmc",       "seed",      "max_cycles", "stack_size",
-        "precise_faults",   "cost",      "predictor", "cache",     "boot_time",  NULL};
+        "platform",  "semantics", "cpus",      "frequency",          "tick",       "quantum",        "interrupt_cycles",
+        "slice",     "pmc",       "seed",      "max_cycles",         "stack_size", "precise_faults", "cost",
+        "predictor", "cache",     "boot_time", "etw_thread_version", NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -210,6 +210,8 @@ int lhcp_machine_new(lua_State *L) {
     opt_int(L, 1, "seed", 1, LUA_MININTEGER, LUA_MAXINTEGER);
     /* a FILETIME: 100-ns units since 1601-01-01 UTC (default 2026-01-01) */
     c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
+    /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
+    int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {
         if (!lua_isboolean(L, -1)) return luaL_error(L, "hcp.machine: 'precise_faults' must be a boolean");
         c.precise_faults = lua_toboolean(L, -1);
@@ -276,6 +278,7 @@ int lhcp_machine_new(lua_State *L) {
     lm->os = hcp_os_new(lm->m, semantics);
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
     hcp_os_set_platform(lm->os, plat);
+    hcp_etw_set_thread_version(lm->os, etw_version);
     hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */
@@ -368,9 +371,9 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 static int trace_deliver(lua_State *L) {
     const hcp_etw_event *ev = lua_touserdata(L, 1);
     const uint8_t *p = ev->data;
-    int n;
-    const char *name;
-    const hcp_etw_field *f = hcp_etw_payload_fields(p[4], &n, &name);
+    int n = ev->nfields;
+    const char *name = ev->name;
+    const hcp_etw_field *f = ev->fields; /* the session's layout: Thread class version, pointer size */
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_createtable(L, 0, 6);
     lua_createtable(L, 0, 14);
@@ -503,10 +506,14 @@ static int m_trace(lua_State *L) {
     lua_pushvalue(L, -1);
     lua_setiuservalue(L, 1, UV_TRACE); /* the machine keeps its running session alive */
     tr->active = true;
-    if (hcp_etw_start(lm->os, tr->flags, trace_sink, tr) != ERROR_SUCCESS) {
+    uint32_t rc = hcp_etw_start(lm->os, tr->flags, trace_sink, tr);
+    if (rc != ERROR_SUCCESS) {
         tr->active = false;
         lua_pushnil(L);
         lua_setiuservalue(L, 1, UV_TRACE);
+        if (rc == ERROR_NOT_SUPPORTED)
+            return luaL_error(L, "m:trace: platform '%s' has no NT Kernel Logger (StartTrace: ERROR_NOT_SUPPORTED)",
+                              lm->platform);
         return luaL_error(L, "m:trace: no observer slot left on this machine");
     }
     if (tr->failed) trace_end(L, 1, false, true); /* on_event raised on a DCStart event */
