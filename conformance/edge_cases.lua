@@ -11,10 +11,10 @@
 -- ----+--------------------------------------------------------------------------------+---------------------------
 --  1  | api/tests/layout_test.c HCP-LAYOUT-PERFORMANCE-DATA (sizeof, every offset);      | x64: covered, + here (the
 --     | api_int.h static asserts; gate.lua GATE-SAME-RESULTS "guest PERFORMANCE_DATA =   | bytes Read writes at each
---     | the window formulas, byte for byte"                                             | offset); x86: skip (platform)
+--     | the window formulas, byte for byte"                                             | offset) on every profile
 --  2  | layout_test.c HCP-LAYOUT-HARDWARE-COUNTER (sizes 16, Reserved 4, Value/Index 8)  | partial: + here (KeQuery's
 --     |                                                                                 | and Read's element bytes,
---     |                                                                                 | a 4-byte Type); x86: skip
+--     |                                                                                 | a 4-byte Type), every profile
 --  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-BLIND-ERR-CONST (Lua values) | partial: + here (all seven in
 --     |                                                                                 | Lua, MaxHardwareCounterType)
 --  4  | hcp_enable.lua HCP-ENABLE-CURRENT-OK "Enable(current, 0, 0) succeeds", "and      | covered
@@ -100,18 +100,21 @@
 --     | TIMES-CREATION                                                                  |
 -- 47  | thread_times.lua TIMES-EXIT, TIMES-KERNEL-USER (edge 47 in the names)            | covered
 -- 48  | thread_times.lua TIMES-ACCESS "... without either query right (edge 48, 51)"     | covered
--- 49  | thread_times.lua TIMES-CE (skip)                                                 | missing: skip (ce2.12-arm)
+-- 49  | thread_times.lua TIMES-CE (7 calls, after exit, access); platforms.lua PLAT-CE-   | covered on ce2.12-arm; + here;
+--     | TIMES; api/tests/platform_test.c PLAT-CE-TIMES (x64 machine, CE profile)         | Lua part needs the ARM CPU
 -- 50  | thread_times.lua TIMES-FILETIME                                                  | covered
 -- 51  | thread_times.lua CYCLETIME-QUERY, TIMES-ACCESS                                   | covered
 -- 52  | etw_thread.lua ETW-HEADER (ThreadGuid, types 1, 36, 50), ETW-SEQUENCE and        | covered
 --     | ETW-RUNDOWN (types 2, 3, 4 byte for byte)                                       |
 -- 53  | contract_blind HCP-BLIND-ETW (0x2, 0x10); etw_thread.lua ETW-HEADER "the GUID's  | partial: + here (0x800 and
 --     | bytes at offset 24", ETW-SEQUENCE (headers packed byte for byte); api_int.h      | each header offset)
--- 54  | etw_thread.lua ETW-DATA "Thread payload: ProcessId first (edge 54)"              | V3 covered; V0-V2: skip (no
---     |                                                                                 | platform logs them)
+-- 54  | etw_thread.lua ETW-DATA "Thread payload: ProcessId first (edge 54)";             | covered: V0-V3 (machine
+--     | platforms.lua PLAT-ETW-VERSIONS (V0-V3 byte for byte); platform_test.c           | option etw_thread_version)
+--     | PLAT-ETW-LAYOUTS                                                                | + here
 -- 55  | etw_thread.lua ETW-HEADER, ETW-DATA (payload offsets 12 and 14)                  | covered
--- 56  | etw_thread.lua ETW-DATA "72-byte payload ... (edge 56)"                           | 64-bit covered; 44-byte
---     |                                                                                 | 32-bit logger: skip (win7-x86)
+-- 56  | etw_thread.lua ETW-DATA "72-byte payload ... (edge 56)"; platform_test.c         | covered (44 bytes: C test;
+--     | PLAT-ETW-LAYOUTS, PLAT-ETW-PAYLOADS (win7-x86: 44 bytes); platforms.lua          | + here and platforms.lua
+--     |                                                                                 | once the x86 CPU exists)
 -- 57  | dispatch.lua HCP-DISPATCH-WAIT-REASON-BIT "WrQuantumEnd is KWAIT_REASON 30"      | partial: + here (every spot
 --     |                                                                                 | value)
 -- 58  | layout_test.c HCP-ERROR-TRANSLATION (every pair through hcp_nt_to_win32)         | covered; + here (the Lua
@@ -661,26 +664,69 @@ for _, p in ipairs(HCP_PROFILES) do
   if available(p) then
     hcp_edges(p)
   else
-    tap.skip("edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p .. ": needs platform " .. p
-             .. " (hcp.machine does not accept it yet)")
+    tap.skip("edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p .. ": its guest CPU is not "
+             .. "available (hcp.machine refuses the platform)")
   end
 end
 
+-- edge 49: Windows CE 2.10-2.12 GetThreadTimes (HCP-SPEC §8.2, seed 004).
+-- api_call = 30,000,000 cycles = 100,000 x 100 ns of kernel work per call at
+-- 3 GHz; Lua bodies take no clock interrupt, so the total run time is the
+-- calls' kernel work in whole ticks: 2 calls = 200,000 -> 1 tick = 156,250.
 tap.clause("EDGE-49-CE")
 if available("ce2.12-arm") then
-  tap.ok(false, "edge 49: ce2.12-arm is available: write the CE 2.10-2.12 GetThreadTimes test here")
+  local m = hcp.machine { platform = "ce2.12-arm", cost = { api_call = 30000000 } }
+  local W = m:thread { name = "ce", body = function(t)
+    t:GetThreadTimes(CUR)
+    local ok, c, e, k, u = t:GetThreadTimes(CUR)
+    tap.ok(ok and c == 0 and e == 0 and k == 0, "edge 49: ce2.12-arm: CreationTime, ExitTime, KernelTime always 0")
+    tap.is(u, 156250, "edge 49: ce2.12-arm: UserTime = total run time (kernel work included): 1 tick")
+  end }
+  m:thread { name = "after", body = function(t)
+    local ok, _, _, _, u = t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id))
+    tap.ok(ok and u == 0, "edge 49: ce2.12-arm: UserTime not valid after exit: 0 (simulator-defined)")
+  end }
+  m:run()
 else
-  tap.skip("edge 49: CE 2.10-2.12 GetThreadTimes (CreationTime, ExitTime, KernelTime 0; UserTime = total run time, "
-           .. "invalid after exit) needs platform ce2.12-arm")
+  tap.skip("edge 49 on ce2.12-arm through Lua: its guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-CE-TIMES)")
 end
+
+-- edge 54: the Thread_V0 payload is TThreadId then ProcessId; V1, V2 and V3
+-- start ProcessId then TThreadId (HCP-SPEC §7.3).  The machine option
+-- etw_thread_version selects the class version the logger writes.
 tap.clause("EDGE-54-THREAD-V0")
-tap.skip("edge 54: Thread_V0 (TThreadId, ProcessId) and V1/V2 payloads need a platform whose kernel logger "
-         .. "writes those class versions (pre-Vista); every planned profile logs Thread V3 (covered in etw_thread.lua)")
+for v = 0, 3 do
+  local m = hcp.machine { etw_thread_version = v }
+  local first
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD,
+            on_event = function(ev) if ev.type == hcp.EVENT_TRACE_TYPE_START then first = first or ev end end }
+  local w = m:thread { name = "w", body = function() end }
+  m:run()
+  local a, b = string.unpack("<I4I4", first.raw, 49)
+  if v == 0 then
+    tap.ok(a == w.id and b == 996, "edge 54: Thread_V0 Start: TThreadId @0, ProcessId @4")
+  else
+    tap.ok(a == 996 and b == w.id, "edge 54: Thread V" .. v .. " Start: ProcessId @0, TThreadId @4")
+  end
+  tap.is(first.header.Class.Version, v, "edge 54: Class.Version " .. v)
+end
+
+-- edge 56: a 32-bit logger writes the 44-byte Thread_TypeGroup1 (7 pointer-sized fields of 4 bytes).
 tap.clause("EDGE-56-THREAD-32BIT")
 if available("win7-x86") then
-  tap.ok(false, "edge 56: win7-x86 is available: check the 44-byte Thread_TypeGroup1 payload of its 32-bit logger here")
+  local m = hcp.machine { platform = "win7-x86" }
+  local first
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD,
+            on_event = function(ev) if ev.type == hcp.EVENT_TRACE_TYPE_START then first = first or ev end end }
+  local w = m:thread { name = "w", body = function() end }
+  m:run()
+  tap.is(#first.raw, 48 + 44, "edge 56: win7-x86: Thread_TypeGroup1 of a 32-bit logger: 44 bytes after the 48-byte header")
+  tap.is(first.raw:sub(49), string.pack("<I4I4I4I4I4I4I4I4I4I4BBBB", 996, w.id, 0, 0, 0, 0, 1, 0, 0, 0, 8, 5, 2, 0),
+         "edge 56: win7-x86: ProcessId, TThreadId, 7 x 4-byte pointers, SubProcessTag, 4 bytes: byte for byte")
 else
-  tap.skip("edge 56: the 44-byte Thread_TypeGroup1 payload of a 32-bit logger needs platform win7-x86")
+  tap.skip("edge 56 on win7-x86 through Lua: its guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-ETW-PAYLOADS)")
 end
 
 tap.done_testing()

@@ -174,7 +174,10 @@ local function ce()
     for _, call in ipairs {
       { "EnableThreadProfiling", function() return t:EnableThreadProfiling(CUR, 0, 0) end },
       { "QueryThreadProfiling", function() return t:QueryThreadProfiling(CUR) end },
-      { "ReadThreadProfilingData", function() return t:ReadThreadProfilingData(0x1000, 3) end },
+      { "ReadThreadProfilingData", function()
+          local rc, pd = t:ReadThreadProfilingData(0x1000, 3, { Size = 288, Version = 1, CycleTime = 0x3333 })
+          return rc, pd.CycleTime ~= 0x3333 and pd or nil -- the buffer comes back as it was
+        end },
       { "DisableThreadProfiling", function() return t:DisableThreadProfiling(0x1000) end },
     } do
       t:SetLastError(0xDEADBEEF)
