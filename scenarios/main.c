@@ -212,14 +212,54 @@ static int cmd_describe(int argc, char **argv) {
     printf("hcp           %s\n", plat->hcp
                                      ? "EnableThreadProfiling, QueryThreadProfiling, ReadThreadProfilingData, "
                                        "DisableThreadProfiling, KeSet/KeQueryHardwareCounterConfiguration"
-                                     : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120), Ke* "
-                                       "with STATUS_NOT_IMPLEMENTED (0xC0000002)");
-    printf("thread times  %s\n", plat->times == HCP_TIMES_CE ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.5)"
-                                                             : "Windows NT rules (HCP-SPEC §8)");
-    if (plat->etw)
-        printf("kernel logger NT Kernel Logger; Thread events version %d\n", plat->etw_thread_version);
-    else
-        printf("kernel logger none\n");
+                                     : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120) and set "
+                                       "the last error to it, Ke* return STATUS_NOT_IMPLEMENTED (0xC0000002)");
+    printf("observed      semantics = \"observed\" follows %s\n", plat->observed);
+    printf("handles       %u bytes in guest memory (PerformanceDataHandle, HANDLE arrays)%s\n",
+           hcp_platform_ptr_size(plat), hcp_platform_ptr_size(plat) == 4 ? "; (HANDLE)-2 = 0xFFFFFFFE" : "");
+    printf("thread times  %s\n", plat->times == HCP_TIMES_CE
+                                     ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.2, seed 004): CreationTime, ExitTime, "
+                                       "KernelTime 0;\n              UserTime = total run time (user + kernel), 0 "
+                                       "after the thread exited (simulator-defined)"
+                                     : "Windows NT rules (HCP-SPEC §8.1)");
+    printf("query access  GetThreadTimes, QueryThreadCycleTime need %s\n",
+           plat->query_limited ? "THREAD_QUERY_LIMITED_INFORMATION (0x800) or THREAD_QUERY_INFORMATION (0x40)"
+                               : "THREAD_QUERY_INFORMATION (0x40); THREAD_QUERY_LIMITED_INFORMATION does not exist");
+    printf("cycle time    %s\n", plat->cycle_time ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
+                                                   : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
+    if (plat->etw) {
+        unsigned ptr = hcp_platform_ptr_size(plat);
+        printf("kernel logger NT Kernel Logger, %u-bit: pointer-sized payload fields are %u bytes; Thread events of\n"
+               "              class version %d by default (machine option etw_thread_version = 0..3); CSwitch and\n"
+               "              ReadyThread are class Thread_V2 (version 2)\n",
+               ptr * 8, ptr, plat->etw_thread_version);
+        for (int v = 3; v >= 0; v--) {
+            static const uint8_t types[] = {EVENT_TRACE_TYPE_START, EVENT_TRACE_TYPE_END, EVENT_TRACE_TYPE_CSWITCH,
+                                            EVENT_TRACE_TYPE_READYTHREAD};
+            for (size_t i = 0; i < sizeof types; i++) {
+                if (v != 3 && types[i] > EVENT_TRACE_TYPE_END) continue;
+                if (v != 1 && types[i] == EVENT_TRACE_TYPE_END) continue; /* the same class as Start */
+                hcp_etw_field f[16];
+                int n = hcp_etw_layout(v, ptr, types[i], f, NULL);
+                printf("  %-22s %2u bytes:", hcp_etw_payload_class(v, types[i]),
+                       (unsigned)(f[n - 1].offset + f[n - 1].size));
+                int col = 36;
+                for (int j = 0; j < n; j++) {
+                    char item[64];
+                    int len = snprintf(item, sizeof item, " %s@%u", f[j].name, (unsigned)f[j].offset);
+                    if (col + len > 110) {
+                        printf("\n%36s", "");
+                        col = 36;
+                    }
+                    fputs(item, stdout);
+                    col += len;
+                }
+                printf("\n");
+            }
+        }
+    } else {
+        printf("kernel logger none: m:trace fails naming the platform (StartTrace: ERROR_NOT_SUPPORTED)\n");
+    }
     uint64_t tick_cycles = sim_mul_div(c.tick, c.frequency, 10000000u);
     printf("cpus          %d (machine option cpus = 1..64)\n", c.cpus);
     printf("frequency     %llu cycles/s\n", (unsigned long long)c.frequency);
