@@ -225,8 +225,9 @@ static int cmd_describe(int argc, char **argv) {
     printf("query access  GetThreadTimes, QueryThreadCycleTime need %s\n",
            plat->query_limited ? "THREAD_QUERY_LIMITED_INFORMATION (0x800) or THREAD_QUERY_INFORMATION (0x40)"
                                : "THREAD_QUERY_INFORMATION (0x40); THREAD_QUERY_LIMITED_INFORMATION does not exist");
-    printf("cycle time    %s\n", plat->cycle_time ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
-                                                   : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
+    printf("cycle time    %s\n", plat->cycle_time
+                                     ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
+                                     : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
     if (plat->etw) {
         unsigned ptr = hcp_platform_ptr_size(plat);
         printf("kernel logger NT Kernel Logger, %u-bit: pointer-sized payload fields are %u bytes; Thread events of\n"
