@@ -166,9 +166,12 @@
 -- Semantics: every test below that can differ between semantics = "documented"
 -- and "observed" (HCP-SPEC §11, api/README.md table) runs in both; the others
 -- run once.  Profiles: the HCP edge cases (1-45) apply to win10-x64, win7-x64,
--- win7-x86 and win11-arm64 (not to ce2.12-arm: HCP absent); the tests below
--- run on each of them that hcp.machine accepts and are skipped, naming the
--- platform, on the others.
+-- win7-x86 and win11-arm64 (not to ce2.12-arm: HCP absent, 120 there:
+-- platforms.lua); the thread-times and logger edges 46-48, 50-53, 55, 56 to
+-- every profile, with CE's rules and no logger on ce2.12-arm (os_edges below).
+-- They run on each profile hcp.machine accepts and are skipped, naming the
+-- platform, on the others (whose OS side api/tests/platform_test.c tests on
+-- an x64 machine).
 --
 -- Expected values: spin(n) retires 4 + 2n instructions and 2 + n branches
 -- (scenarios/kernels/README.md); with cost = "unit" a cycle is an instruction
@@ -658,7 +661,76 @@ do
 end
 
 ------------------------------------------------------------------------------
--- Every HCP profile; then the edges that need a platform not built yet.
+-- Thread times and the kernel logger on every profile (edges 46-48, 50-53, 55,
+-- 56): Lua bodies only.  frequency 10^7 (a cycle is 100 ns) and api_call =
+-- 10^7 cycles = 1 s, so one kernel entry is 10,000,000 x 100 ns = 64 whole
+-- ticks of 156,250;
+-- boot_time 10^17.  NT: KernelTime 10,000,000, UserTime 0 (no clock interrupt
+-- in a Lua body).  CE 2.10-2.12 (HCP-SPEC §8.2): those as UserTime, the rest 0.
+-- P (pointer size) = 4 on win7-x86 and ce2.12-arm, else 8.
+------------------------------------------------------------------------------
+local PTR = { ["win7-x86"] = 4, ["ce2.12-arm"] = 4 }
+local function os_edges(platform)
+  local P, ce = platform .. ": ", platform == "ce2.12-arm"
+  local ptr = PTR[platform] or 8
+  local m = hcp.machine { platform = platform, boot_time = 100000000000000000, frequency = 10000000,
+                          cost = { api_call = 10000000 } }
+  local evs = {}
+  if not ce then
+    m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD | hcp.EVENT_TRACE_FLAG_CSWITCH,
+              on_event = function(ev) evs[#evs + 1] = ev end }
+  end
+  local W = m:thread { name = "w", body = function(t)
+    tap.clause("EDGE-46-47-50-TIMES-PER-PLATFORM")
+    local ok, c, e, k, u = t:GetThreadTimes(CUR)
+    tap.ok(ok, "edges 46, 47, 50: " .. P .. "GetThreadTimes(current) succeeds")
+    tap.is(c, ce and 0 or 100000000000000000, "edge 50: " .. P .. (ce and "CreationTime 0 (CE)"
+                                                               or "CreationTime = boot_time (created before the run)"))
+    tap.is(e, 0, "edge 47: " .. P .. "ExitTime 0 while the thread runs")
+    tap.is(k, ce and 0 or 10000000, "edge 46: " .. P .. (ce and "KernelTime 0 (CE)" or "1 s in kernel mode = 10,000,000"))
+    tap.is(u, ce and 10000000 or 0, "edge 46: " .. P .. (ce and "UserTime = total run time, 10,000,000 (CE)"
+                                                            or "UserTime 0 (no clock interrupt in a Lua body)"))
+  end }
+  m:thread { name = "x", body = function(t)
+    tap.clause("EDGE-47-48-51-PER-PLATFORM")
+    local none = t:OpenThread(hcp.SYNCHRONIZE, false, W.id)
+    local lim = t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, W.id)
+    local q = t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)
+    tap.is(select(2, t:GetThreadTimes(none)), hcp.ERROR_ACCESS_DENIED, "edge 48: " .. P .. "no query right -> 5")
+    tap.is((t:GetThreadTimes(lim)), not ce,
+           "edge 48: " .. P .. (ce and "LIMITED alone -> FALSE: CE needs THREAD_QUERY_INFORMATION"
+                                    or "THREAD_QUERY_LIMITED_INFORMATION suffices"))
+    local ok, _, e = t:GetThreadTimes(q)
+    tap.ok(ok and (ce and e == 0 or e > 100000000000000000), "edge 47: " .. P .. (ce and "ExitTime 0 after exit (CE)"
+                                                                                  or "an ExitTime after the exit"))
+    local cok, cyc = t:QueryThreadCycleTime(lim)
+    if ce then
+      tap.ok(cok == false and cyc == hcp.ERROR_CALL_NOT_IMPLEMENTED, "edge 51: " .. P .. "no QueryThreadCycleTime: 120")
+    else
+      tap.ok(cok and cyc == 10000000, "edge 51: " .. P .. "QueryThreadCycleTime with LIMITED: W's one entry, 10^7 cycles")
+      tap.is(select(2, t:QueryThreadCycleTime(none)), hcp.ERROR_ACCESS_DENIED, "edge 51: " .. P .. "no query right -> 5")
+    end
+  end }
+  m:run()
+  if ce then return end
+  tap.clause("EDGE-52-56-LOGGER-PER-PLATFORM")
+  local start, cs
+  for _, ev in ipairs(evs) do
+    if ev.type == hcp.EVENT_TRACE_TYPE_START and ev.data.TThreadId == W.id then start = ev end
+    if ev.type == hcp.EVENT_TRACE_TYPE_CSWITCH and not cs then cs = ev end
+  end
+  local guid = string.pack("<I4I2I2", 0x3d6fa8d1, 0xfe05, 0x11d0) .. "\x9d\xda\x00\xc0\x4f\xd7\xba\x7c"
+  tap.ok(start and start.raw:byte(5) == 1 and string.unpack("<I2", start.raw, 7) == 3,
+         "edge 52: " .. P .. "Thread Start: Class.Type 1 @4, Class.Version 3 @6")
+  tap.is(start and start.raw:sub(25, 40), guid, "edge 52, 53: " .. P .. "ThreadGuid @24")
+  tap.is(start and #start.raw, 48 + 4 + 4 + 7 * ptr + 4 + 4,
+         "edge 53, 56: " .. P .. "48-byte header + Thread_TypeGroup1 of 4+4+7P+4+4 bytes, P = " .. ptr)
+  tap.ok(cs and #cs.raw == 48 + 24 and cs.raw:byte(5) == 36 and string.unpack("<I2", cs.raw, 7) == 2,
+         "edge 55: " .. P .. "CSwitch: type 36, class version 2, 24-byte payload")
+end
+
+------------------------------------------------------------------------------
+-- Every HCP profile; the OS edges on every profile.
 ------------------------------------------------------------------------------
 for _, p in ipairs(HCP_PROFILES) do
   if available(p) then
@@ -666,6 +738,14 @@ for _, p in ipairs(HCP_PROFILES) do
   else
     tap.skip("edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p .. ": its guest CPU is not "
              .. "available (hcp.machine refuses the platform)")
+  end
+end
+for _, p in ipairs { "win10-x64", "win7-x64", "win7-x86", "win11-arm64", "ce2.12-arm" } do
+  if available(p) then
+    os_edges(p)
+  else
+    tap.skip("edges 46-48, 50-53, 55, 56 on " .. p .. ": its guest CPU is not available (the OS side: "
+             .. "api/tests/platform_test.c)")
   end
 end
 
