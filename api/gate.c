@@ -73,9 +73,9 @@ _Static_assert(IMP__COUNT <= SIM_GATE_SERVICES, "one thunk per import");
 
 const char *hcp_import_name(int i) { return i >= 0 && i < IMP__COUNT ? imports[i].name : NULL; }
 
-uint64_t hcp_import_address(const char *name) {
+uint64_t hcp_import_address(const sim_machine *m, const char *name) {
     for (int i = 0; i < IMP__COUNT; i++)
-        if (strcmp(imports[i].name, name) == 0) return sim_gate_thunk((uint32_t)i);
+        if (strcmp(imports[i].name, name) == 0) return sim_gate_thunk(m, (uint32_t)i);
     return 0;
 }
 

@@ -255,8 +255,9 @@ typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
 void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
 /* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */
 const char *hcp_import_name(int i);
-/* The guest address of the thunk of `name` (as Windows spells it), or 0. */
-uint64_t hcp_import_address(const char *name);
+/* The guest address of the thunk of `name` (as Windows spells it) on machine
+ * m (NULL: on an x64 machine), or 0. */
+uint64_t hcp_import_address(const sim_machine *m, const char *name);
 
 /* ---- ETW: the NT Kernel Logger's thread events (api/etw.c, HCP-SPEC §7) ------------------ */
 #define EVENT_TRACE_FLAG_PROCESS 0x00000001u

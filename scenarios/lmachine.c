@@ -873,34 +873,39 @@ static int m_load(lua_State *L) {
 
 /* m:imports() --> { EnableThreadProfiling = thunk address, ... } */
 static int m_imports(lua_State *L) {
-    lhcp_check_machine(L, 1);
+    lmachine *lm = lhcp_check_machine(L, 1);
     lua_newtable(L);
     for (int i = 0; hcp_import_name(i); i++) {
-        lua_pushinteger(L, (lua_Integer)hcp_import_address(hcp_import_name(i)));
+        lua_pushinteger(L, (lua_Integer)hcp_import_address(lm->m, hcp_import_name(i)));
         lua_setfield(L, -2, hcp_import_name(i));
     }
     return 1;
 }
 
 /* m:import_table{name, ...} --> guest address of the thunk addresses of the
- * named imports, 8 bytes each, in the order given (fresh m:alloc memory). */
+ * named imports, one guest pointer each (8 bytes; 4 on 32-bit guests), in
+ * the order given (fresh m:alloc memory). */
 static int m_import_table(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
     if (n < 1 || n > 512) return luaL_argerror(L, 2, "a list of 1..512 import names");
     uint8_t table[8 * 512];
+    unsigned ps = sim_arch_ptr_size(sim_machine_config(lm->m)->arch); /* a pointer per entry: 4 or 8 bytes */
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, 2, i) != LUA_TSTRING) return luaL_error(L, "m:import_table: element %I must be a name", i);
-        uint64_t a = hcp_import_address(lua_tostring(L, -1));
+        uint64_t a = hcp_import_address(lm->m, lua_tostring(L, -1));
         if (!a)
             return luaL_error(L, "m:import_table: unknown import '%s' (m:imports() lists them)", lua_tostring(L, -1));
         lua_pop(L, 1);
-        hcp_put64(table + 8 * (i - 1), a);
+        if (ps == 4)
+            hcp_put32(table + 4 * (i - 1), (uint32_t)a);
+        else
+            hcp_put64(table + 8 * (i - 1), a);
     }
     uint64_t addr;
-    sim_err e = sim_alloc(lm->m, (size_t)(8 * n), &addr);
-    if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(8 * n));
+    sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
+    if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
     if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_strerror(e));
     lua_pushinteger(L, (lua_Integer)addr);
     return 1;
