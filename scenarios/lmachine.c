@@ -857,12 +857,18 @@ static int m_kequery(lua_State *L) {
     return 4;
 }
 
+/* m:load "kernels": the built-in kernels of the machine's ISA (hcpsim.kernels
+ * for x64, hcpsim.kernels_x86, _arm64, _arm; scenarios/kernels/README.md). */
 static int m_load(lua_State *L) {
-    lhcp_check_machine(L, 1);
+    lmachine *lm = lhcp_check_machine(L, 1);
     const char *name = luaL_checkstring(L, 2);
     if (strcmp(name, "kernels") != 0) return luaL_error(L, "m:load: unknown library '%s' (valid: kernels)", name);
+    sim_arch arch = sim_machine_config(lm->m)->arch;
     lua_getglobal(L, "require");
-    lua_pushstring(L, "hcpsim.kernels");
+    if (arch == SIM_ARCH_X64)
+        lua_pushstring(L, "hcpsim.kernels");
+    else
+        lua_pushfstring(L, "hcpsim.kernels_%s", sim_arch_name(arch));
     lua_call(L, 1, 1);
     lua_pushvalue(L, 1);
     lua_call(L, 1, 1); /* the module is a function(machine) returning the placed kernels */
