@@ -173,7 +173,8 @@
 -- platform, on the others (whose OS side api/tests/platform_test.c tests on
 -- an x64 machine).
 --
--- Expected values: spin(n) retires 4 + 2n instructions and 2 + n branches
+-- Expected values: spin(n) retires 4 + 2n instructions on x64 (5 + 2n on x86,
+-- 3 + 2n on ARM64; the ISA table below) and 2 + n branches
 -- (scenarios/kernels/README.md); with cost = "unit" a cycle is an instruction
 -- and API calls cost nothing; error codes from HCP-SPEC §5 and §9.
 local hcp = require "hcpsim"
@@ -222,8 +223,20 @@ local PD_HEAD = "<I2BBI4I8I8I4I4"
 ------------------------------------------------------------------------------
 -- Tests that are the same on every HCP profile: one function per profile.
 ------------------------------------------------------------------------------
+-- Per guest ISA (scenarios/kernels/*/spin.S, the thunks in api/README.md "Call
+-- gate"): spin(n) retires SPIN0 + 2n instructions and 2 + n branches
+-- (x64 4, x86 5, ARM64 and ARM 3); a guest import call counts THUNK
+-- instructions of its thunk before the gate (x64 mov + syscall, x86 mov +
+-- int 0x2e: 2; ARM64 and ARM svc: 1).
+local ISA = {
+  ["win10-x64"] = { spin0 = 4, thunk = 2 }, ["win7-x64"] = { spin0 = 4, thunk = 2 },
+  ["win7-x86"] = { spin0 = 5, thunk = 2 }, ["win11-arm64"] = { spin0 = 3, thunk = 1 },
+}
+
 local function hcp_edges(platform)
   local P = platform .. ": "
+  local S0, TH = ISA[platform].spin0, ISA[platform].thunk
+  local function spin(n) return S0 + 2 * n end
 
   -- edge 1, 2: the bytes Read writes lie at the header offsets; elements are
   -- 16 bytes, Type a 4-byte enum.  A guest buffer (not the Lua binding, which
@@ -231,8 +244,8 @@ local function hcp_edges(platform)
   -- through the ReadThreadProfilingData import, and compared byte for byte.
   -- 16 counters configured (element i = PMC i; only PMC0 has an event:
   -- instructions), mask 0x8001: slots 0 and 15.  A guest Read after a Lua
-  -- Enable counts its thunk's mov and syscall (api/README.md "Call gate"):
-  -- spin(5) = 14 instructions + 2 = 16, cycles the same (unit cost).
+  -- Enable counts its thunk's instructions before the gate (api/README.md
+  -- "Call gate"): spin(5) + THUNK (x64: 14 + 2 = 16), cycles the same (unit cost).
   for _, sem in ipairs(SEMS) do
     local m = hcp.machine { platform = platform, semantics = sem, pmc = { "instructions" }, cost = "unit" }
     local cfg = {}
@@ -248,14 +261,15 @@ local function hcp_edges(platform)
       tap.is(t:run(imp.ReadThreadProfilingData, ph, DISP | HW, buf), 0, "edge 1: " .. P .. sem .. ": guest Read succeeds")
       local raw = m:read(buf, 288)
       local count = sem == "observed" and 16 or 2 -- §11.5: configured counters / elements holding data
-      local want = string.pack(PD_HEAD, 288, 1, count, 0, 0, 16, 0, 0xEEEEEEEE)
-                   .. string.pack("<I4I4I8", hcp.PMCCounter, 0, 16) .. string.rep("\xEE", 16 * 14)
+      local win = spin(5) + TH
+      local want = string.pack(PD_HEAD, 288, 1, count, 0, 0, win, 0, 0xEEEEEEEE)
+                   .. string.pack("<I4I4I8", hcp.PMCCounter, 0, win) .. string.rep("\xEE", 16 * 14)
                    .. string.pack("<I4I4I8", hcp.PMCCounter, 0, 0)
       tap.is(#raw, 288, "edge 1: " .. P .. sem .. ": sizeof(PERFORMANCE_DATA) = 288")
       tap.is(raw, want, "edge 1: " .. P .. sem .. ": Size@0 Version@2 HwCountersCount@3 ContextSwitchCount@4 "
              .. "WaitReasonBitMap@8 CycleTime@16 RetryCount@24, Reserved@28 untouched, HwCounters@32, [15]@272")
       tap.clause("EDGE-2-HARDWARE-COUNTER-DATA")
-      tap.is(raw:sub(33, 48), string.pack("<I4I4I8", 0, 0, 16),
+      tap.is(raw:sub(33, 48), string.pack("<I4I4I8", 0, 0, win),
              "edge 2: " .. P .. sem .. ": HARDWARE_COUNTER_DATA = Type (4-byte enum) @0, Reserved @4, Value @8: 16 bytes")
       tap.is(raw:sub(49, 64), string.rep("\xEE", 16), "edge 2: " .. P .. sem .. ": the next element starts 16 bytes on")
       t:DisableThreadProfiling(ph)
@@ -362,13 +376,15 @@ local function hcp_edges(platform)
       tap.ok(r1 == 0 and r2 == 0 and r3 == 0, "edge 14: " .. P .. S .. "Read(Flags 0) succeeds each time")
       if sem == "observed" then
         tap.is(a.CycleTime, 0, "edge 14: " .. P .. "observed: Read(0) right after Enable: CycleTime 0")
-        tap.is(b.CycleTime, 24, "edge 14: " .. P .. "observed: after spin(10): 24")
-        tap.is(c.CycleTime, 28, "edge 14: " .. P .. "observed: after spin(0) more: 28 (non-decreasing)")
+        tap.is(b.CycleTime, spin(10), "edge 14: " .. P .. "observed: after spin(10): " .. spin(10))
+        tap.is(c.CycleTime, spin(10) + spin(0),
+               "edge 14: " .. P .. "observed: after spin(0) more: " .. spin(10) + spin(0) .. " (non-decreasing)")
       else
         tap.ok(a.CycleTime == 0x3333333333333333 and b.CycleTime == 0x3333333333333333
                and c.CycleTime == 0x3333333333333333, "edge 14: " .. P .. "documented: Read(0) leaves CycleTime as set")
         local _, d = t:ReadThreadProfilingData(ph, DISP)
-        tap.is(d.CycleTime, 28, "edge 14: " .. P .. "documented: the DISPATCHING read gives CycleTime 28")
+        tap.is(d.CycleTime, spin(10) + spin(0),
+               "edge 14: " .. P .. "documented: the DISPATCHING read gives CycleTime " .. spin(10) + spin(0))
       end
       tap.is(t:DisableThreadProfiling(ph), 0, "edge 14: " .. P .. S .. "Disable")
     end }
@@ -431,7 +447,7 @@ local function hcp_edges(platform)
       t:run(k.spin, 5)
       r, pd = t:ReadThreadProfilingData(p3, HW, zeroed())
       tap.is(r, 0, "edge 30: " .. P .. S .. "mask 0x7 with 2 counters configured succeeds")
-      tap.is(pd.HwCounters[0].Value, 14, "edge 30: " .. P .. S .. "slot 0 = PMC0 = instructions of spin(5)")
+      tap.is(pd.HwCounters[0].Value, spin(5), "edge 30: " .. P .. S .. "slot 0 = PMC0 = instructions of spin(5)")
       tap.is(pd.HwCounters[1].Value, 7, "edge 30: " .. P .. S .. "slot 1 = PMC2 = branches of spin(5)")
       tap.ok(slot_is(pd, 2, { Type = 0, Reserved = 0, Value = 0 }),
              "edge 30: " .. P .. S .. "the unconfigured slot 2 reads zero in a pre-zeroed buffer (neutral test)")
@@ -444,7 +460,8 @@ local function hcp_edges(platform)
       local _, p1 = t:EnableThreadProfiling(CUR, 0, 0x1)
       t:run(k.spin, 1)
       r, pd = t:ReadThreadProfilingData(p1, HW, sentinel())
-      tap.is(pd.HwCounters[0].Value, 6, "edge 28: " .. P .. S .. "config of 4, mask 0x1: slot 0 = 6 instructions")
+      tap.is(pd.HwCounters[0].Value, spin(1),
+             "edge 28: " .. P .. S .. "config of 4, mask 0x1: slot 0 = spin(1) = " .. spin(1) .. " instructions")
       tap.is(pd.HwCountersCount, observed and 4 or 1,
              "edge 28: " .. P .. S .. (observed and "HwCountersCount = 4 configured counters, not popcount(mask)"
                                                  or "HwCountersCount = 1 element holding data (documented)"))
@@ -466,8 +483,8 @@ local function hcp_edges(platform)
       t:run(k.spin, 100)
       t:Sleep(1)
       local _, a = t:ReadThreadProfilingData(h1, DISP | HW)
-      tap.ok(a.ContextSwitchCount == 1 and a.CycleTime == 204 and a.HwCounters[0].Value == 204,
-             "edge 36: " .. P .. "first enable: 1 switch, CycleTime 204, 204 instructions")
+      tap.ok(a.ContextSwitchCount == 1 and a.CycleTime == spin(100) and a.HwCounters[0].Value == spin(100),
+             "edge 36: " .. P .. "first enable: 1 switch, CycleTime = instructions = spin(100) = " .. spin(100))
       tap.is(t:DisableThreadProfiling(h1), 0, "edge 36: " .. P .. "Disable")
       local rc, h2 = t:EnableThreadProfiling(CUR, FLAG, 1)
       tap.is(rc, 0, "edge 36: " .. P .. "Enable again succeeds")
@@ -478,7 +495,8 @@ local function hcp_edges(platform)
       tap.is(b.HwCounters[0].Value, 0, "edge 36: " .. P .. "the counter back to 0")
       t:run(k.spin, 1)
       local _, c = t:ReadThreadProfilingData(h2, DISP | HW)
-      tap.ok(c.CycleTime == 6 and c.HwCounters[0].Value == 6, "edge 36: " .. P .. "then counts spin(1) only: 6")
+      tap.ok(c.CycleTime == spin(1) and c.HwCounters[0].Value == spin(1),
+             "edge 36: " .. P .. "then counts spin(1) only: " .. spin(1))
       t:DisableThreadProfiling(h2)
 
       -- HCP-SPEC §2.1 step 4: every Enable zeroes its 448-byte block before it
