@@ -242,7 +242,7 @@ static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, 
 }
 
 static void on_probe(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
-    (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)ud; /* never called: the range is never mapped */
+    (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)ud; /* x86: never called (never mapped); ARM64: empty */
 }
 
 static void gate_enter(sim_machine *m, uint64_t at);
@@ -415,9 +415,16 @@ sim_err sim_cpu_init(sim_machine *m) {
     if (m->cfg.cache &&
         uc_hook_add(m->uc, &m->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_mem), m, 1, 0) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
-    if (m->cfg.precise_faults && !m->cfg.cache &&
-        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
-                    SIM_HOOK_PROBE) != UC_ERR_OK)
+    /* Precise faults: on x86 any memory hook makes Unicorn sync the PC before
+     * each memory instruction, so a hook on a never-mapped address suffices;
+     * on ARM64 the PC is synced only when a hook is called, so the hook must
+     * cover all memory (an empty callback per access).  ARM (A32) syncs it in
+     * neither case: its data faults report the block start (sim/README.md). */
+    uint64_t probe_lo = SIM_HOOK_PROBE, probe_hi = SIM_HOOK_PROBE;
+    if (isa->arch == SIM_ARCH_ARM64) probe_lo = 1, probe_hi = 0;
+    if (m->cfg.precise_faults && !m->cfg.cache && isa->arch != SIM_ARCH_ARM &&
+        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, probe_lo,
+                    probe_hi) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
     /* QEMU keeps an exception "in flight" after a #DE or #GP handed to on_intr
      * (it was never delivered): the next such exception would become a double
