@@ -148,6 +148,18 @@ local function handles(p)
       tap.is(rc, 0, p .. ": EnableThreadProfiling succeeds")
       tap.ok(ph and ph > 0 and ph < 2 ^ 32, p .. ": the PerformanceDataHandle Lua sees fits in 32 bits")
       tap.is(t:DisableThreadProfiling(ph), 0, p .. ": and disables")
+      -- Guest code's Enable writes a pointer-sized HANDLE; the value is the one a Lua
+      -- body can pass on.  A ULONG64 argument takes two stack words in stdcall.
+      local imp, ptr = m:imports(), PTR[p]
+      local buf = m:alloc(16)
+      m:write(buf, string.rep("\xA5", 16))
+      local args = p == "win7-x86" and { CUR, 0, 0, 0, buf } or { CUR, 0, 0, buf }
+      tap.is(t:run(imp.EnableThreadProfiling, table.unpack(args)), 0, p .. ": guest EnableThreadProfiling succeeds")
+      local gh = string.unpack(ptr == 4 and "<I4" or "<I8", m:read(buf, ptr))
+      tap.is(m:read(buf + ptr, 16 - ptr), string.rep("\xA5", 16 - ptr),
+             p .. ": it writes a " .. ptr .. "-byte *PerformanceDataHandle, nothing after it")
+      tap.is(gh, ph, p .. ": the same block as the Lua Enable got (freed, handed out again)")
+      tap.is(t:DisableThreadProfiling(gh), 0, p .. ": a Lua body disables with that value")
     end
   end }
   m:run()
