@@ -137,6 +137,8 @@ static unsigned insn_facts(csh cs, const cs_insn *in) {
     case X86_INS_SYSENTER: f |= PMU_I_SYSTEM; break;
     default: break;
     }
+    if (id == X86_INS_TEST || id == X86_INS_CMP) /* read-only; capstone 4 marks `test m8, imm8` written in 32-bit mode */
+        f &= ~(unsigned)PMU_I_STORE;
     if (is_string_insn(id) && !(f & PMU_I_FP)) { /* movsd/cmpsd with xmm operands are SSE */
         f |= PMU_I_STRING;
         if (id >= X86_INS_STOSB && id <= X86_INS_STOSW) f |= PMU_I_STORE;
