@@ -100,8 +100,8 @@
 --     | TIMES-CREATION                                                                  |
 -- 47  | thread_times.lua TIMES-EXIT, TIMES-KERNEL-USER (edge 47 in the names)            | covered
 -- 48  | thread_times.lua TIMES-ACCESS "... without either query right (edge 48, 51)"     | covered
--- 49  | thread_times.lua TIMES-CE (7 calls, after exit, access); platforms.lua PLAT-CE-   | covered on ce2.12-arm; + here;
---     | TIMES; api/tests/platform_test.c PLAT-CE-TIMES (x64 machine, CE profile)         | Lua part needs the ARM CPU
+-- 49  | thread_times.lua TIMES-CE (7 calls, after exit, access); platforms.lua PLAT-CE-   | covered on ce2.12-arm;
+--     | TIMES; api/tests/platform_test.c PLAT-CE-TIMES (x64 machine, CE profile)         | + here
 -- 50  | thread_times.lua TIMES-FILETIME                                                  | covered
 -- 51  | thread_times.lua CYCLETIME-QUERY, TIMES-ACCESS                                   | covered
 -- 52  | etw_thread.lua ETW-HEADER (ThreadGuid, types 1, 36, 50), ETW-SEQUENCE and        | covered
@@ -112,9 +112,9 @@
 --     | platforms.lua PLAT-ETW-VERSIONS (V0-V3 byte for byte); platform_test.c           | option etw_thread_version)
 --     | PLAT-ETW-LAYOUTS                                                                | + here
 -- 55  | etw_thread.lua ETW-HEADER, ETW-DATA (payload offsets 12 and 14)                  | covered
--- 56  | etw_thread.lua ETW-DATA "72-byte payload ... (edge 56)"; platform_test.c         | covered (44 bytes: C test;
---     | PLAT-ETW-LAYOUTS, PLAT-ETW-PAYLOADS (win7-x86: 44 bytes); platforms.lua          | + here and platforms.lua
---     |                                                                                 | once the x86 CPU exists)
+-- 56  | etw_thread.lua ETW-DATA "72-byte payload ... (edge 56)"; platform_test.c         | covered: 72 and 44 bytes
+--     | PLAT-ETW-LAYOUTS, PLAT-ETW-PAYLOADS (win7-x86: 44 bytes); platforms.lua          | (win7-x86); + here
+--     | PLAT-ETW-VERSIONS                                                               |
 -- 57  | dispatch.lua HCP-DISPATCH-WAIT-REASON-BIT "WrQuantumEnd is KWAIT_REASON 30"      | partial: + here (every spot
 --     |                                                                                 | value)
 -- 58  | layout_test.c HCP-ERROR-TRANSLATION (every pair through hcp_nt_to_win32)         | covered; + here (the Lua
