@@ -5,6 +5,7 @@ CC      ?= cc
 BUILD   ?= build
 PKGS    := unicorn capstone lua5.4 jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
+            binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
             libxml2-utils
 JOBS    ?= 2
 
@@ -62,7 +63,8 @@ deps:
 	fi
 
 check-deps:
-	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint >/dev/null || $(MAKE) --no-print-directory deps
+	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint aarch64-linux-gnu-as \
+	  arm-linux-gnueabi-as >/dev/null || $(MAKE) --no-print-directory deps
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------
