@@ -316,17 +316,29 @@ static int cmd_bench(void) {
                                      0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xf4, 0xc3};
     static const uint8_t branchy[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x11, 0xf6, 0x01, 0x01, 0x74, 0x03, 0x48,
                                       0xff, 0xc0, 0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xef, 0xc3};
+    /* spin of scenarios/kernels/{x86,arm64,arm}/spin.S */
+    static const uint8_t spin_x86[] = {0x8b, 0x4c, 0x24, 0x04, 0x89, 0xc8, 0x85, 0xc9,
+                                       0x74, 0x03, 0x49, 0x75, 0xfd, 0xc2, 0x04, 0x00};
+    static const uint8_t spin_arm64[] = {0xe1, 0x03, 0x00, 0xaa, 0x61, 0x00, 0x00, 0xb4, 0x21, 0x04,
+                                         0x00, 0xf1, 0xe1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
+    static const uint8_t spin_arm[] = {0x00, 0x10, 0xb0, 0xe1, 0x01, 0x00, 0x00, 0x0a, 0x01, 0x10,
+                                       0x51, 0xe2, 0xfd, 0xff, 0xff, 0x1a, 0x1e, 0xff, 0x2f, 0xe1};
     /* The bytes of scenarios/kernels/{spin,memwalk,stores,branchy,calls}.S (make checks them against the
      * assembled kernels); the data workloads touch each 8-byte word of a 64 MiB buffer once: n = 8388608. */
     const sim_bench_workload w[] = {
-        {"ALU: spin (dec, jnz)", spin, sizeof spin, 100000000, false, false, 4, 2, 0},
+        {"ALU: spin (dec, jnz)", spin, sizeof spin, 100000000, false, false, 4, 2, 0, SIM_ARCH_X64},
         {"load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk, sizeof memwalk, 8388608, true, false, 4, 4,
-         0},
+         0, SIM_ARCH_X64},
         {"store-heavy: stores (one 8-byte store in 4 instructions)", stores, sizeof stores, 8388608, true, false, 4, 4,
-         0},
+         0, SIM_ARCH_X64},
         {"branchy: branchy on random words (one data-dependent jz per word)", branchy, sizeof branchy, 8388608, true,
-         true, 4, 5, 1},
-        {"calls (call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, false, 4, 4, 0},
+         true, 4, 5, 1, SIM_ARCH_X64},
+        {"calls (call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, false, 4, 4, 0, SIM_ARCH_X64},
+        {"x86 ALU: spin (dec, jnz; stdcall)", spin_x86, sizeof spin_x86, 100000000, false, false, 5, 2, 0,
+         SIM_ARCH_X86},
+        {"ARM64 ALU: spin (subs, b.ne)", spin_arm64, sizeof spin_arm64, 100000000, false, false, 3, 2, 0,
+         SIM_ARCH_ARM64},
+        {"ARM ALU: spin (subs, bne)", spin_arm, sizeof spin_arm, 100000000, false, false, 3, 2, 0, SIM_ARCH_ARM},
     };
     printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {

@@ -344,12 +344,13 @@ uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
 typedef struct sim_bench_workload {
     const char *name;
-    const uint8_t *code; /* Windows x64 function: (rcx, rdx) */
+    const uint8_t *code; /* a function of two arguments by `arch`'s convention (x64: rcx, rdx) */
     size_t len;
     uint64_t n;                        /* iteration count argument */
     bool data;                         /* when true, rcx = a data buffer and rdx = n; else rcx = n */
     bool random;                       /* the buffer holds fixed pseudo-random words (else zeros) */
     uint64_t fixed, per_iter, per_odd; /* retires fixed + per_iter x n + per_odd x (odd words) */
+    sim_arch arch;                     /* the guest ISA (its raw Unicorn runs the same code) */
 } sim_bench_workload;
 typedef struct sim_bench_result {
     const char *mode;
