@@ -235,6 +235,19 @@ for _, p in ipairs(PLATFORMS) do
   tap.is(b, a, p .. ": a second run gives the same counts, results and faults")
 end
 
+tap.clause("ISA-X86-RDTSC")
+do -- rdtsc; mov ecx, eax; nop; nop; rdtsc; sub eax, ecx; ret: served with the virtual clock
+  local m = hcp.machine { platform = "win7-x86", cost = "unit", pmc = { "instructions" } }
+  local code = m:code("\x0f\x31\x89\xc1\x90\x90\x0f\x31\x29\xc8\xc3")
+  -- rdpmc with ecx = 0 (PMC 0: instructions), twice: mov ecx, 0; rdpmc; mov ebx, eax; nop; rdpmc; sub eax, ebx; ret
+  local pmc = m:code("\xb9\x00\x00\x00\x00\x0f\x33\x89\xc3\x90\x0f\x33\x29\xd8\xc3")
+  m:thread { name = "c", body = function(t)
+    tap.is(t:run(code), 4, "x86: RDTSC reads the virtual clock: 4 cycles from one read to the next (rdtsc, mov, nop, nop)")
+    tap.is(t:run(pmc), 3, "x86: RDPMC 0 reads the thread's instructions: 3 from one read to the next (rdpmc, mov, nop)")
+  end }
+  m:run()
+end
+
 tap.clause("ISA-ARM64-COUNTER")
 do -- mrs x0, cntvct_el0; nop; nop; mrs x1, cntvct_el0; sub x0, x1, x0; ret: served with the virtual clock
   local m = hcp.machine { platform = "win11-arm64", cost = "unit" }

@@ -242,7 +242,8 @@ static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, 
 }
 
 static void on_probe(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
-    (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)ud; /* x86: never called (never mapped); ARM64: empty */
+    (void)uc, (void)type, (void)addr, (void)size, (void)value,
+        (void)ud; /* x86: never called (never mapped); ARM64: empty */
 }
 
 static void gate_enter(sim_machine *m, uint64_t at);
@@ -349,8 +350,9 @@ static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
      * that starts after it; take it back now, and this instruction too until served. */
     unretire_suffix(m, t, addr);
     if (tr->kind == TRAP_PRIV || tr->kind == TRAP_ILLEGAL) {
-        set_fault(t, tr->kind == TRAP_PRIV ? 0xC0000096u /* STATUS_PRIVILEGED_INSTRUCTION */
-                                           : 0xC000001Du /* STATUS_ILLEGAL_INSTRUCTION */,
+        set_fault(t,
+                  tr->kind == TRAP_PRIV ? 0xC0000096u /* STATUS_PRIVILEGED_INSTRUCTION */
+                                        : 0xC000001Du /* STATUS_ILLEGAL_INSTRUCTION */,
                   addr, 0, 0);
         m->stop = STOP_INTR;
         m->intno = -2;
@@ -423,8 +425,8 @@ sim_err sim_cpu_init(sim_machine *m) {
     uint64_t probe_lo = SIM_HOOK_PROBE, probe_hi = SIM_HOOK_PROBE;
     if (isa->arch == SIM_ARCH_ARM64) probe_lo = 1, probe_hi = 0;
     if (m->cfg.precise_faults && !m->cfg.cache && isa->arch != SIM_ARCH_ARM &&
-        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, probe_lo,
-                    probe_hi) != UC_ERR_OK)
+        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, probe_lo, probe_hi) !=
+            UC_ERR_OK)
         return SIM_ERR_UNICORN;
     /* QEMU keeps an exception "in flight" after a #DE or #GP handed to on_intr
      * (it was never delivered): the next such exception would become a double
@@ -494,7 +496,7 @@ uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service) {
 
 sim_err sim_gate_set_pop(sim_machine *m, uint32_t service, uint32_t bytes) {
     if (service >= SIM_GATE_SERVICES || bytes > 0xFFFC || bytes % 4) return SIM_ERR_ARG;
-    if (m->isa->arch != SIM_ARCH_X86) return SIM_OK; /* the caller cleans up (x64, AAPCS) */
+    if (m->isa->arch != SIM_ARCH_X86) return SIM_OK;                      /* the caller cleans up (x64, AAPCS) */
     uint64_t at = m->lay->gate + (uint64_t)service * SIM_GATE_STRIDE + 8; /* the imm16 of `ret n` */
     uint8_t iw[2] = {(uint8_t)bytes, (uint8_t)(bytes >> 8)};
     if (uc_mem_write(m->uc, at, iw, 2) != UC_ERR_OK) return SIM_ERR_UNICORN;

@@ -195,11 +195,11 @@ static unsigned a32_facts(csh cs, const cs_insn *in) {
     if (!(f & PMU_I_BRANCH) && !store && a32_has_pc(x) &&
         (load ? true : x->op_count >= 1 && x->operands[0].type == ARM_OP_REG && x->operands[0].reg == ARM_REG_PC)) {
         f |= PMU_I_BRANCH;
-        bool from_sp = in->id == ARM_INS_POP ||
-                       (load && x->op_count >= 1 && x->operands[0].type == ARM_OP_REG &&
-                        x->operands[0].reg == ARM_REG_SP) ||
-                       (in->id == ARM_INS_LDR && x->op_count >= 2 && x->operands[1].type == ARM_OP_MEM &&
-                        x->operands[1].mem.base == ARM_REG_SP);
+        bool from_sp =
+            in->id == ARM_INS_POP ||
+            (load && x->op_count >= 1 && x->operands[0].type == ARM_OP_REG && x->operands[0].reg == ARM_REG_SP) ||
+            (in->id == ARM_INS_LDR && x->op_count >= 2 && x->operands[1].type == ARM_OP_MEM &&
+             x->operands[1].mem.base == ARM_REG_SP);
         bool mov_lr = in->id == ARM_INS_MOV && x->op_count == 2 && x->operands[1].type == ARM_OP_REG &&
                       x->operands[1].reg == ARM_REG_LR;
         f |= from_sp || mov_lr ? PMU_I_RET : PMU_I_INDIRECT;
@@ -310,9 +310,10 @@ static void set_result_a32(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_ARM_R
 
 static uint32_t arm_intr_code(int intno) {
     switch (intno) {
-    case EXCP_UDEF: return 0xC000001Du;       /* STATUS_ILLEGAL_INSTRUCTION */
-    case EXCP_BKPT: return 0x80000003u;       /* brk / bkpt: STATUS_BREAKPOINT */
-    case EXCP_DATA_ABORT: return 0x80000002u; /* alignment fault (unmapped memory is reported by Unicorn): STATUS_DATATYPE_MISALIGNMENT */
+    case EXCP_UDEF: return 0xC000001Du; /* STATUS_ILLEGAL_INSTRUCTION */
+    case EXCP_BKPT: return 0x80000003u; /* brk / bkpt: STATUS_BREAKPOINT */
+    case EXCP_DATA_ABORT:
+        return 0x80000002u; /* alignment fault (unmapped memory is reported by Unicorn): STATUS_DATATYPE_MISALIGNMENT */
     case EXCP_PREFETCH_ABORT: return 0xC0000005u;
     default: return 0xC000001Du;
     }

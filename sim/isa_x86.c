@@ -137,7 +137,8 @@ static unsigned insn_facts(csh cs, const cs_insn *in) {
     case X86_INS_SYSENTER: f |= PMU_I_SYSTEM; break;
     default: break;
     }
-    if (id == X86_INS_TEST || id == X86_INS_CMP) /* read-only; capstone 4 marks `test m8, imm8` written in 32-bit mode */
+    if (id == X86_INS_TEST ||
+        id == X86_INS_CMP) /* read-only; capstone 4 marks `test m8, imm8` written in 32-bit mode */
         f &= ~(unsigned)PMU_I_STORE;
     if (is_string_insn(id) && !(f & PMU_I_FP)) { /* movsd/cmpsd with xmm operands are SSE */
         f |= PMU_I_STRING;
@@ -303,16 +304,21 @@ static uint32_t x86_intr_code(int intno) {
 /* Interrupt vectors raised after the instruction completes. */
 static bool x86_is_trap(int intno) { return intno != 0 && intno != 5 && intno != 6 && intno != 13 && intno != 17; }
 
+/* RDTSC/RDTSCP: edx:eax = the virtual clock; RDPMC: edx:eax = PMC ecx.  In
+ * 32-bit mode Unicorn takes only the 32-bit register ids. */
 static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
     (void)reg;
+    bool m32 = m->isa->arch == SIM_ARCH_X86;
+    int rax = m32 ? UC_X86_REG_EAX : UC_X86_REG_RAX, rcx = m32 ? UC_X86_REG_ECX : UC_X86_REG_RCX,
+        rdx = m32 ? UC_X86_REG_EDX : UC_X86_REG_RDX;
     uint64_t value;
     if (k == TRAP_RDPMC)
-        value = pmu_pmc_read(&m->cfg.pmc, &t->bank, (uint32_t)sim_reg(m, UC_X86_REG_RCX));
+        value = pmu_pmc_read(&m->cfg.pmc, &t->bank, (uint32_t)sim_reg(m, rcx));
     else
         value = sim_exec_clock(m);
-    sim_reg_set(m, UC_X86_REG_RAX, value & 0xFFFFFFFFu);
-    sim_reg_set(m, UC_X86_REG_RDX, value >> 32);
-    if (k == TRAP_RDTSCP) sim_reg_set(m, UC_X86_REG_RCX, 0); /* IA32_TSC_AUX: processor number */
+    sim_reg_set(m, rax, value & 0xFFFFFFFFu);
+    sim_reg_set(m, rdx, value >> 32);
+    if (k == TRAP_RDTSCP) sim_reg_set(m, rcx, 0); /* IA32_TSC_AUX: processor number */
 }
 
 /* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when

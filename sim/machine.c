@@ -154,8 +154,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
         if (c->cache && !(cpu->cache = pmu_cache_new(&c->cost.cache))) e = SIM_ERR_NOMEM;
     }
     if (e == SIM_OK) e = sim_cpu_init(m);
-    if (e == SIM_OK)
-        e = sim_region_add(m, m->lay->heap, m->lay->heap_size, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
+    if (e == SIM_OK) e = sim_region_add(m, m->lay->heap, m->lay->heap_size, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
     if (e == SIM_OK) e = sim_region_add(m, m->lay->sentinel, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
     if (e == SIM_OK) e = sim_region_add(m, m->lay->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
     if (e != SIM_OK) {

@@ -16,7 +16,7 @@
 /* Unicorn 2.0.1 (QEMU) asserts past about 4090 memory sections, one per
  * separate mapping: hcpsim refuses to map beyond this many. */
 #define SIM_MAX_MAPPINGS 3900
-#define SIM_HOOK_PROBE UINT64_C(0x10)             /* never mapped; see cpu.c precise faults */
+#define SIM_HOOK_PROBE UINT64_C(0x10) /* never mapped; see cpu.c precise faults */
 /* The call gate (cpu.c): one read+execute page of thunks, thunk k at
  * layout gate + k x SIM_GATE_STRIDE (x64: `mov eax, k; syscall; ret` padded
  * with int3; the other ISAs in sim/isa_*.c). */
@@ -136,8 +136,8 @@ typedef struct sim_cpu {
 
 struct sim_machine {
     sim_config cfg;
-    const sim_isa *isa;     /* the guest ISA (sim/isa.h) */
-    const sim_layout *lay;  /* its address layout */
+    const sim_isa *isa;    /* the guest ISA (sim/isa.h) */
+    const sim_layout *lay; /* its address layout */
     uc_engine *uc;
     csh cs;
     uc_hook h_block, h_intr, h_memerr, h_probe, h_syscall, h_mem;
