@@ -256,6 +256,31 @@ for _, p in ipairs(PLATFORMS) do
   m:run()
 end
 
+tap.clause("ISA-GATE-BLOCKING")
+-- A guest Sleep(20) through the gate leaves the CPU inside the guest call: the other thread runs
+-- to its end first, then the sleeper resumes at the thunk's return and its call returns.
+for _, p in ipairs(PLATFORMS) do
+  local m = hcp.machine { platform = p, cost = "unit" }
+  local k = m:load "kernels"
+  local imp = m:imports()
+  -- x86 call1(fn, a): push dword [esp+8]; call dword [esp+8]; ret 8 (fn pops its one word)
+  local call1 = ISA[p] == "x86" and m:code("\xff\x74\x24\x08\xff\x54\x24\x08\xc2\x08\x00")
+  local order = {}
+  m:thread { name = "sleeper", body = function(t)
+    local r = call1 and t:run(call1, imp.Sleep, 20) or t:run(k.call5, imp.Sleep, 20, 0, 0, 0, 0)
+    order[#order + 1] = "sleeper:" .. tostring(r)
+    local id = call1 and t:run(call1, imp.SetLastError, 5) or t:run(k.call5, imp.SetLastError, 5, 0, 0, 0, 0)
+    order[#order + 1] = "SetLastError:" .. tostring(id) .. ":" .. t:GetLastError()
+  end }
+  m:thread { name = "other", body = function(t)
+    t:run(k.spin, 1000)
+    order[#order + 1] = "other"
+  end }
+  m:run()
+  tap.is(table.concat(order, " "), "other sleeper:0 SetLastError:0:5",
+         p .. ": the guest Sleep blocks its thread, the other runs, the sleeper resumes; then SetLastError(5) from guest code")
+end
+
 tap.clause("ISA-X86-RDTSC")
 do -- rdtsc; mov ecx, eax; nop; nop; rdtsc; sub eax, ecx; ret: served with the virtual clock
   local m = hcp.machine { platform = "win7-x86", cost = "unit", pmc = { "instructions" } }
