@@ -235,6 +235,25 @@ for _, p in ipairs(PLATFORMS) do
   tap.is(b, a, p .. ": a second run gives the same counts, results and faults")
 end
 
+tap.clause("ISA-BAD-ENTRY")
+do
+  local m = hcp.machine { platform = "win7-x86" }
+  local a = hcp.machine { platform = "ce2.12-arm" }
+  local ka = a:load "kernels"
+  m:thread { name = "x", body = function(t)
+    local ok, err = pcall(t.run, t, 0x140000000)
+    tap.ok(not ok and err:find("t:run: entry 0x140000000 is not a 32-bit address (this machine's guest is x86)", 1, true),
+           "x86: an entry above 4 GiB is a scenario error naming it")
+  end }
+  m:run()
+  a:thread { name = "a", body = function(t)
+    local ok, err = pcall(t.run, t, ka.spin + 1, 3)
+    tap.ok(not ok and err:find("is odd: Thumb code is not supported", 1, true), "ARM: an odd (Thumb) entry is a scenario error")
+    tap.is(t:run(ka.spin, 3), 3, "ARM: the even entry runs")
+  end }
+  a:run()
+end
+
 tap.clause("ISA-CACHE")
 -- The cache model is the same on every ISA: memwalk over 4096 bytes on a cold 32 KiB L1D with
 -- 64-byte lines misses once per line (64), then fits (0).  On x86 the argument words share the

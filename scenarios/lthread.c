@@ -147,6 +147,14 @@ static int t_run(lua_State *L) {
     lua_pop(L, 1);
     if (!own) return luaL_error(L, "t:run must be called from the thread body itself, not from a nested coroutine");
     uint64_t entry = lhcp_check_u64(L, 2);
+    sim_arch arch = sim_machine_config(lt->lm->m)->arch;
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)entry);
+    if (sim_arch_ptr_size(arch) == 4 && entry > 0xFFFFFFFFu)
+        return luaL_error(L, "t:run: entry %s is not a 32-bit address (this machine's guest is %s)", hex,
+                          sim_arch_name(arch));
+    if (arch == SIM_ARCH_ARM && (entry & 1))
+        return luaL_error(L, "t:run: entry %s is odd: Thumb code is not supported (ARM state only)", hex);
     int nargs = lua_gettop(L) - 2;
     if (nargs > SIM_MAX_ARGS) return luaL_error(L, "t:run: at most %d arguments", SIM_MAX_ARGS);
     uint64_t args[SIM_MAX_ARGS];
