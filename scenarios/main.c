@@ -323,6 +323,10 @@ static int cmd_bench(void) {
                                          0x00, 0xf1, 0xe1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
     static const uint8_t spin_arm[] = {0x00, 0x10, 0xb0, 0xe1, 0x01, 0x00, 0x00, 0x0a, 0x01, 0x10,
                                        0x51, 0xe2, 0xfd, 0xff, 0xff, 0x1a, 0x1e, 0xff, 0x2f, 0xe1};
+    /* memwalk of scenarios/kernels/arm64/memwalk.S: what precise faults cost on ARM64 */
+    static const uint8_t memwalk_arm64[] = {0xe2, 0x03, 0x00, 0xaa, 0x00, 0x00, 0x80, 0xd2, 0xa1, 0x00, 0x00,
+                                            0xb4, 0x43, 0x84, 0x40, 0xf8, 0x00, 0x00, 0x03, 0x8b, 0x21, 0x04,
+                                            0x00, 0xf1, 0xa1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
     /* The bytes of scenarios/kernels/{spin,memwalk,stores,branchy,calls}.S (make checks them against the
      * assembled kernels); the data workloads touch each 8-byte word of a 64 MiB buffer once: n = 8388608. */
     const sim_bench_workload w[] = {
@@ -339,6 +343,8 @@ static int cmd_bench(void) {
         {"ARM64 ALU: spin (subs, b.ne)", spin_arm64, sizeof spin_arm64, 100000000, false, false, 3, 2, 0,
          SIM_ARCH_ARM64},
         {"ARM ALU: spin (subs, bne)", spin_arm, sizeof spin_arm, 100000000, false, false, 3, 2, 0, SIM_ARCH_ARM},
+        {"ARM64 load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk_arm64, sizeof memwalk_arm64, 8388608,
+         true, false, 4, 4, 0, SIM_ARCH_ARM64},
     };
     printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
