@@ -155,13 +155,14 @@ local function run_platform(p)
         tap.is(r, 0, p .. " profile_loop: Enable, Read and Disable succeed through the thunks")
         local wi, wb = f.window(n)
         local bytes = m:read(pd, 288)
-        tap.is(string.unpack("<I8", bytes, 1 + 32 + 8), wi, p .. " PERFORMANCE_DATA instructions = window formula")
+        tap.is(string.unpack("<I8", bytes, 1 + 32 + 8), wi,
+               p .. " PERFORMANCE_DATA instructions = window formula (edge 1: the x64 layout on every ISA)")
         tap.is(string.unpack("<I8", bytes, 1 + 48 + 8), wb, p .. " PERFORMANCE_DATA branches = window formula")
       end
-      -- edge 21 (wrong Size) through the gate: Read fails with ERROR_INVALID_USER_BUFFER, as from Lua
+      -- edge 16 (Size 287) through the gate: Read fails with ERROR_INVALID_USER_BUFFER, as from Lua
       pd_blank(m, pd, 287)
       local r = t:run(k.profile_loop, imports, 3, pd, 3)
-      tap.is(r, hcp.ERROR_INVALID_USER_BUFFER << f.shift[1], p .. " a guest PERFORMANCE_DATA with Size 287: Read returns 1784")
+      tap.is(r, hcp.ERROR_INVALID_USER_BUFFER << f.shift[1], p .. " a guest PERFORMANCE_DATA with Size 287: Read returns 1784 (edge 16)")
       local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 1, 3)
       local lr = t:ReadThreadProfilingData(ph, 3, { Size = 287, Version = 1 })
       t:DisableThreadProfiling(ph)
@@ -171,7 +172,7 @@ local function run_platform(p)
       local pf = f.profile_fail
       r = measure("profile_loop while profiled", pf, k.profile_loop, imports, 5, pd, 3)
       t:DisableThreadProfiling(ph)
-      tap.is(r, hcp.ERROR_WMI_ALREADY_ENABLED, p .. " profile_loop while profiled returns Enable's code alone")
+      tap.is(r, hcp.ERROR_WMI_ALREADY_ENABLED, p .. " profile_loop while profiled returns Enable's code alone (edge 13)")
     else
       -- ce2.12-arm: Enable is not implemented; guest and Lua callers see the same code
       local r = measure("profile_loop (no HCP)", f.profile_fail, k.profile_loop, imports, 5, pd, 3)
@@ -194,7 +195,7 @@ local function run_platform(p)
       tap.is(r, 0, p .. " Enable through call5 succeeds" .. (isa == "x86" and " and the thunk's ret 20 balances the stack" or ""))
       local bytes = m:read(hslot, 16)
       local h = string.unpack(W == 4 and "<I4" or "<I8", bytes)
-      tap.ok(h ~= 0, p .. " a HANDLE was written")
+      tap.ok(h ~= 0, p .. " a HANDLE was written (edge 4)")
       tap.is(bytes:sub(W + 1), string.rep("\xA5", 16 - W), p .. " the HANDLE is " .. W .. " bytes: the bytes after it are untouched")
       tap.is(t:DisableThreadProfiling(h), 0, p .. " the guest's HANDLE disables profiling from Lua")
       if isa == "x86" then
