@@ -5,6 +5,7 @@ CC      ?= cc
 BUILD   ?= build
 PKGS    := unicorn capstone lua5.4 jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
+            binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
             libxml2-utils
 JOBS    ?= 2
 
@@ -26,7 +27,7 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/sched.c sim/objects.c sim/bench.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c
 API_SRC := api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c
 REP_SRC := reports/trace.c reports/report.c reports/out.c
@@ -65,7 +66,8 @@ deps:
 	fi
 
 check-deps:
-	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint >/dev/null || $(MAKE) --no-print-directory deps
+	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint aarch64-linux-gnu-as \
+	  arm-linux-gnueabi-as >/dev/null || $(MAKE) --no-print-directory deps
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------

@@ -39,6 +39,20 @@ _Static_assert(offsetof(EVENT_TRACE_HEADER, KernelTime) == 40, "KernelTime");
 
 #define PD_OFF(f) offsetof(PERFORMANCE_DATA, f)
 
+/* What a semantics decides (HCP-SPEC §11), one row per hcp_semantics; the
+ * table is in profiling.c, next to its main user. */
+typedef struct hcp_sem_rules {
+    bool times_always;      /* §11.3 Read: every Read writes CycleTime, RetryCount and WaitReasonBitMap = 0;
+                               else CycleTime and RetryCount only with DISPATCHING */
+    bool unconfigured_zero; /* §11.4 Read: a mask bit with no configured counter writes {PMCCounter, 0, 0};
+                               else its slot is left untouched */
+    bool count_configured;  /* §11.5 Read: HwCountersCount = configured counters (0 when the mask is 0);
+                               else the elements holding counter data */
+    bool keset_any_blocks;  /* §11.6 KeSet: any non-empty configuration blocks a new non-empty one (before
+                               the array is read); else only a request naming an index already configured */
+} hcp_sem_rules;
+extern const hcp_sem_rules HCP_SEM_RULES[2];
+
 typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD, OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE } obj_type;
 
 typedef struct handle_slot {
@@ -74,6 +88,11 @@ typedef struct hcp_etw {
     hcp_etw_sink sink;
     void *ud;
     const sim_thread *exiting; /* its End was logged at its last CSwitch; its exit is not finished */
+    int version;               /* the Thread class version its Start/End/DCStart/DCEnd events have */
+    /* payload layouts, by slot: Thread types 1-4, CSwitch, ReadyThread (hcp_etw_layout) */
+    hcp_etw_field layout[6][16];
+    int nfields[6];
+    const char *names[6];
 } hcp_etw;
 
 struct hcp_os {
@@ -89,6 +108,7 @@ struct hcp_os {
     uint32_t cfg_count;
     uint32_t cfg_index[MAX_HW_COUNTERS];
     hcp_etw etw;         /* the NT Kernel Logger session (api/etw.c) */
+    int etw_version;     /* Thread class version for sessions (hcp_etw_set_thread_version); -1: the profile's */
     hcp_call_fn call_fn; /* observer of guest calls through the gate (hcp_set_call_observer), or NULL */
     void *call_ud;
 };
@@ -104,6 +124,14 @@ uint32_t hcp_ref_object(hcp_os *os, uint64_t h, obj_type want, uint32_t access, 
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);
 sim_thread *hcp_current(hcp_os *os);
 void hcp_kernel_entry(hcp_os *os); /* charges a kernel entry to the calling thread */
+/* A function the platform does not have: SetLastError(ERROR_CALL_NOT_IMPLEMENTED)
+ * and that code, as a Win32 stub does (api/README.md "Platforms"). */
+uint32_t hcp_not_implemented(hcp_os *os);
+/* Bytes of a pointer or HANDLE in guest memory: 4 or 8 (the platform's). */
+unsigned hcp_ptr_size(const hcp_os *os);
+/* A HANDLE argument as the platform sees it: on a 32-bit platform only its low
+ * 32 bits, sign-extended, so (HANDLE)-2 is 0xFFFFFFFE from guest code and -2 from Lua. */
+uint64_t hcp_handle_arg(const hcp_os *os, uint64_t h);
 /* Kernel-side thread exit: releases the profiling record (the user block leaks, HCP-SPEC §2.2). */
 void hcp_prof_thread_exit(hcp_os *os, sim_thread *t);
 void hcp_prof_switch_in(hcp_os *os, sim_thread *t, int reason);

@@ -1,12 +1,18 @@
 /* api/gate.c — the call gate: guest code calls the Windows functions through
  * import thunks.
  *
- * sim/ maps a page of thunks (thunk k: `mov eax, k; syscall; ret`) and calls
- * the handler registered here when guest code executes thunk k's syscall.
- * The handler reads the arguments with the Windows x64 convention (rcx, rdx,
- * r8, r9, then the stack), calls the very function a Lua body's binding calls
- * (there is one implementation of each), and hands back rax: a DWORD or BOOL
- * zero-extended, a HANDLE in full.  Structures stay in guest memory, so a
+ * sim/ maps a page of thunks (x64 thunk k: `mov eax, k; syscall; ret`; x86
+ * `mov eax, k; int 0x2e; ret n`; ARM64 and ARM `svc #k` and a return) and
+ * calls the handler registered here when guest code enters thunk k.  The
+ * handler reads the arguments by the machine's calling convention, one
+ * argument word at a time from sim_gate_arg (x64 and ARM64: one word each;
+ * x86 stdcall: a DWORD64 takes two stack words, low first; ARM AAPCS: a
+ * DWORD64 takes an even-aligned register or stack pair; on 32-bit guests a
+ * HANDLE is sign-extended, a pointer zero-extended), calls the very function
+ * a Lua body's binding calls (there is one implementation of each), and
+ * hands back the result register: a DWORD or BOOL zero-extended, a HANDLE in
+ * full (32-bit guests: eax or r0).  On x86 each thunk pops its arguments
+ * (`ret 4 x words`, set when the gate is attached), as stdcall requires.  Structures stay in guest memory, so a
  * guest PERFORMANCE_DATA is validated exactly as one a Lua body passes.
  * A call that blocks (Sleep, a wait that must wait) reports itself pending;
  * sim/ stops the guest and asks for the result when the thread runs again.
@@ -43,39 +49,76 @@ typedef enum imp {
     IMP__COUNT
 } imp;
 
+/* Each import's parameters, one letter each: h HANDLE, p pointer, d DWORD
+ * (or LONG), b BOOL, q DWORD64. */
 static const struct {
     const char *name;
     int nargs;
+    const char *sig;
 } imports[IMP__COUNT] = {
-    [IMP_GetCurrentThread] = {"GetCurrentThread", 0},
-    [IMP_GetCurrentThreadId] = {"GetCurrentThreadId", 0},
-    [IMP_GetLastError] = {"GetLastError", 0},
-    [IMP_SetLastError] = {"SetLastError", 1},
-    [IMP_EnableThreadProfiling] = {"EnableThreadProfiling", 4},
-    [IMP_DisableThreadProfiling] = {"DisableThreadProfiling", 1},
-    [IMP_QueryThreadProfiling] = {"QueryThreadProfiling", 2},
-    [IMP_ReadThreadProfilingData] = {"ReadThreadProfilingData", 3},
-    [IMP_QueryThreadCycleTime] = {"QueryThreadCycleTime", 2},
-    [IMP_GetThreadTimes] = {"GetThreadTimes", 5},
-    [IMP_Sleep] = {"Sleep", 1},
-    [IMP_SwitchToThread] = {"SwitchToThread", 0},
-    [IMP_SetEvent] = {"SetEvent", 1},
-    [IMP_ResetEvent] = {"ResetEvent", 1},
-    [IMP_WaitForSingleObject] = {"WaitForSingleObject", 2},
-    [IMP_WaitForMultipleObjects] = {"WaitForMultipleObjects", 4},
-    [IMP_ReleaseMutex] = {"ReleaseMutex", 1},
-    [IMP_ReleaseSemaphore] = {"ReleaseSemaphore", 3},
-    [IMP_OpenThread] = {"OpenThread", 3},
-    [IMP_CloseHandle] = {"CloseHandle", 1},
-    [IMP_GetExitCodeThread] = {"GetExitCodeThread", 2},
+    [IMP_GetCurrentThread] = {"GetCurrentThread", 0, ""},
+    [IMP_GetCurrentThreadId] = {"GetCurrentThreadId", 0, ""},
+    [IMP_GetLastError] = {"GetLastError", 0, ""},
+    [IMP_SetLastError] = {"SetLastError", 1, "d"},
+    [IMP_EnableThreadProfiling] = {"EnableThreadProfiling", 4, "hdqp"},
+    [IMP_DisableThreadProfiling] = {"DisableThreadProfiling", 1, "h"},
+    [IMP_QueryThreadProfiling] = {"QueryThreadProfiling", 2, "hp"},
+    [IMP_ReadThreadProfilingData] = {"ReadThreadProfilingData", 3, "hdp"},
+    [IMP_QueryThreadCycleTime] = {"QueryThreadCycleTime", 2, "hp"},
+    [IMP_GetThreadTimes] = {"GetThreadTimes", 5, "hpppp"},
+    [IMP_Sleep] = {"Sleep", 1, "d"},
+    [IMP_SwitchToThread] = {"SwitchToThread", 0, ""},
+    [IMP_SetEvent] = {"SetEvent", 1, "h"},
+    [IMP_ResetEvent] = {"ResetEvent", 1, "h"},
+    [IMP_WaitForSingleObject] = {"WaitForSingleObject", 2, "hd"},
+    [IMP_WaitForMultipleObjects] = {"WaitForMultipleObjects", 4, "dpbd"},
+    [IMP_ReleaseMutex] = {"ReleaseMutex", 1, "h"},
+    [IMP_ReleaseSemaphore] = {"ReleaseSemaphore", 3, "hdp"},
+    [IMP_OpenThread] = {"OpenThread", 3, "dbd"},
+    [IMP_CloseHandle] = {"CloseHandle", 1, "h"},
+    [IMP_GetExitCodeThread] = {"GetExitCodeThread", 2, "hp"},
 };
+
+/* Argument words an import takes on x86 (stdcall: what its thunk pops / 4). */
+static uint32_t stdcall_words(imp f) {
+    uint32_t w = 0;
+    for (const char *c = imports[f].sig; *c; c++) w += *c == 'q' ? 2u : 1u;
+    return w;
+}
+
+/* The arguments of import f, composed from the call's argument words by the
+ * machine's convention; false when a stack word is unreadable. */
+static bool fetch_args(hcp_os *os, sim_thread *t, imp f, uint64_t a[5], int *got) {
+    sim_arch arch = sim_machine_config(os->m)->arch;
+    bool wide = sim_arch_ptr_size(arch) == 8;
+    int w = 0;
+    *got = 0;
+    for (int k = 0; k < imports[f].nargs; k++) {
+        char c = imports[f].sig[k];
+        uint64_t v;
+        if (c == 'q' && !wide) {
+            uint64_t hi;
+            if (arch == SIM_ARCH_ARM) w += w & 1; /* AAPCS: an even register or stack pair */
+            if (sim_gate_arg(t, w, &v) != SIM_OK || sim_gate_arg(t, w + 1, &hi) != SIM_OK) return false;
+            v = (v & 0xFFFFFFFFu) | hi << 32;
+            w += 2;
+        } else {
+            if (sim_gate_arg(t, w, &v) != SIM_OK) return false;
+            w++;
+            if (c == 'h') v = hcp_handle_arg(os, v);
+        }
+        a[k] = v;
+        *got = k + 1;
+    }
+    return true;
+}
 _Static_assert(IMP__COUNT <= SIM_GATE_SERVICES, "one thunk per import");
 
 const char *hcp_import_name(int i) { return i >= 0 && i < IMP__COUNT ? imports[i].name : NULL; }
 
-uint64_t hcp_import_address(const char *name) {
+uint64_t hcp_import_address(const sim_machine *m, const char *name) {
     for (int i = 0; i < IMP__COUNT; i++)
-        if (strcmp(imports[i].name, name) == 0) return sim_gate_thunk((uint32_t)i);
+        if (strcmp(imports[i].name, name) == 0) return sim_gate_thunk(m, (uint32_t)i);
     return 0;
 }
 
@@ -98,11 +141,10 @@ static uint64_t dispatch_call(void *ud, sim_thread *t, uint32_t service, bool re
     imp f = (imp)service;
     if (resumed) return resume(os, f);
     uint64_t a[5] = {0};
-    for (int k = 0; k < imports[f].nargs; k++) {
-        if (sim_gate_arg(t, k, &a[k]) != SIM_OK) { /* a stack argument the callee cannot read */
-            SetLastError(os, ERROR_NOACCESS);
-            return 0; /* FALSE: only GetThreadTimes takes one */
-        }
+    int got;
+    if (!fetch_args(os, t, f, a, &got)) { /* a stack argument the callee cannot read */
+        SetLastError(os, ERROR_NOACCESS);
+        return 0; /* FALSE: a 32-bit guest's arguments are all on the stack (x86) */
     }
     uint32_t r;
     switch (f) {
@@ -144,7 +186,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     if (!os->call_fn || service >= IMP__COUNT) return dispatch_call(ud, t, service, resumed, pending);
     hcp_call c = {imports[service].name, t, NULL, 0, sim_clock(os->m), 0, false, resumed};
     uint64_t a[5] = {0};
-    while (!resumed && c.nargs < imports[service].nargs && sim_gate_arg(t, c.nargs, &a[c.nargs]) == SIM_OK) c.nargs++;
+    if (!resumed) fetch_args(os, t, (imp)service, a, &c.nargs);
     c.args = a;
     uint64_t r = dispatch_call(ud, t, service, resumed, pending);
     c.pending = *pending;
@@ -158,7 +200,10 @@ void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
     os->call_ud = fn ? ud : NULL;
 }
 
-void hcp_gate_attach(hcp_os *os) { sim_set_gate(os->m, dispatch, os); }
+void hcp_gate_attach(hcp_os *os) {
+    sim_set_gate(os->m, dispatch, os);
+    for (int i = 0; i < IMP__COUNT; i++) sim_gate_set_pop(os->m, (uint32_t)i, 4 * stdcall_words((imp)i));
+}
 
 void hcp_gate_detach(hcp_os *os) {
     if (os) sim_set_gate(os->m, NULL, NULL);

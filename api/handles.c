@@ -22,6 +22,7 @@ hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
     os->m = m;
     os->sem = s;
     os->plat = hcp_platform_at(0);
+    os->etw_version = -1;
     sim_observer o = {on_switch_in, on_thread_exit, NULL, os};
     os->observer = sim_add_observer(m, &o);
     if (os->observer < 0) {
@@ -59,6 +60,17 @@ os_thread *hcp_os_thread(hcp_os *os, sim_thread *t) {
 }
 
 sim_thread *hcp_current(hcp_os *os) { return sim_sched_current(os->m); }
+
+uint32_t hcp_not_implemented(hcp_os *os) {
+    SetLastError(os, ERROR_CALL_NOT_IMPLEMENTED);
+    return ERROR_CALL_NOT_IMPLEMENTED;
+}
+
+unsigned hcp_ptr_size(const hcp_os *os) { return hcp_platform_ptr_size(os->plat); }
+
+uint64_t hcp_handle_arg(const hcp_os *os, uint64_t h) {
+    return hcp_ptr_size(os) == 4 ? (uint64_t)(int64_t)(int32_t)(uint32_t)h : h;
+}
 
 /* A function that enters the kernel: its fixed cost (api_call_cycles of the
  * cost table) is kernel work of the calling thread.  Functions served in user
@@ -114,6 +126,7 @@ static handle_slot *lookup(hcp_os *os, uint64_t v) {
 
 uint32_t hcp_ref_thread(hcp_os *os, uint64_t v, uint32_t access, sim_thread **out) {
     *out = NULL;
+    v = hcp_handle_arg(os, v);
     if (v == HCP_CURRENT_THREAD) {
         *out = hcp_current(os);
         return *out ? STATUS_SUCCESS : STATUS_INVALID_HANDLE;
@@ -130,6 +143,7 @@ uint32_t hcp_ref_thread(hcp_os *os, uint64_t v, uint32_t access, sim_thread **ou
 uint32_t hcp_ref_object(hcp_os *os, uint64_t v, obj_type want, uint32_t access, obj_type *type, sim_object **out) {
     *out = NULL;
     *type = OBJ_NONE;
+    v = hcp_handle_arg(os, v);
     if (v == HCP_CURRENT_THREAD) {
         sim_thread *t = hcp_current(os);
         if (!t) return STATUS_INVALID_HANDLE;
@@ -186,6 +200,7 @@ uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, ui
 
 int CloseHandle(hcp_os *os, uint64_t hObject) {
     hcp_kernel_entry(os);
+    hObject = hcp_handle_arg(os, hObject);
     if (hObject == HCP_CURRENT_THREAD || hObject == HCP_CURRENT_PROCESS) return 1;
     handle_slot *h = lookup(os, hObject);
     if (!h) {

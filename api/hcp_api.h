@@ -255,8 +255,9 @@ typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
 void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
 /* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */
 const char *hcp_import_name(int i);
-/* The guest address of the thunk of `name` (as Windows spells it), or 0. */
-uint64_t hcp_import_address(const char *name);
+/* The guest address of the thunk of `name` (as Windows spells it) on machine
+ * m (NULL: on an x64 machine), or 0. */
+uint64_t hcp_import_address(const sim_machine *m, const char *name);
 
 /* ---- ETW: the NT Kernel Logger's thread events (api/etw.c, HCP-SPEC §7) ------------------ */
 #define EVENT_TRACE_FLAG_PROCESS 0x00000001u
@@ -299,11 +300,14 @@ typedef struct hcp_etw_event {
     const uint8_t *data;
     size_t size;
     int cpu;
+    const struct hcp_etw_field *fields; /* the payload's fields (hcp_etw_layout of this session) */
+    int nfields;
+    const char *name; /* the MOF event type name: "Start", ..., "CSwitch", "ReadyThread" */
 } hcp_etw_event;
 typedef void (*hcp_etw_sink)(void *ud, const hcp_etw_event *ev);
 
 /* A payload field of a MOF class, in declaration order (pointer-sized fields
- * are 8 bytes: the 64-bit logger of win10-x64). */
+ * are 8 bytes in a 64-bit logger, 4 in a 32-bit one: hcp_etw_layout). */
 typedef struct hcp_etw_field {
     const char *name; /* the MOF property name */
     uint16_t offset;
@@ -313,7 +317,8 @@ typedef struct hcp_etw_field {
 
 /* Starts the machine's NT Kernel Logger session (one at a time, as on
  * Windows) with EVENT_TRACE_FLAG_THREAD | _CSWITCH | _DISPATCHER bits; other
- * bits are ERROR_INVALID_PARAMETER.  Every event is handed to sink(ud, ev)
+ * bits are ERROR_INVALID_PARAMETER; ERROR_NOT_SUPPORTED on a platform without
+ * a kernel logger (ce2.12-arm).  Every event is handed to sink(ud, ev)
  * synchronously, in the order the simulator records it; the sink must not
  * call back into the machine.  With the THREAD flag, DCStart rundown events
  * for the live threads are logged before this returns.  Returns
@@ -327,9 +332,22 @@ uint32_t hcp_etw_start(hcp_os *os, uint32_t EnableFlags, hcp_etw_sink sink, void
 uint32_t hcp_etw_stop(hcp_os *os, bool rundown);
 bool hcp_etw_active(const hcp_os *os);
 bool hcp_etw_in_sink(const hcp_os *os); /* a sink call is in progress */
-/* The payload fields of event type `type` (1..4, 36, 50) and its MOF event
- * type name ("Start", "CSwitch", ...); NULL with *n = 0 for other types. */
-const hcp_etw_field *hcp_etw_payload_fields(uint8_t type, int *n, const char **name);
+/* The payload layout of event type `type` (1..4, 36, 50) logged by a kernel
+ * logger that writes Thread class `version` (0-3: Thread_V0 .. Thread V3;
+ * CSwitch and ReadyThread are class Thread_V2 whatever the version) with
+ * `ptr`-byte pointers (4: a 32-bit logger, 8: 64-bit; HCP-SPEC §7.3): the
+ * fields into out[] (at most 16), packed in declaration order; returns their
+ * number (0 for other types) and the MOF event type name ("Start", ...,
+ * "CSwitch") in *name when name is not NULL. */
+int hcp_etw_layout(int version, unsigned ptr, uint8_t type, hcp_etw_field *out, const char **name);
+/* The MOF class name of that payload ("Thread_TypeGroup1", "Thread_V1_TypeGroup2", ...), NULL for other types. */
+const char *hcp_etw_payload_class(int version, uint8_t type);
+/* The Thread class version (0-3) the machine's sessions log: set by
+ * hcp_etw_set_thread_version (machine option etw_thread_version), else the
+ * platform's default (api/platform.c).  Set it before a session starts; a
+ * value outside 0-3 restores the default. */
+int hcp_etw_thread_version(const hcp_os *os);
+void hcp_etw_set_thread_version(hcp_os *os, int version);
 
 /* ---- little-endian guest encoding helpers (shared by api/ and scenarios/) ---------------- */
 static inline void hcp_put16(uint8_t *p, uint16_t v) {

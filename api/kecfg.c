@@ -1,12 +1,17 @@
 /* api/kecfg.c — KeSetHardwareCounterConfiguration and
  * KeQueryHardwareCounterConfiguration (HCP-SPEC §4): the global list of
- * hardware counters that bit i of EnableThreadProfiling's mask selects. */
+ * hardware counters that bit i of EnableThreadProfiling's mask selects.
+ * Where documentation and implementation differ (§11.6) the semantics' row of
+ * HCP_SEM_RULES (profiling.c) decides; on a platform without the HCP
+ * functions (the profile's `hcp`) both return STATUS_NOT_IMPLEMENTED, as S8/S9
+ * document for unsupported architectures. */
 #include "api/api_int.h"
 
 uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count) {
+    if (!os->plat->hcp) return STATUS_NOT_IMPLEMENTED;
     if (Count > MAX_HW_COUNTERS) return STATUS_INVALID_PARAMETER;
-    if (Count && os->cfg_count && os->sem == HCP_OBSERVED)
-        return STATUS_WMI_ALREADY_ENABLED; /* before the array is read */
+    const hcp_sem_rules *rule = &HCP_SEM_RULES[os->sem];
+    if (Count && os->cfg_count && rule->keset_any_blocks) return STATUS_WMI_ALREADY_ENABLED; /* before the read */
     uint8_t buf[16 * MAX_HW_COUNTERS];
     /* Simulator-defined: an unreadable array is STATUS_ACCESS_VIOLATION (the kernel would raise). */
     if (Count && sim_mem_read(os->m, CounterArray, buf, 16u * Count) != SIM_OK) return STATUS_ACCESS_VIOLATION;
@@ -23,6 +28,7 @@ uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, ui
 }
 
 uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount, uint64_t Count) {
+    if (!os->plat->hcp) return STATUS_NOT_IMPLEMENTED; /* nothing written */
     uint8_t c[4];
     hcp_put32(c, os->cfg_count);
     if (sim_mem_write(os->m, Count, c, 4) != SIM_OK) return STATUS_ACCESS_VIOLATION;

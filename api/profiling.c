@@ -6,7 +6,8 @@
  * the documentation and the Windows 10/11 implementation differ (§11), the
  * machine's semantics decide; api/README.md lists every such point.  Where
  * Windows leaves behaviour undefined, the result is simulator-defined and
- * documented in api/README.md. */
+ * documented in api/README.md.  On a platform without them (the profile's
+ * `hcp` false: ce2.12-arm) each fails with ERROR_CALL_NOT_IMPLEMENTED. */
 #include <string.h>
 
 #include "api/api_int.h"
@@ -19,22 +20,18 @@
 static uint32_t win32(uint32_t status) { return hcp_nt_to_win32(status); }
 
 /* The points where Microsoft's documentation and the Windows 10/11
- * implementation disagree about Read (HCP-SPEC §11; api/README.md "Semantics"),
- * one row per semantics: ReadThreadProfilingData asks this table and never
- * tests the semantics itself.  (The one other point, §11.6 KeSet while
- * configured, is in kecfg.c.) */
-typedef struct read_rules {
-    bool times_always;      /* §11.3: every Read writes CycleTime, RetryCount and WaitReasonBitMap = 0;
-                               else CycleTime and RetryCount only with DISPATCHING */
-    bool unconfigured_zero; /* §11.4: a mask bit with no configured counter writes {PMCCounter, 0, 0};
-                               else its slot is left untouched */
-    bool count_configured;  /* §11.5: HwCountersCount = configured counters (0 when the mask is 0);
-                               else the elements holding counter data */
-} read_rules;
-
-static const read_rules READ_RULES[] = {
-    [HCP_DOCUMENTED] = {.times_always = false, .unconfigured_zero = true, .count_configured = false},
-    [HCP_OBSERVED] = {.times_always = true, .unconfigured_zero = false, .count_configured = true},
+ * implementation disagree (HCP-SPEC §11; api/README.md "Semantics"), one row
+ * per semantics: ReadThreadProfilingData and KeSetHardwareCounterConfiguration
+ * (kecfg.c) ask this table and never test the semantics themselves. */
+const hcp_sem_rules HCP_SEM_RULES[] = {
+    [HCP_DOCUMENTED] = {.times_always = false,
+                        .unconfigured_zero = true,
+                        .count_configured = false,
+                        .keset_any_blocks = false},
+    [HCP_OBSERVED] = {.times_always = true,
+                      .unconfigured_zero = false,
+                      .count_configured = true,
+                      .keset_any_blocks = true},
 };
 
 static uint64_t counter_value(hcp_os *os, const prof_record *p, sim_thread *t, uint32_t slot) {
@@ -59,6 +56,7 @@ void hcp_prof_thread_exit(hcp_os *os, sim_thread *t) {
 
 uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
                                uint64_t PerformanceDataHandle) {
+    if (!os->plat->hcp) return hcp_not_implemented(os);
     sim_machine *m = os->m;
     /* Steps 1-4 run in ntdll (user mode): a call they reject never enters the
      * kernel, so it costs no kernel entry (HCP-SPEC §2.1). */
@@ -93,12 +91,13 @@ uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags
     /* Windows writes the out-parameter after enabling and faults in user mode
      * when it is bad; simulator-defined: profiling stays enabled, ERROR_NOACCESS. */
     uint8_t out[8];
-    hcp_put64(out, block);
-    if (sim_mem_write(m, PerformanceDataHandle, out, 8) != SIM_OK) return ERROR_NOACCESS;
+    hcp_put64(out, block); /* a HANDLE: pointer-sized (4 bytes on a 32-bit platform, the block lies below 4 GiB) */
+    if (sim_mem_write(m, PerformanceDataHandle, out, hcp_ptr_size(os)) != SIM_OK) return ERROR_NOACCESS;
     return ERROR_SUCCESS;
 }
 
 uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
+    if (!os->plat->hcp) return hcp_not_implemented(os);
     hcp_kernel_entry(os);
     /* ProbeForWrite(handle, 448, 4) comes first (HCP-SPEC §2.2). */
     if (PerformanceDataHandle & 3) return win32(STATUS_DATATYPE_MISALIGNMENT);
@@ -114,6 +113,7 @@ uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
 }
 
 uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled) {
+    if (!os->plat->hcp) return hcp_not_implemented(os);
     hcp_kernel_entry(os);
     /* NtQueryInformationThread probes the output buffer before it references the handle. */
     if (sim_mem_probe(os->m, Enabled, 1, true) != SIM_OK) return win32(STATUS_ACCESS_VIOLATION);
@@ -140,6 +140,7 @@ static prof_record *find_record(hcp_os *os, uint64_t handle, sim_thread **owner)
 }
 
 uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags, uint64_t PerformanceData) {
+    if (!os->plat->hcp) return hcp_not_implemented(os);
     uint8_t pd[HCP_PERFORMANCE_DATA_SIZE];
     /* Simulator-defined: an unreadable or unwritable buffer is ERROR_NOACCESS
      * before anything is written (Windows faults in user mode). */
@@ -156,7 +157,7 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
     prof_record *p = find_record(os, PerformanceDataHandle, &t);
     if (!p) return win32(STATUS_INVALID_HANDLE);
 
-    const read_rules *rule = &READ_RULES[os->sem];
+    const hcp_sem_rules *rule = &HCP_SEM_RULES[os->sem];
     bool disp = Flags & READ_THREAD_PROFILING_FLAG_DISPATCHING;
     bool hw = Flags & READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS;
     bool dflag = p->flags & THREAD_PROFILING_FLAG_DISPATCH;

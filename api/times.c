@@ -10,7 +10,14 @@
  *   creation, exit = boot_time + virtual time x 10^7 / frequency (exit 0 while the thread lives)
  *   user           = clock interrupts that hit the thread x tick
  *   kernel         = floor(kernel cycles without interrupts in 100 ns / tick) x tick
- *   cycle time     = user + kernel cycles without interrupts (= PERFORMANCE_DATA.CycleTime's count) */
+ *   cycle time     = user + kernel cycles without interrupts (= PERFORMANCE_DATA.CycleTime's count)
+ * Per platform (api/platform.c): on a Windows CE 2.10-2.12 profile (times =
+ * HCP_TIMES_CE, HCP-SPEC §8.2, seed 004) creation, exit and kernel are 0 and
+ * user is the thread's total run time (user + kernel above) while it lives, 0
+ * once it has exited (simulator-defined: "no longer valid"); a profile
+ * without THREAD_QUERY_LIMITED_INFORMATION (query_limited false) needs
+ * THREAD_QUERY_INFORMATION; one without QueryThreadCycleTime (cycle_time
+ * false, it is Vista+) fails it with ERROR_CALL_NOT_IMPLEMENTED. */
 #include "api/api_int.h"
 
 #define HUNDRED_NS_PER_S 10000000u
@@ -21,8 +28,10 @@ static int fail(hcp_os *os, uint32_t status) {
 }
 
 /* The thread of `h` for a query: THREAD_QUERY_LIMITED_INFORMATION, which
- * THREAD_QUERY_INFORMATION implies (HCP-SPEC §8.1, §8.4). */
+ * THREAD_QUERY_INFORMATION implies (HCP-SPEC §8.1, §8.4); THREAD_QUERY_INFORMATION
+ * alone where the limited right does not exist (CE: HCP-SPEC §8.2). */
 static uint32_t ref_query(hcp_os *os, uint64_t h, sim_thread **t) {
+    if (!os->plat->query_limited) return hcp_ref_thread(os, h, THREAD_QUERY_INFORMATION, t);
     uint32_t st = hcp_ref_thread(os, h, THREAD_QUERY_LIMITED_INFORMATION, t);
     if (st == STATUS_ACCESS_DENIED) st = hcp_ref_thread(os, h, THREAD_QUERY_INFORMATION, t);
     return st;
@@ -53,6 +62,11 @@ int GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime, uint64
      * kernel work (API calls) is counted in whole ticks of its cycles. */
     v[2] = to_100ns(c, b->kev[PMU_EV_CYCLES] - b->intr_cycles) / c->tick * c->tick;
     v[3] = sim_thread_ticks(t) * c->tick;
+    if (os->plat->times == HCP_TIMES_CE) { /* HCP-SPEC §8.2: three zeros, the total run time */
+        bool exited = sim_thread_state_of(t) == SIM_TS_TERMINATED;
+        v[3] = exited ? 0 : v[2] + v[3];
+        v[0] = v[1] = v[2] = 0;
+    }
 
     /* Simulator-defined (Windows faults in user mode; Wine skips NULL): a NULL
      * pointer is skipped, an unwritable one is ERROR_NOACCESS with nothing written. */
@@ -70,6 +84,10 @@ int GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime, uint64
 }
 
 int QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime) {
+    if (!os->plat->cycle_time) { /* the function does not exist: FALSE, ERROR_CALL_NOT_IMPLEMENTED */
+        hcp_not_implemented(os);
+        return 0;
+    }
     hcp_kernel_entry(os);
     sim_thread *t;
     uint32_t st = ref_query(os, ThreadHandle, &t);

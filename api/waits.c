@@ -137,15 +137,17 @@ uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles,
         fail(os, STATUS_INVALID_PARAMETER);
         return WAIT_FAILED;
     }
+    unsigned hs = hcp_ptr_size(os); /* HANDLE: 4 or 8 bytes */
     uint8_t raw[8 * MAXIMUM_WAIT_OBJECTS];
-    if (sim_mem_read(os->m, lpHandles, raw, 8u * nCount) != SIM_OK) {
+    if (sim_mem_read(os->m, lpHandles, raw, hs * nCount) != SIM_OK) {
         fail(os, STATUS_ACCESS_VIOLATION);
         return WAIT_FAILED;
     }
     sim_object *objs[MAXIMUM_WAIT_OBJECTS];
     for (uint32_t i = 0; i < nCount; i++) {
         obj_type type;
-        uint32_t st = hcp_ref_object(os, hcp_get64(raw + 8 * i), OBJ_NONE, SYNCHRONIZE, &type, &objs[i]);
+        uint32_t st = hcp_ref_object(os, hs == 4 ? hcp_get32(raw + 4 * i) : hcp_get64(raw + 8 * i), OBJ_NONE,
+                                     SYNCHRONIZE, &type, &objs[i]);
         if (st != STATUS_SUCCESS) {
             fail(os, st);
             return WAIT_FAILED;

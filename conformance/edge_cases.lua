@@ -12,12 +12,12 @@
 --  #  | checked by                                                                     | status
 -- ----+--------------------------------------------------------------------------------+---------------------------
 --  1  | api/tests/layout_test.c HCP-LAYOUT-PERFORMANCE-DATA (sizeof, every offset);      | x64: covered, + here (the
---     | api_int.h static asserts; gate.lua SIM-GATE-SAME-RESULTS "guest PERFORMANCE_DATA =   | bytes Read writes at each
---     | the window formulas, byte for byte"                                             | offset); x86: skip (platform)
+--     | api_int.h static asserts; gate.lua GATE-SAME-RESULTS "guest PERFORMANCE_DATA =   | bytes Read writes at each
+--     | the window formulas, byte for byte"                                             | offset) on every profile
 --  2  | layout_test.c HCP-LAYOUT-HARDWARE-COUNTER (sizes 16, Reserved 4, Value/Index 8)  | partial: + here (KeQuery's
 --     |                                                                                 | and Read's element bytes,
---     |                                                                                 | a 4-byte Type); x86: skip
---  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-ERROR-NUMBERS (Lua values)   | partial: + here (all seven in
+--     |                                                                                 | a 4-byte Type), every profile
+--  3  | layout_test.c HCP-CONSTANTS; contract_blind.lua HCP-BLIND-ERR-CONST (Lua values) | partial: + here (all seven in
 --     |                                                                                 | Lua, MaxHardwareCounterType)
 --  4  | hcp_enable.lua HCP-ENABLE-CURRENT-OK "Enable(current, 0, 0) succeeds", "and      | covered
 --     | writes a non-NULL handle"                                                       |
@@ -102,18 +102,21 @@
 --     | TIMES-CREATION                                                                  |
 -- 47  | thread_times.lua TIMES-EXIT, TIMES-KERNEL-USER (edge 47 in the names)            | covered
 -- 48  | thread_times.lua TIMES-ACCESS "... without either query right (edge 48, 51)"     | covered
--- 49  | thread_times.lua PLAT-CE-TIMES (skip)                                            | missing: skip (ce2.12-arm)
+-- 49  | thread_times.lua TIMES-CE (7 calls, after exit, access); platforms.lua PLAT-CE-   | covered on ce2.12-arm;
+--     | TIMES; api/tests/platform_test.c PLAT-CE-TIMES (x64 machine, CE profile)         | + here
 -- 50  | thread_times.lua TIMES-FILETIME                                                  | covered
 -- 51  | thread_times.lua CYCLETIME-QUERY, TIMES-ACCESS                                   | covered
 -- 52  | etw_thread.lua ETW-HEADER (ThreadGuid, types 1, 36, 50), ETW-SEQUENCE and        | covered
 --     | ETW-RUNDOWN (types 2, 3, 4 byte for byte)                                       |
 -- 53  | contract_blind ETW-CONSTANTS (0x2, 0x10); etw_thread.lua ETW-HEADER "the GUID's  | partial: + here (0x800 and
 --     | bytes at offset 24", ETW-SEQUENCE (headers packed byte for byte); api_int.h      | each header offset)
--- 54  | etw_thread.lua ETW-DATA "Thread payload: ProcessId first (edge 54)"              | V3 covered; V0-V2: skip (no
---     |                                                                                 | platform logs them)
+-- 54  | etw_thread.lua ETW-DATA "Thread payload: ProcessId first (edge 54)";             | covered: V0-V3 (machine
+--     | platforms.lua PLAT-ETW-VERSIONS (V0-V3 byte for byte); platform_test.c           | option etw_thread_version)
+--     | PLAT-ETW-LAYOUTS                                                                | + here
 -- 55  | etw_thread.lua ETW-HEADER, ETW-DATA (payload offsets 12 and 14)                  | covered
--- 56  | etw_thread.lua ETW-DATA "72-byte payload ... (edge 56)"                           | 64-bit covered; 44-byte
---     |                                                                                 | 32-bit logger: skip (win7-x86)
+-- 56  | etw_thread.lua ETW-DATA "72-byte payload ... (edge 56)"; platform_test.c         | covered: 72 and 44 bytes
+--     | PLAT-ETW-LAYOUTS, PLAT-ETW-PAYLOADS (win7-x86: 44 bytes); platforms.lua          | (win7-x86); + here
+--     | PLAT-ETW-VERSIONS                                                               |
 -- 57  | dispatch.lua HCP-DISPATCH-WAIT-REASON-BIT "WrQuantumEnd is KWAIT_REASON 30"      | partial: + here (every spot
 --     |                                                                                 | value)
 -- 58  | layout_test.c HCP-ERROR-TRANSLATION (every pair through hcp_nt_to_win32)         | covered; + here (the Lua
@@ -165,11 +168,15 @@
 -- Semantics: every test below that can differ between semantics = "documented"
 -- and "observed" (HCP-SPEC §11, api/README.md table) runs in both; the others
 -- run once.  Profiles: the HCP edge cases (1-45) apply to win10-x64, win7-x64,
--- win7-x86 and win11-arm64 (not to ce2.12-arm: HCP absent); the tests below
--- run on each of them that hcp.machine accepts and are skipped, naming the
--- platform, on the others.
+-- win7-x86 and win11-arm64 (not to ce2.12-arm: HCP absent, 120 there:
+-- platforms.lua); the thread-times and logger edges 46-48, 50-53, 55, 56 to
+-- every profile, with CE's rules and no logger on ce2.12-arm (os_edges below).
+-- They run on each profile hcp.machine accepts and are skipped, naming the
+-- platform, on the others (whose OS side api/tests/platform_test.c tests on
+-- an x64 machine).
 --
--- Expected values: spin(n) retires 4 + 2n instructions and 2 + n branches
+-- Expected values: spin(n) retires 4 + 2n instructions on x64 (5 + 2n on x86,
+-- 3 + 2n on ARM64; the ISA table below) and 2 + n branches
 -- (scenarios/kernels/README.md); with cost = "unit" a cycle is an instruction
 -- and API calls cost nothing; error codes from HCP-SPEC §5 and §9.
 local hcp = require "hcpsim"
@@ -218,8 +225,20 @@ local PD_HEAD = "<I2BBI4I8I8I4I4"
 ------------------------------------------------------------------------------
 -- Tests that are the same on every HCP profile: one function per profile.
 ------------------------------------------------------------------------------
+-- Per guest ISA (scenarios/kernels/*/spin.S, the thunks in api/README.md "Call
+-- gate"): spin(n) retires SPIN0 + 2n instructions and 2 + n branches
+-- (x64 4, x86 5, ARM64 and ARM 3); a guest import call counts THUNK
+-- instructions of its thunk before the gate (x64 mov + syscall, x86 mov +
+-- int 0x2e: 2; ARM64 and ARM svc: 1).
+local ISA = {
+  ["win10-x64"] = { spin0 = 4, thunk = 2 }, ["win7-x64"] = { spin0 = 4, thunk = 2 },
+  ["win7-x86"] = { spin0 = 5, thunk = 2 }, ["win11-arm64"] = { spin0 = 3, thunk = 1 },
+}
+
 local function hcp_edges(platform)
   local P = platform .. ": "
+  local S0, TH = ISA[platform].spin0, ISA[platform].thunk
+  local function spin(n) return S0 + 2 * n end
 
   -- edge 1, 2: the bytes Read writes lie at the header offsets; elements are
   -- 16 bytes, Type a 4-byte enum.  A guest buffer (not the Lua binding, which
@@ -227,8 +246,8 @@ local function hcp_edges(platform)
   -- through the ReadThreadProfilingData import, and compared byte for byte.
   -- 16 counters configured (element i = PMC i; only PMC0 has an event:
   -- instructions), mask 0x8001: slots 0 and 15.  A guest Read after a Lua
-  -- Enable counts its thunk's mov and syscall (api/README.md "Call gate"):
-  -- spin(5) = 14 instructions + 2 = 16, cycles the same (unit cost).
+  -- Enable counts its thunk's instructions before the gate (api/README.md
+  -- "Call gate"): spin(5) + THUNK (x64: 14 + 2 = 16), cycles the same (unit cost).
   for _, sem in ipairs(SEMS) do
     local m = hcp.machine { platform = platform, semantics = sem, pmc = { "instructions" }, cost = "unit" }
     local cfg = {}
@@ -244,14 +263,15 @@ local function hcp_edges(platform)
       tap.is(t:run(imp.ReadThreadProfilingData, ph, DISP | HW, buf), 0, "edge 1: " .. P .. sem .. ": guest Read succeeds")
       local raw = m:read(buf, 288)
       local count = sem == "observed" and 16 or 2 -- §11.5: configured counters / elements holding data
-      local want = string.pack(PD_HEAD, 288, 1, count, 0, 0, 16, 0, 0xEEEEEEEE)
-                   .. string.pack("<I4I4I8", hcp.PMCCounter, 0, 16) .. string.rep("\xEE", 16 * 14)
+      local win = spin(5) + TH
+      local want = string.pack(PD_HEAD, 288, 1, count, 0, 0, win, 0, 0xEEEEEEEE)
+                   .. string.pack("<I4I4I8", hcp.PMCCounter, 0, win) .. string.rep("\xEE", 16 * 14)
                    .. string.pack("<I4I4I8", hcp.PMCCounter, 0, 0)
       tap.is(#raw, 288, "edge 1: " .. P .. sem .. ": sizeof(PERFORMANCE_DATA) = 288")
       tap.is(raw, want, "edge 1: " .. P .. sem .. ": Size@0 Version@2 HwCountersCount@3 ContextSwitchCount@4 "
              .. "WaitReasonBitMap@8 CycleTime@16 RetryCount@24, Reserved@28 untouched, HwCounters@32, [15]@272")
       tap.clause("HCP-LAYOUT-HARDWARE-COUNTER")
-      tap.is(raw:sub(33, 48), string.pack("<I4I4I8", 0, 0, 16),
+      tap.is(raw:sub(33, 48), string.pack("<I4I4I8", 0, 0, win),
              "edge 2: " .. P .. sem .. ": HARDWARE_COUNTER_DATA = Type (4-byte enum) @0, Reserved @4, Value @8: 16 bytes")
       tap.is(raw:sub(49, 64), string.rep("\xEE", 16), "edge 2: " .. P .. sem .. ": the next element starts 16 bytes on")
       t:DisableThreadProfiling(ph)
@@ -358,13 +378,15 @@ local function hcp_edges(platform)
       tap.ok(r1 == 0 and r2 == 0 and r3 == 0, "edge 14: " .. P .. S .. "Read(Flags 0) succeeds each time")
       if sem == "observed" then
         tap.is(a.CycleTime, 0, "edge 14: " .. P .. "observed: Read(0) right after Enable: CycleTime 0")
-        tap.is(b.CycleTime, 24, "edge 14: " .. P .. "observed: after spin(10): 24")
-        tap.is(c.CycleTime, 28, "edge 14: " .. P .. "observed: after spin(0) more: 28 (non-decreasing)")
+        tap.is(b.CycleTime, spin(10), "edge 14: " .. P .. "observed: after spin(10): " .. spin(10))
+        tap.is(c.CycleTime, spin(10) + spin(0),
+               "edge 14: " .. P .. "observed: after spin(0) more: " .. spin(10) + spin(0) .. " (non-decreasing)")
       else
         tap.ok(a.CycleTime == 0x3333333333333333 and b.CycleTime == 0x3333333333333333
                and c.CycleTime == 0x3333333333333333, "edge 14: " .. P .. "documented: Read(0) leaves CycleTime as set")
         local _, d = t:ReadThreadProfilingData(ph, DISP)
-        tap.is(d.CycleTime, 28, "edge 14: " .. P .. "documented: the DISPATCHING read gives CycleTime 28")
+        tap.is(d.CycleTime, spin(10) + spin(0),
+               "edge 14: " .. P .. "documented: the DISPATCHING read gives CycleTime " .. spin(10) + spin(0))
       end
       tap.is(t:DisableThreadProfiling(ph), 0, "edge 14: " .. P .. S .. "Disable")
     end }
@@ -427,7 +449,7 @@ local function hcp_edges(platform)
       t:run(k.spin, 5)
       r, pd = t:ReadThreadProfilingData(p3, HW, zeroed())
       tap.is(r, 0, "edge 30: " .. P .. S .. "mask 0x7 with 2 counters configured succeeds")
-      tap.is(pd.HwCounters[0].Value, 14, "edge 30: " .. P .. S .. "slot 0 = PMC0 = instructions of spin(5)")
+      tap.is(pd.HwCounters[0].Value, spin(5), "edge 30: " .. P .. S .. "slot 0 = PMC0 = instructions of spin(5)")
       tap.is(pd.HwCounters[1].Value, 7, "edge 30: " .. P .. S .. "slot 1 = PMC2 = branches of spin(5)")
       tap.ok(slot_is(pd, 2, { Type = 0, Reserved = 0, Value = 0 }),
              "edge 30: " .. P .. S .. "the unconfigured slot 2 reads zero in a pre-zeroed buffer (neutral test)")
@@ -440,7 +462,8 @@ local function hcp_edges(platform)
       local _, p1 = t:EnableThreadProfiling(CUR, 0, 0x1)
       t:run(k.spin, 1)
       r, pd = t:ReadThreadProfilingData(p1, HW, sentinel())
-      tap.is(pd.HwCounters[0].Value, 6, "edge 28: " .. P .. S .. "config of 4, mask 0x1: slot 0 = 6 instructions")
+      tap.is(pd.HwCounters[0].Value, spin(1),
+             "edge 28: " .. P .. S .. "config of 4, mask 0x1: slot 0 = spin(1) = " .. spin(1) .. " instructions")
       tap.is(pd.HwCountersCount, observed and 4 or 1,
              "edge 28: " .. P .. S .. (observed and "HwCountersCount = 4 configured counters, not popcount(mask)"
                                                  or "HwCountersCount = 1 element holding data (documented)"))
@@ -462,8 +485,8 @@ local function hcp_edges(platform)
       t:run(k.spin, 100)
       t:Sleep(1)
       local _, a = t:ReadThreadProfilingData(h1, DISP | HW)
-      tap.ok(a.ContextSwitchCount == 1 and a.CycleTime == 204 and a.HwCounters[0].Value == 204,
-             "edge 36: " .. P .. "first enable: 1 switch, CycleTime 204, 204 instructions")
+      tap.ok(a.ContextSwitchCount == 1 and a.CycleTime == spin(100) and a.HwCounters[0].Value == spin(100),
+             "edge 36: " .. P .. "first enable: 1 switch, CycleTime = instructions = spin(100) = " .. spin(100))
       tap.is(t:DisableThreadProfiling(h1), 0, "edge 36: " .. P .. "Disable")
       local rc, h2 = t:EnableThreadProfiling(CUR, FLAG, 1)
       tap.is(rc, 0, "edge 36: " .. P .. "Enable again succeeds")
@@ -474,7 +497,8 @@ local function hcp_edges(platform)
       tap.is(b.HwCounters[0].Value, 0, "edge 36: " .. P .. "the counter back to 0")
       t:run(k.spin, 1)
       local _, c = t:ReadThreadProfilingData(h2, DISP | HW)
-      tap.ok(c.CycleTime == 6 and c.HwCounters[0].Value == 6, "edge 36: " .. P .. "then counts spin(1) only: 6")
+      tap.ok(c.CycleTime == spin(1) and c.HwCounters[0].Value == spin(1),
+             "edge 36: " .. P .. "then counts spin(1) only: " .. spin(1))
       t:DisableThreadProfiling(h2)
 
       -- HCP-SPEC §2.1 step 4: every Enable zeroes its 448-byte block before it
@@ -659,42 +683,152 @@ do
 end
 
 ------------------------------------------------------------------------------
--- Every HCP profile; then the edges that need a platform not built yet.
+-- Thread times and the kernel logger on every profile (edges 46-48, 50-53, 55,
+-- 56): Lua bodies only.  frequency 10^7 (a cycle is 100 ns) and api_call =
+-- 10^7 cycles = 1 s, so one kernel entry is 10,000,000 x 100 ns = 64 whole
+-- ticks of 156,250;
+-- boot_time 10^17.  NT: KernelTime 10,000,000, UserTime 0 (no clock interrupt
+-- in a Lua body).  CE 2.10-2.12 (HCP-SPEC §8.2): those as UserTime, the rest 0.
+-- P (pointer size) = 4 on win7-x86 and ce2.12-arm, else 8.
+------------------------------------------------------------------------------
+local PTR = { ["win7-x86"] = 4, ["ce2.12-arm"] = 4 }
+local function os_edges(platform)
+  local P, ce = platform .. ": ", platform == "ce2.12-arm"
+  local ptr = PTR[platform] or 8
+  local m = hcp.machine { platform = platform, boot_time = 100000000000000000, frequency = 10000000,
+                          cost = { api_call = 10000000 } }
+  local evs = {}
+  if not ce then
+    m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD | hcp.EVENT_TRACE_FLAG_CSWITCH,
+              on_event = function(ev) evs[#evs + 1] = ev end }
+  end
+  local W = m:thread { name = "w", body = function(t)
+    tap.clause("TIMES-PER-PLATFORM")
+    local ok, c, e, k, u = t:GetThreadTimes(CUR)
+    tap.ok(ok, "edges 46, 47, 50: " .. P .. "GetThreadTimes(current) succeeds")
+    tap.is(c, ce and 0 or 100000000000000000, "edge 50: " .. P .. (ce and "CreationTime 0 (CE)"
+                                                               or "CreationTime = boot_time (created before the run)"))
+    tap.is(e, 0, "edge 47: " .. P .. "ExitTime 0 while the thread runs")
+    tap.is(k, ce and 0 or 10000000, "edge 46: " .. P .. (ce and "KernelTime 0 (CE)" or "1 s in kernel mode = 10,000,000"))
+    tap.is(u, ce and 10000000 or 0, "edge 46: " .. P .. (ce and "UserTime = total run time, 10,000,000 (CE)"
+                                                            or "UserTime 0 (no clock interrupt in a Lua body)"))
+  end }
+  m:thread { name = "x", body = function(t)
+    tap.clause("TIMES-ACCESS-PER-PLATFORM")
+    local none = t:OpenThread(hcp.SYNCHRONIZE, false, W.id)
+    local lim = t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, W.id)
+    local q = t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)
+    tap.is(select(2, t:GetThreadTimes(none)), hcp.ERROR_ACCESS_DENIED, "edge 48: " .. P .. "no query right -> 5")
+    tap.is((t:GetThreadTimes(lim)), not ce,
+           "edge 48: " .. P .. (ce and "LIMITED alone -> FALSE: CE needs THREAD_QUERY_INFORMATION"
+                                    or "THREAD_QUERY_LIMITED_INFORMATION suffices"))
+    local ok, _, e = t:GetThreadTimes(q)
+    tap.ok(ok and (ce and e == 0 or e > 100000000000000000), "edge 47: " .. P .. (ce and "ExitTime 0 after exit (CE)"
+                                                                                  or "an ExitTime after the exit"))
+    local cok, cyc = t:QueryThreadCycleTime(lim)
+    if ce then
+      tap.ok(cok == false and cyc == hcp.ERROR_CALL_NOT_IMPLEMENTED, "edge 51: " .. P .. "no QueryThreadCycleTime: 120")
+    else
+      tap.ok(cok and cyc == 10000000, "edge 51: " .. P .. "QueryThreadCycleTime with LIMITED: W's one entry, 10^7 cycles")
+      tap.is(select(2, t:QueryThreadCycleTime(none)), hcp.ERROR_ACCESS_DENIED, "edge 51: " .. P .. "no query right -> 5")
+    end
+  end }
+  m:run()
+  if ce then return end
+  tap.clause("ETW-PER-PLATFORM")
+  local start, cs
+  for _, ev in ipairs(evs) do
+    if ev.type == hcp.EVENT_TRACE_TYPE_START and ev.data.TThreadId == W.id then start = ev end
+    if ev.type == hcp.EVENT_TRACE_TYPE_CSWITCH and not cs then cs = ev end
+  end
+  local guid = string.pack("<I4I2I2", 0x3d6fa8d1, 0xfe05, 0x11d0) .. "\x9d\xda\x00\xc0\x4f\xd7\xba\x7c"
+  tap.ok(start and start.raw:byte(5) == 1 and string.unpack("<I2", start.raw, 7) == 3,
+         "edge 52: " .. P .. "Thread Start: Class.Type 1 @4, Class.Version 3 @6")
+  tap.is(start and start.raw:sub(25, 40), guid, "edge 52, 53: " .. P .. "ThreadGuid @24")
+  tap.is(start and #start.raw, 48 + 4 + 4 + 7 * ptr + 4 + 4,
+         "edge 53, 56: " .. P .. "48-byte header + Thread_TypeGroup1 of 4+4+7P+4+4 bytes, P = " .. ptr)
+  tap.ok(cs and #cs.raw == 48 + 24 and cs.raw:byte(5) == 36 and string.unpack("<I2", cs.raw, 7) == 2,
+         "edge 55: " .. P .. "CSwitch: type 36, class version 2, 24-byte payload")
+end
+
+------------------------------------------------------------------------------
+-- Every HCP profile; the OS edges on every profile.
 ------------------------------------------------------------------------------
 for _, p in ipairs(HCP_PROFILES) do
   if available(p) then
     hcp_edges(p)
   else
-    tap.clause(p == "win7-x86" and "PLAT-X86-HCP" or "PLAT-ARM64-HCP")
-    tap.skip("needs platform " .. p .. " (hcp.machine does not accept it yet)",
-             "edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p)
+    tap.skip("edges 1, 2, 6, 7, 8, 11, 14, 23, 26, 28, 30, 31, 36, 37, 39, 42 on " .. p .. ": its guest CPU is not "
+             .. "available (hcp.machine refuses the platform)")
+  end
+end
+for _, p in ipairs { "win10-x64", "win7-x64", "win7-x86", "win11-arm64", "ce2.12-arm" } do
+  if available(p) then
+    os_edges(p)
+  else
+    tap.skip("edges 46-48, 50-53, 55, 56 on " .. p .. ": its guest CPU is not available (the OS side: "
+             .. "api/tests/platform_test.c)")
   end
 end
 
+-- edge 49: Windows CE 2.10-2.12 GetThreadTimes (HCP-SPEC §8.2, seed 004).
+-- api_call = 30,000,000 cycles = 100,000 x 100 ns of kernel work per call at
+-- 3 GHz; Lua bodies take no clock interrupt, so the total run time is the
+-- calls' kernel work in whole ticks: 2 calls = 200,000 -> 1 tick = 156,250.
 tap.clause("PLAT-CE-TIMES")
 if available("ce2.12-arm") then
-  tap.ok(false, "edge 49: ce2.12-arm is available: write the CE 2.10-2.12 GetThreadTimes test here")
+  local m = hcp.machine { platform = "ce2.12-arm", cost = { api_call = 30000000 } }
+  local W = m:thread { name = "ce", body = function(t)
+    t:GetThreadTimes(CUR)
+    local ok, c, e, k, u = t:GetThreadTimes(CUR)
+    tap.ok(ok and c == 0 and e == 0 and k == 0, "edge 49: ce2.12-arm: CreationTime, ExitTime, KernelTime always 0")
+    tap.is(u, 156250, "edge 49: ce2.12-arm: UserTime = total run time (kernel work included): 1 tick")
+  end }
+  m:thread { name = "after", body = function(t)
+    local ok, _, _, _, u = t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id))
+    tap.ok(ok and u == 0, "edge 49: ce2.12-arm: UserTime not valid after exit: 0 (simulator-defined)")
+  end }
+  m:run()
 else
-  tap.skip("needs platform ce2.12-arm", "edge 49: CE 2.10-2.12 GetThreadTimes (CreationTime, ExitTime, KernelTime 0; "
-           .. "UserTime = total run time, invalid after exit)")
+  tap.skip("edge 49 on ce2.12-arm through Lua: its guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-CE-TIMES)")
 end
-tap.clause("PLAT-CE-NO-HCP")
-if available("ce2.12-arm") then
-  tap.ok(false, "ce2.12-arm is available: check here that it has no HCP functions and no kernel logger")
-else
-  tap.skip("needs platform ce2.12-arm", "ce2.12-arm: no HCP functions, no kernel logger")
-end
-tap.clause("PLAT-KE-NOT-IMPLEMENTED")
-tap.skip("no planned profile runs KeSet/KeQuery on an architecture without HCP (api/platform.c)",
-         "KeSet/KeQueryHardwareCounterConfiguration -> STATUS_NOT_IMPLEMENTED where HCP is not implemented")
+
+-- edge 54: the Thread_V0 payload is TThreadId then ProcessId; V1, V2 and V3
+-- start ProcessId then TThreadId (HCP-SPEC §7.3).  The machine option
+-- etw_thread_version selects the class version the logger writes.
 tap.clause("PLAT-ETW-V0-V2-PAYLOADS")
-tap.skip("needs a platform whose kernel logger writes those class versions (pre-Vista); every planned profile logs "
-         .. "Thread V3 (covered in etw_thread.lua)", "edge 54: Thread_V0 (TThreadId, ProcessId) and V1/V2 payloads")
+for v = 0, 3 do
+  local m = hcp.machine { etw_thread_version = v }
+  local first
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD,
+            on_event = function(ev) if ev.type == hcp.EVENT_TRACE_TYPE_START then first = first or ev end end }
+  local w = m:thread { name = "w", body = function() end }
+  m:run()
+  local a, b = string.unpack("<I4I4", first.raw, 49)
+  if v == 0 then
+    tap.ok(a == w.id and b == 996, "edge 54: Thread_V0 Start: TThreadId @0, ProcessId @4")
+  else
+    tap.ok(a == 996 and b == w.id, "edge 54: Thread V" .. v .. " Start: ProcessId @0, TThreadId @4")
+  end
+  tap.is(first.header.Class.Version, v, "edge 54: Class.Version " .. v)
+end
+
+-- edge 56: a 32-bit logger writes the 44-byte Thread_TypeGroup1 (7 pointer-sized fields of 4 bytes).
 tap.clause("PLAT-ETW-32BIT-PAYLOAD")
 if available("win7-x86") then
-  tap.ok(false, "edge 56: win7-x86 is available: check the 44-byte Thread_TypeGroup1 payload of its 32-bit logger here")
+  local m = hcp.machine { platform = "win7-x86" }
+  local first
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD,
+            on_event = function(ev) if ev.type == hcp.EVENT_TRACE_TYPE_START then first = first or ev end end }
+  local w = m:thread { name = "w", body = function() end }
+  m:run()
+  tap.is(#first.raw, 48 + 44, "edge 56: win7-x86: Thread_TypeGroup1 of a 32-bit logger: 44 bytes after the 48-byte header")
+  tap.is(first.raw:sub(49), string.pack("<I4I4I4I4I4I4I4I4I4I4BBBB", 996, w.id, 0, 0, 0, 0, 1, 0, 0, 0, 8, 5, 2, 0),
+         "edge 56: win7-x86: ProcessId, TThreadId, 7 x 4-byte pointers, SubProcessTag, 4 bytes: byte for byte")
 else
-  tap.skip("needs platform win7-x86", "edge 56: the 44-byte Thread_TypeGroup1 payload of a 32-bit logger")
+  tap.skip("edge 56 on win7-x86 through Lua: its guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-ETW-PAYLOADS)")
 end
 
 tap.done_testing()

@@ -422,8 +422,58 @@ end
 ------------------------------------------------------------------------------
 -- 7. Windows CE 2.10-2.12 (HCP-SPEC §8.2; edge case 49)
 ------------------------------------------------------------------------------
+-- CreationTime, ExitTime and KernelTime are always 0; UserTime is the total
+-- run time, with no user/kernel split, and not valid once the thread exits
+-- (simulator-defined: 0).  The handle needs THREAD_QUERY_INFORMATION (CE has
+-- no THREAD_QUERY_LIMITED_INFORMATION).  With api_call = 15,000,000 cycles
+-- (0.005 s = 50,000 x 100 ns) the n-th GetThreadTimes of a Lua body (no guest
+-- code: no clock interrupt is taken) sees n x 50,000 x 100 ns of kernel work,
+-- floor(n x 50,000 / 156,250) whole ticks: 0, 0, 0, 1 (n = 4: 200,000), ...,
+-- 1 (n = 6), 2 (n = 7: 350,000).  The NT profile of the same scenario gives
+-- the same totals as KernelTime and UserTime 0.
 tap.clause("PLAT-CE-TIMES")
-tap.ok(not pcall(hcp.machine, { platform = "ce2.12-arm" }), "the ce2.12-arm platform is not available yet")
-tap.skip("needs the ce2.12-arm platform", "edge 49: CE 2.10-2.12 GetThreadTimes (zeros, UserTime = total run time)")
+local function ce_run(platform)
+  local got = {}
+  local m = hcp.machine { platform = platform, cost = { api_call = 15000000 } }
+  local W = m:thread { name = "w", body = function(t)
+    for n = 1, 7 do got[n] = { t:GetThreadTimes(CUR) } end
+  end }
+  m:thread { name = "x", body = function(t)
+    got.after = { t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)) }
+    got.limited = { t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, W.id)) }
+  end }
+  m:run()
+  return got
+end
+local CE_TICKS = { 0, 0, 0, 1, 1, 1, 2 }
+if pcall(hcp.machine, { platform = "ce2.12-arm" }) then
+  local got = ce_run("ce2.12-arm")
+  for n = 1, 7 do
+    local g = got[n]
+    tap.ok(g[1] == true and g[2] == 0 and g[3] == 0 and g[4] == 0,
+           string.format("ce2.12-arm: call %d: CreationTime, ExitTime, KernelTime 0 (edge 49)", n))
+    tap.is(g[5], CE_TICKS[n] * TICK, string.format("ce2.12-arm: call %d: UserTime = total run time, %d x 50,000 x "
+                                                   .. "100 ns in whole ticks = %d", n, n, CE_TICKS[n] * TICK))
+  end
+  local a = got.after
+  tap.ok(a[1] == true and a[2] == 0 and a[3] == 0 and a[4] == 0 and a[5] == 0,
+         "ce2.12-arm: after the thread exited: all four 0 (UserTime no longer valid: simulator-defined)")
+  tap.ok(got.limited[1] == false and got.limited[2] == hcp.ERROR_ACCESS_DENIED,
+         "ce2.12-arm: a THREAD_QUERY_LIMITED_INFORMATION handle -> ERROR_ACCESS_DENIED (5)")
+else
+  tap.skip("edge 49 through Lua: the ce2.12-arm guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-CE-TIMES)")
+end
+do -- the NT rules on the same scenario: the split CE does not make
+  local got = ce_run("win10-x64")
+  local split = true
+  for n = 1, 7 do
+    local g = got[n]
+    split = split and g[4] == CE_TICKS[n] * TICK and g[5] == 0 and g[2] == BOOT and g[3] == 0
+  end
+  tap.ok(split, "win10-x64, same scenario: CreationTime = boot, KernelTime = those totals, UserTime 0")
+  tap.ok(got.after[3] ~= 0 and got.limited[1] == true,
+         "win10-x64: an exit time after exit; THREAD_QUERY_LIMITED_INFORMATION suffices")
+end
 
 tap.done_testing()

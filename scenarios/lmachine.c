@@ -173,9 +173,9 @@ static bool is_cache_event(pmu_event e) {
 
 int lhcp_machine_new(lua_State *L) {
     static const char *const keys[] = {
-        "platform",         "semantics", "cpus",      "frequency", "tick",       "quantum",
-        "interrupt_cycles", "slice",     "pmc",       "seed",      "max_cycles", "stack_size",
-        "precise_faults",   "cost",      "predictor", "cache",     "boot_time",  NULL};
+        "platform",  "semantics", "cpus",      "frequency",          "tick",       "quantum",        "interrupt_cycles",
+        "slice",     "pmc",       "seed",      "max_cycles",         "stack_size", "precise_faults", "cost",
+        "predictor", "cache",     "boot_time", "etw_thread_version", NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -210,6 +210,8 @@ int lhcp_machine_new(lua_State *L) {
     opt_int(L, 1, "seed", 1, LUA_MININTEGER, LUA_MAXINTEGER);
     /* a FILETIME: 100-ns units since 1601-01-01 UTC (default 2026-01-01) */
     c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
+    /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
+    int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {
         if (!lua_isboolean(L, -1)) return luaL_error(L, "hcp.machine: 'precise_faults' must be a boolean");
         c.precise_faults = lua_toboolean(L, -1);
@@ -276,6 +278,7 @@ int lhcp_machine_new(lua_State *L) {
     lm->os = hcp_os_new(lm->m, semantics);
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
     hcp_os_set_platform(lm->os, plat);
+    hcp_etw_set_thread_version(lm->os, etw_version);
     hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */
@@ -368,9 +371,9 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 static int trace_deliver(lua_State *L) {
     const hcp_etw_event *ev = lua_touserdata(L, 1);
     const uint8_t *p = ev->data;
-    int n;
-    const char *name;
-    const hcp_etw_field *f = hcp_etw_payload_fields(p[4], &n, &name);
+    int n = ev->nfields;
+    const char *name = ev->name;
+    const hcp_etw_field *f = ev->fields; /* the session's layout: Thread class version, pointer size */
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_createtable(L, 0, 6);
     lua_createtable(L, 0, 14);
@@ -503,10 +506,14 @@ static int m_trace(lua_State *L) {
     lua_pushvalue(L, -1);
     lua_setiuservalue(L, 1, UV_TRACE); /* the machine keeps its running session alive */
     tr->active = true;
-    if (hcp_etw_start(lm->os, tr->flags, trace_sink, tr) != ERROR_SUCCESS) {
+    uint32_t rc = hcp_etw_start(lm->os, tr->flags, trace_sink, tr);
+    if (rc != ERROR_SUCCESS) {
         tr->active = false;
         lua_pushnil(L);
         lua_setiuservalue(L, 1, UV_TRACE);
+        if (rc == ERROR_NOT_SUPPORTED)
+            return luaL_error(L, "m:trace: platform '%s' has no NT Kernel Logger (StartTrace: ERROR_NOT_SUPPORTED)",
+                              lm->platform);
         return luaL_error(L, "m:trace: no observer slot left on this machine");
     }
     if (tr->failed) trace_end(L, 1, false, true); /* on_event raised on a DCStart event */
@@ -850,12 +857,18 @@ static int m_kequery(lua_State *L) {
     return 4;
 }
 
+/* m:load "kernels": the built-in kernels of the machine's ISA (hcpsim.kernels
+ * for x64, hcpsim.kernels_x86, _arm64, _arm; scenarios/kernels/README.md). */
 static int m_load(lua_State *L) {
-    lhcp_check_machine(L, 1);
+    lmachine *lm = lhcp_check_machine(L, 1);
     const char *name = luaL_checkstring(L, 2);
     if (strcmp(name, "kernels") != 0) return luaL_error(L, "m:load: unknown library '%s' (valid: kernels)", name);
+    sim_arch arch = sim_machine_config(lm->m)->arch;
     lua_getglobal(L, "require");
-    lua_pushstring(L, "hcpsim.kernels");
+    if (arch == SIM_ARCH_X64)
+        lua_pushstring(L, "hcpsim.kernels");
+    else
+        lua_pushfstring(L, "hcpsim.kernels_%s", sim_arch_name(arch));
     lua_call(L, 1, 1);
     lua_pushvalue(L, 1);
     lua_call(L, 1, 1); /* the module is a function(machine) returning the placed kernels */
@@ -866,34 +879,39 @@ static int m_load(lua_State *L) {
 
 /* m:imports() --> { EnableThreadProfiling = thunk address, ... } */
 static int m_imports(lua_State *L) {
-    lhcp_check_machine(L, 1);
+    lmachine *lm = lhcp_check_machine(L, 1);
     lua_newtable(L);
     for (int i = 0; hcp_import_name(i); i++) {
-        lua_pushinteger(L, (lua_Integer)hcp_import_address(hcp_import_name(i)));
+        lua_pushinteger(L, (lua_Integer)hcp_import_address(lm->m, hcp_import_name(i)));
         lua_setfield(L, -2, hcp_import_name(i));
     }
     return 1;
 }
 
 /* m:import_table{name, ...} --> guest address of the thunk addresses of the
- * named imports, 8 bytes each, in the order given (fresh m:alloc memory). */
+ * named imports, one guest pointer each (8 bytes; 4 on 32-bit guests), in
+ * the order given (fresh m:alloc memory). */
 static int m_import_table(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
     if (n < 1 || n > 512) return luaL_argerror(L, 2, "a list of 1..512 import names");
     uint8_t table[8 * 512];
+    unsigned ps = sim_arch_ptr_size(sim_machine_config(lm->m)->arch); /* a pointer per entry: 4 or 8 bytes */
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, 2, i) != LUA_TSTRING) return luaL_error(L, "m:import_table: element %I must be a name", i);
-        uint64_t a = hcp_import_address(lua_tostring(L, -1));
+        uint64_t a = hcp_import_address(lm->m, lua_tostring(L, -1));
         if (!a)
             return luaL_error(L, "m:import_table: unknown import '%s' (m:imports() lists them)", lua_tostring(L, -1));
         lua_pop(L, 1);
-        hcp_put64(table + 8 * (i - 1), a);
+        if (ps == 4)
+            hcp_put32(table + 4 * (i - 1), (uint32_t)a);
+        else
+            hcp_put64(table + 8 * (i - 1), a);
     }
     uint64_t addr;
-    sim_err e = sim_alloc(lm->m, (size_t)(8 * n), &addr);
-    if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(8 * n));
+    sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
+    if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
     if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_strerror(e));
     lua_pushinteger(L, (lua_Integer)addr);
     return 1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/platform.h"
 #include "scenarios/lhcp.h"
 
 #define UV_MACHINE 1
@@ -146,6 +147,14 @@ static int t_run(lua_State *L) {
     lua_pop(L, 1);
     if (!own) return luaL_error(L, "t:run must be called from the thread body itself, not from a nested coroutine");
     uint64_t entry = lhcp_check_u64(L, 2);
+    sim_arch arch = sim_machine_config(lt->lm->m)->arch;
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)entry);
+    if (sim_arch_ptr_size(arch) == 4 && entry > 0xFFFFFFFFu)
+        return luaL_error(L, "t:run: entry %s is not a 32-bit address (this machine's guest is %s)", hex,
+                          sim_arch_name(arch));
+    if (arch == SIM_ARCH_ARM && (entry & 1))
+        return luaL_error(L, "t:run: entry %s is odd: Thumb code is not supported (ARM state only)", hex);
     int nargs = lua_gettop(L) - 2;
     if (nargs > SIM_MAX_ARGS) return luaL_error(L, "t:run: at most %d arguments", SIM_MAX_ARGS);
     uint64_t args[SIM_MAX_ARGS];
@@ -221,8 +230,10 @@ static int t_EnableThreadProfiling(lua_State *L) {
     uint32_t rc = EnableThreadProfiling(lt->lm->os, h, flags, mask, slot);
     sim_mem_read(m, slot, b, 8);
     lua_pushinteger(L, (lua_Integer)rc);
-    uint64_t v = hcp_get64(b);
-    if (v == POISON_HANDLE)
+    /* a HANDLE is pointer-sized: 4 bytes on a 32-bit platform, over the poison's low half */
+    bool narrow = hcp_platform_ptr_size(hcp_os_platform(lt->lm->os)) == 4;
+    uint64_t v = narrow ? hcp_get32(b) : hcp_get64(b);
+    if (v == (narrow ? (uint32_t)POISON_HANDLE : POISON_HANDLE))
         lua_pushnil(L); /* not written */
     else
         lua_pushinteger(L, (lua_Integer)v);
@@ -424,14 +435,19 @@ static int t_WaitForMultipleObjects(lua_State *L) {
     lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
     if (n > MAXIMUM_WAIT_OBJECTS) n = MAXIMUM_WAIT_OBJECTS + 1; /* let the API refuse it */
     uint8_t raw[8 * (MAXIMUM_WAIT_OBJECTS + 1)];
+    unsigned hs = hcp_platform_ptr_size(hcp_os_platform(lt->lm->os)); /* a HANDLE array: 4 or 8 bytes each */
     for (lua_Integer i = 1; i <= n && i <= MAXIMUM_WAIT_OBJECTS; i++) {
         lua_rawgeti(L, 2, i);
-        hcp_put64(raw + 8 * (i - 1), check_handle(L, lua_gettop(L)));
+        uint64_t h = check_handle(L, lua_gettop(L));
+        if (hs == 4)
+            hcp_put32(raw + 4 * (i - 1), (uint32_t)h);
+        else
+            hcp_put64(raw + 8 * (i - 1), h);
         lua_pop(L, 1);
     }
     int all = lua_toboolean(L, 3);
     uint64_t addr = sim_thread_scratch(lt->t) + SCR_HANDLES;
-    size_t len = 8u * (size_t)(n < MAXIMUM_WAIT_OBJECTS ? n : MAXIMUM_WAIT_OBJECTS);
+    size_t len = hs * (size_t)(n < MAXIMUM_WAIT_OBJECTS ? n : MAXIMUM_WAIT_OBJECTS);
     if (len) sim_mem_write(lt->lm->m, addr, raw, len);
     return wait_result(L, lt, WaitForMultipleObjects(lt->lm->os, (uint32_t)n, addr, all, check_ms(L, 4)));
 }

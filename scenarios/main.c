@@ -212,14 +212,55 @@ static int cmd_describe(int argc, char **argv) {
     printf("hcp           %s\n", plat->hcp
                                      ? "EnableThreadProfiling, QueryThreadProfiling, ReadThreadProfilingData, "
                                        "DisableThreadProfiling, KeSet/KeQueryHardwareCounterConfiguration"
-                                     : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120), Ke* "
-                                       "with STATUS_NOT_IMPLEMENTED (0xC0000002)");
-    printf("thread times  %s\n", plat->times == HCP_TIMES_CE ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.5)"
-                                                             : "Windows NT rules (HCP-SPEC §8)");
-    if (plat->etw)
-        printf("kernel logger NT Kernel Logger; Thread events version %d\n", plat->etw_thread_version);
-    else
-        printf("kernel logger none\n");
+                                     : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120) and set "
+                                       "the last error to it, Ke* return STATUS_NOT_IMPLEMENTED (0xC0000002)");
+    printf("observed      semantics = \"observed\" follows %s\n", plat->observed);
+    printf("handles       %u bytes in guest memory (PerformanceDataHandle, HANDLE arrays)%s\n",
+           hcp_platform_ptr_size(plat), hcp_platform_ptr_size(plat) == 4 ? "; (HANDLE)-2 = 0xFFFFFFFE" : "");
+    printf("thread times  %s\n", plat->times == HCP_TIMES_CE
+                                     ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.2, seed 004): CreationTime, ExitTime, "
+                                       "KernelTime 0;\n              UserTime = total run time (user + kernel), 0 "
+                                       "after the thread exited (simulator-defined)"
+                                     : "Windows NT rules (HCP-SPEC §8.1)");
+    printf("query access  GetThreadTimes, QueryThreadCycleTime need %s\n",
+           plat->query_limited ? "THREAD_QUERY_LIMITED_INFORMATION (0x800) or THREAD_QUERY_INFORMATION (0x40)"
+                               : "THREAD_QUERY_INFORMATION (0x40); THREAD_QUERY_LIMITED_INFORMATION does not exist");
+    printf("cycle time    %s\n", plat->cycle_time
+                                     ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
+                                     : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
+    if (plat->etw) {
+        unsigned ptr = hcp_platform_ptr_size(plat);
+        printf("kernel logger NT Kernel Logger, %u-bit: pointer-sized payload fields are %u bytes; Thread events of\n"
+               "              class version %d by default (machine option etw_thread_version = 0..3); CSwitch and\n"
+               "              ReadyThread are class Thread_V2 (version 2)\n",
+               ptr * 8, ptr, plat->etw_thread_version);
+        for (int v = 3; v >= 0; v--) {
+            static const uint8_t types[] = {EVENT_TRACE_TYPE_START, EVENT_TRACE_TYPE_END, EVENT_TRACE_TYPE_CSWITCH,
+                                            EVENT_TRACE_TYPE_READYTHREAD};
+            for (size_t i = 0; i < sizeof types; i++) {
+                if (v != 3 && types[i] > EVENT_TRACE_TYPE_END) continue;
+                if (v != 1 && types[i] == EVENT_TRACE_TYPE_END) continue; /* the same class as Start */
+                hcp_etw_field f[16];
+                int n = hcp_etw_layout(v, ptr, types[i], f, NULL);
+                printf("  %-22s %2u bytes:", hcp_etw_payload_class(v, types[i]),
+                       (unsigned)(f[n - 1].offset + f[n - 1].size));
+                int col = 36;
+                for (int j = 0; j < n; j++) {
+                    char item[64];
+                    int len = snprintf(item, sizeof item, " %s@%u", f[j].name, (unsigned)f[j].offset);
+                    if (col + len > 110) {
+                        printf("\n%36s", "");
+                        col = 36;
+                    }
+                    fputs(item, stdout);
+                    col += len;
+                }
+                printf("\n");
+            }
+        }
+    } else {
+        printf("kernel logger none: m:trace fails naming the platform (StartTrace: ERROR_NOT_SUPPORTED)\n");
+    }
     uint64_t tick_cycles = sim_mul_div(c.tick, c.frequency, 10000000u);
     printf("cpus          %d (machine option cpus = 1..64)\n", c.cpus);
     printf("frequency     %llu cycles/s\n", (unsigned long long)c.frequency);
@@ -275,17 +316,35 @@ static int cmd_bench(void) {
                                      0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xf4, 0xc3};
     static const uint8_t branchy[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x11, 0xf6, 0x01, 0x01, 0x74, 0x03, 0x48,
                                       0xff, 0xc0, 0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xef, 0xc3};
+    /* spin of scenarios/kernels/{x86,arm64,arm}/spin.S */
+    static const uint8_t spin_x86[] = {0x8b, 0x4c, 0x24, 0x04, 0x89, 0xc8, 0x85, 0xc9,
+                                       0x74, 0x03, 0x49, 0x75, 0xfd, 0xc2, 0x04, 0x00};
+    static const uint8_t spin_arm64[] = {0xe1, 0x03, 0x00, 0xaa, 0x61, 0x00, 0x00, 0xb4, 0x21, 0x04,
+                                         0x00, 0xf1, 0xe1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
+    static const uint8_t spin_arm[] = {0x00, 0x10, 0xb0, 0xe1, 0x01, 0x00, 0x00, 0x0a, 0x01, 0x10,
+                                       0x51, 0xe2, 0xfd, 0xff, 0xff, 0x1a, 0x1e, 0xff, 0x2f, 0xe1};
+    /* memwalk of scenarios/kernels/arm64/memwalk.S: what precise faults cost on ARM64 */
+    static const uint8_t memwalk_arm64[] = {0xe2, 0x03, 0x00, 0xaa, 0x00, 0x00, 0x80, 0xd2, 0xa1, 0x00, 0x00,
+                                            0xb4, 0x43, 0x84, 0x40, 0xf8, 0x00, 0x00, 0x03, 0x8b, 0x21, 0x04,
+                                            0x00, 0xf1, 0xa1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
     /* The bytes of scenarios/kernels/{spin,memwalk,stores,branchy,calls}.S (make checks them against the
      * assembled kernels); the data workloads touch each 8-byte word of a 64 MiB buffer once: n = 8388608. */
     const sim_bench_workload w[] = {
-        {"ALU: spin (dec, jnz)", spin, sizeof spin, 100000000, false, false, 4, 2, 0},
+        {"ALU: spin (dec, jnz)", spin, sizeof spin, 100000000, false, false, 4, 2, 0, SIM_ARCH_X64},
         {"load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk, sizeof memwalk, 8388608, true, false, 4, 4,
-         0},
+         0, SIM_ARCH_X64},
         {"store-heavy: stores (one 8-byte store in 4 instructions)", stores, sizeof stores, 8388608, true, false, 4, 4,
-         0},
+         0, SIM_ARCH_X64},
         {"branchy: branchy on random words (one data-dependent jz per word)", branchy, sizeof branchy, 8388608, true,
-         true, 4, 5, 1},
-        {"calls (call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, false, 4, 4, 0},
+         true, 4, 5, 1, SIM_ARCH_X64},
+        {"calls (call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, false, 4, 4, 0, SIM_ARCH_X64},
+        {"x86 ALU: spin (dec, jnz; stdcall)", spin_x86, sizeof spin_x86, 100000000, false, false, 5, 2, 0,
+         SIM_ARCH_X86},
+        {"ARM64 ALU: spin (subs, b.ne)", spin_arm64, sizeof spin_arm64, 100000000, false, false, 3, 2, 0,
+         SIM_ARCH_ARM64},
+        {"ARM ALU: spin (subs, bne)", spin_arm, sizeof spin_arm, 100000000, false, false, 3, 2, 0, SIM_ARCH_ARM},
+        {"ARM64 load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk_arm64, sizeof memwalk_arm64, 8388608,
+         true, false, 4, 4, 0, SIM_ARCH_ARM64},
     };
     printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {

@@ -44,11 +44,14 @@ static uint64_t insns_for(const sim_bench_workload *w, const uint64_t *data, uin
     return w->fixed + w->per_iter * n + w->per_odd * odd;
 }
 
-/* Raw Unicorn: the code at 0x1000, rcx/rdx = args, run until the ret's target. */
+/* Raw Unicorn: the code at 0x1000, the two arguments by the ISA's convention
+ * (x64 rcx, rdx; x86 on the stack; ARM64 x0, x1; ARM r0, r1), run until the
+ * return's target. */
 static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_hook, sim_now_fn now, uint64_t *ns) {
     uint64_t args[2] = {w->data ? 0x10000000 : w->n, w->data ? w->n : 0};
+    const sim_isa *isa = sim_isa_of(w->arch);
     uc_engine *uc;
-    if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return -1;
+    if (!isa || uc_open(isa->uc_arch, isa->uc_mode, &uc) != UC_ERR_OK) return -1;
     uint64_t blocks = 0;
     uc_hook h;
     uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_READ | UC_PROT_EXEC);
@@ -58,10 +61,32 @@ static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_h
     uc_mem_write(uc, 0x1000, w->code, w->len);
     if (with_hook) uc_hook_add(uc, &h, UC_HOOK_BLOCK, fnptr((any_fn)count_block), &blocks, 1, 0);
     uint64_t rsp = 0x1FF000, ret = 0x3000;
-    uc_mem_write(uc, rsp, &ret, 8);
-    uc_reg_write(uc, UC_X86_REG_RSP, &rsp);
-    uc_reg_write(uc, UC_X86_REG_RCX, &args[0]);
-    uc_reg_write(uc, UC_X86_REG_RDX, &args[1]);
+    switch (w->arch) {
+    case SIM_ARCH_X64:
+        uc_mem_write(uc, rsp, &ret, 8);
+        uc_reg_write(uc, UC_X86_REG_RSP, &rsp);
+        uc_reg_write(uc, UC_X86_REG_RCX, &args[0]);
+        uc_reg_write(uc, UC_X86_REG_RDX, &args[1]);
+        break;
+    case SIM_ARCH_X86: {
+        uint32_t frame[3] = {(uint32_t)ret, (uint32_t)args[0], (uint32_t)args[1]};
+        uc_mem_write(uc, rsp, frame, sizeof frame);
+        uc_reg_write(uc, UC_X86_REG_ESP, &rsp);
+        break;
+    }
+    case SIM_ARCH_ARM64:
+        uc_reg_write(uc, UC_ARM64_REG_SP, &rsp);
+        uc_reg_write(uc, UC_ARM64_REG_X30, &ret);
+        uc_reg_write(uc, UC_ARM64_REG_X0, &args[0]);
+        uc_reg_write(uc, UC_ARM64_REG_X1, &args[1]);
+        break;
+    case SIM_ARCH_ARM:
+        uc_reg_write(uc, UC_ARM_REG_SP, &rsp);
+        uc_reg_write(uc, UC_ARM_REG_LR, &ret);
+        uc_reg_write(uc, UC_ARM_REG_R0, &args[0]);
+        uc_reg_write(uc, UC_ARM_REG_R1, &args[1]);
+        break;
+    }
     uint64_t t0 = now();
     uc_err e = uc_emu_start(uc, 0x1000, ret, 0, 0);
     *ns = now() - t0;
@@ -84,6 +109,7 @@ static int sim_run(const sim_bench_workload *w, const uint64_t *host_data, const
                    uint64_t *ns, uint64_t *insns) {
     sim_config c;
     sim_config_default(&c);
+    c.arch = w->arch;
     c.precise_faults = md->precise;
     c.predictor = md->predictor;
     c.cache = md->cache;

@@ -1,5 +1,7 @@
 /* sim/cpu.c — the guest CPU: Unicorn set-up, block statistics, guest calls,
- * faults, and instructions served by the model (RDTSC, RDTSCP, RDPMC).
+ * faults, and instructions served by the model (RDTSC, RDTSCP, RDPMC; ARM64
+ * reads of the cycle counters).  Everything that depends on the instruction
+ * set comes from the machine's ISA descriptor (sim/isa.h, sim/isa_*.c).
  *
  * Counting: a UC_HOOK_BLOCK hook looks the block up in a cache keyed by
  * (address, size); a miss decodes it once with capstone.  The hook first
@@ -27,13 +29,12 @@
 
 #include "sim/sim_int.h"
 
-typedef enum trap_kind { TRAP_RDTSC, TRAP_RDTSCP, TRAP_RDPMC, TRAP_PRIV } trap_kind;
-
 typedef struct trap {
     sim_machine *m;
     uint64_t addr;
     uint32_t len;
     trap_kind kind;
+    int reg; /* destination register (TRAP_CLOCK) */
     uc_hook h;
     struct trap *next;
 } trap;
@@ -53,144 +54,6 @@ static void *hook_fn(any_fn f) {
 /* Traps live in a list owned by the machine (freed in sim_cpu_fini). */
 
 /* ---- block decoding -------------------------------------------------------------------- */
-
-static bool is_branch(csh cs, const cs_insn *in) {
-    return cs_insn_group(cs, in, X86_GRP_JUMP) || cs_insn_group(cs, in, X86_GRP_CALL) ||
-           cs_insn_group(cs, in, X86_GRP_RET) || cs_insn_group(cs, in, X86_GRP_INT) ||
-           cs_insn_group(cs, in, X86_GRP_IRET) || in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER;
-}
-
-static int trap_kind_of(csh cs, const cs_insn *in) {
-    switch (in->id) {
-    case X86_INS_RDTSC: return TRAP_RDTSC;
-    case X86_INS_RDTSCP: return TRAP_RDTSCP;
-    case X86_INS_RDPMC: return TRAP_RDPMC;
-    case X86_INS_HLT:
-    case X86_INS_CLI:
-    case X86_INS_STI:
-    case X86_INS_IN:
-    case X86_INS_INSB:
-    case X86_INS_INSW:
-    case X86_INS_INSD:
-    case X86_INS_OUT:
-    case X86_INS_OUTSB:
-    case X86_INS_OUTSW:
-    case X86_INS_OUTSD: return TRAP_PRIV;
-    default: return cs_insn_group(cs, in, X86_GRP_PRIVILEGE) ? TRAP_PRIV : -1;
-    }
-}
-
-/* The facts pmu_classify() prices an instruction by (pmu_model/README.md,
- * "Instruction classes"), from capstone's detail. */
-static bool is_string_insn(unsigned id) {
-    switch (id) {
-    case X86_INS_MOVSB:
-    case X86_INS_MOVSW:
-    case X86_INS_MOVSD:
-    case X86_INS_MOVSQ:
-    case X86_INS_STOSB:
-    case X86_INS_STOSW:
-    case X86_INS_STOSD:
-    case X86_INS_STOSQ:
-    case X86_INS_LODSB:
-    case X86_INS_LODSW:
-    case X86_INS_LODSD:
-    case X86_INS_LODSQ:
-    case X86_INS_CMPSB:
-    case X86_INS_CMPSW:
-    case X86_INS_CMPSD:
-    case X86_INS_CMPSQ:
-    case X86_INS_SCASB:
-    case X86_INS_SCASW:
-    case X86_INS_SCASD:
-    case X86_INS_SCASQ: return true;
-    default: return false;
-    }
-}
-
-static unsigned insn_facts(csh cs, const cs_insn *in) {
-    const cs_x86 *x = &in->detail->x86;
-    unsigned id = in->id, f = 0;
-    if (is_branch(cs, in)) f |= PMU_I_BRANCH;
-    if (cs_insn_group(cs, in, X86_GRP_JUMP) && id != X86_INS_JMP && id != X86_INS_LJMP) f |= PMU_I_COND;
-    if (cs_insn_group(cs, in, X86_GRP_CALL)) f |= PMU_I_CALL | PMU_I_STORE;
-    if (cs_insn_group(cs, in, X86_GRP_RET)) f |= PMU_I_RET | PMU_I_LOAD;
-    if ((id == X86_INS_JMP || id == X86_INS_CALL) && x->op_count == 1 && x->operands[0].type != X86_OP_IMM)
-        f |= PMU_I_INDIRECT;
-    bool no_access = id == X86_INS_LEA || id == X86_INS_NOP || id == X86_INS_PREFETCH || id == X86_INS_PREFETCHW ||
-                     id == X86_INS_PREFETCHT0 || id == X86_INS_PREFETCHT1 || id == X86_INS_PREFETCHT2 ||
-                     id == X86_INS_PREFETCHNTA;
-    bool mem_op = false;
-    for (int i = 0; i < x->op_count; i++) {
-        const cs_x86_op *op = &x->operands[i];
-        if (op->type == X86_OP_MEM) {
-            mem_op = true;
-            if (no_access) continue;
-            if (op->access & CS_AC_READ) f |= PMU_I_LOAD;
-            if (op->access & CS_AC_WRITE) f |= PMU_I_STORE;
-        } else if (op->type == X86_OP_REG) {
-            x86_reg r = op->reg;
-            if ((r >= X86_REG_ST0 && r <= X86_REG_ST7) || (r >= X86_REG_MM0 && r <= X86_REG_MM7) ||
-                (r >= X86_REG_XMM0 && r <= X86_REG_XMM31) || (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) ||
-                (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31))
-                f |= PMU_I_FP;
-        }
-    }
-    if (cs_insn_group(cs, in, X86_GRP_FPU) || cs_insn_group(cs, in, X86_GRP_MMX) ||
-        cs_insn_group(cs, in, X86_GRP_3DNOW))
-        f |= PMU_I_FP;
-    switch (id) {
-    case X86_INS_PUSH:
-    case X86_INS_PUSHF:
-    case X86_INS_PUSHFQ: f |= PMU_I_STORE; break;
-    case X86_INS_POP:
-    case X86_INS_POPF:
-    case X86_INS_POPFQ:
-    case X86_INS_LEAVE: f |= PMU_I_LOAD; break;
-    case X86_INS_MUL:
-    case X86_INS_IMUL: f |= PMU_I_MUL; break;
-    case X86_INS_DIV:
-    case X86_INS_IDIV: f |= PMU_I_DIV; break;
-    case X86_INS_MOV:
-    case X86_INS_MOVZX:
-    case X86_INS_MOVSX:
-    case X86_INS_MOVSXD:
-    case X86_INS_LEA:
-    case X86_INS_NOP:
-    case X86_INS_CBW:
-    case X86_INS_CWDE:
-    case X86_INS_CDQE:
-    case X86_INS_CWD:
-    case X86_INS_CDQ:
-    case X86_INS_CQO: f |= PMU_I_MOVE; break;
-    case X86_INS_XCHG:
-        if (mem_op)
-            f |= PMU_I_SYSTEM; /* implicitly locked */
-        else
-            f |= PMU_I_MOVE;
-        break;
-    case X86_INS_CPUID:
-    case X86_INS_RDTSC:
-    case X86_INS_RDTSCP:
-    case X86_INS_RDPMC:
-    case X86_INS_LFENCE:
-    case X86_INS_MFENCE:
-    case X86_INS_SFENCE:
-    case X86_INS_PAUSE:
-    case X86_INS_UD2:
-    case X86_INS_SYSCALL:
-    case X86_INS_SYSENTER: f |= PMU_I_SYSTEM; break;
-    default: break;
-    }
-    if (is_string_insn(id) && !(f & PMU_I_FP)) { /* movsd/cmpsd with xmm operands are SSE */
-        f |= PMU_I_STRING;
-        if (id >= X86_INS_STOSB && id <= X86_INS_STOSW) f |= PMU_I_STORE;
-    }
-    if (cs_insn_group(cs, in, X86_GRP_INT) || cs_insn_group(cs, in, X86_GRP_IRET) ||
-        cs_insn_group(cs, in, X86_GRP_PRIVILEGE) || x->prefix[0] == X86_PREFIX_LOCK)
-        f |= PMU_I_SYSTEM;
-    return f;
-}
 
 static block_end end_of(unsigned f) {
     if (f & PMU_I_COND) return END_COND;
@@ -225,7 +88,7 @@ static pmu_block_stats decode_range(sim_machine *m, uint64_t addr, uint32_t size
                 last = 0;
                 break;
             }
-            unsigned f = insn_facts(m->cs, in);
+            unsigned f = m->isa->facts(m->cs, in);
             pmu_block_add_insn(&st, pmu_classify(f), f);
             last = f;
             last_pc = in->address;
@@ -379,11 +242,21 @@ static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, 
 }
 
 static void on_probe(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
-    (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)ud; /* never called: the range is never mapped */
+    (void)uc, (void)type, (void)addr, (void)size, (void)value,
+        (void)ud; /* x86: never called (never mapped); ARM64: empty */
 }
 
+static void gate_enter(sim_machine *m, uint64_t at);
+
+/* An exception (x86 #DE, int n; ARM undefined instruction, svc, brk): the
+ * ISA's gate-entering interrupt goes to the gate; every other one ends the call. */
 static void on_intr(uc_engine *uc, uint32_t intno, void *ud) {
     sim_machine *m = ud;
+    if (m->isa->gate_intno >= 0 && (int)intno == m->isa->gate_intno) {
+        /* the PC is after the entering instruction */
+        gate_enter(m, sim_reg(m, m->isa->reg_pc) - m->isa->gate_entry_len);
+        return;
+    }
     m->stop = STOP_INTR;
     m->intno = (int)intno;
     uc_emu_stop(uc);
@@ -399,39 +272,43 @@ static uint64_t gate_handle(sim_machine *m, sim_thread *t, uint32_t service, boo
     return rax;
 }
 
-/* `syscall`: in a thunk of the gate page (RIP is the syscall's address in the
- * hook) it is a call of the OS, served by the gate's handler; anywhere else,
- * or with no handler, there are no system services and Windows returns
- * STATUS_INVALID_SYSTEM_SERVICE.  Unicorn moves RIP past the syscall after
- * the hook, and the syscall ends its block, so a stop requested here leaves
- * RIP at the thunk's ret and nothing after the syscall has run. */
-static void on_syscall(uc_engine *uc, void *ud) {
-    sim_machine *m = ud;
+/* The gate-entering instruction at `at` (x64 syscall, x86 int 0x2e, ARM
+ * svc): in a thunk of the gate page it is a call of the OS, served by the
+ * gate's handler; anywhere else, or with no handler, there are no system
+ * services and Windows returns STATUS_INVALID_SYSTEM_SERVICE.  The engine
+ * moves the PC past the instruction, which ends its block, so a stop
+ * requested here leaves the PC at the thunk's return and nothing after the
+ * entry has run. */
+static void gate_enter(sim_machine *m, uint64_t at) {
     sim_thread *t = m->running;
-    uint64_t rip, rax;
-    uc_reg_read(uc, UC_X86_REG_RIP, &rip);
-    uc_reg_read(uc, UC_X86_REG_RAX, &rax);
-    bool in_gate = rip >= SIM_GATE_BASE && rip - SIM_GATE_BASE < (uint64_t)SIM_GATE_SERVICES * SIM_GATE_STRIDE &&
-                   (rip - SIM_GATE_BASE) % SIM_GATE_STRIDE == SIM_GATE_SYSCALL;
+    uint64_t g = m->lay->gate;
+    bool in_gate = at >= g && at - g < (uint64_t)SIM_GATE_SERVICES * SIM_GATE_STRIDE &&
+                   (at - g) % SIM_GATE_STRIDE == m->isa->gate_entry;
     if (!in_gate || !m->gate_fn || !t || !m->exec || m->exec->cur != t) {
-        rax = 0xC000001Cu;
-        uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+        m->isa->set_result(m, 0xC000001Cu);
         return;
     }
-    uint32_t service = (uint32_t)rax;
+    uint32_t service = m->isa->gate_service(m, (uint32_t)((at - g) / SIM_GATE_STRIDE));
     bool pending;
-    rax = gate_handle(m, t, service, false, &pending);
+    uint64_t rax = gate_handle(m, t, service, false, &pending);
     if (pending && m->exec->cur == t) rax = gate_handle(m, t, service, true, &pending); /* it did not wait after all */
     if (pending) {
-        t->gate_pending = true; /* rax is written when the call resumes */
+        t->gate_pending = true; /* the result is written when the call resumes */
         t->gate_service = service;
     } else {
-        uc_reg_write(uc, UC_X86_REG_RAX, &rax);
+        m->isa->set_result(m, rax);
     }
     if (m->exec->cur != t) { /* it waits, gave its CPU away, or was preempted: the driver must switch */
         m->stop = STOP_GATE;
-        uc_emu_stop(uc);
+        uc_emu_stop(m->uc);
     }
+}
+
+/* x64 `syscall` (RIP is the syscall's address in the hook). */
+static void on_syscall(uc_engine *uc, void *ud) {
+    (void)uc;
+    sim_machine *m = ud;
+    gate_enter(m, sim_reg(m, m->isa->reg_pc));
 }
 
 /* Stats of the part of the last counted block before instruction `at`. */
@@ -472,34 +349,22 @@ static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
     /* What follows this instruction in the block will be counted by the block
      * that starts after it; take it back now, and this instruction too until served. */
     unretire_suffix(m, t, addr);
-    if (tr->kind == TRAP_PRIV) {
-        set_fault(t, 0xC0000096u /* STATUS_PRIVILEGED_INSTRUCTION */, addr, 0, 0);
+    if (tr->kind == TRAP_PRIV || tr->kind == TRAP_ILLEGAL) {
+        set_fault(t,
+                  tr->kind == TRAP_PRIV ? 0xC0000096u /* STATUS_PRIVILEGED_INSTRUCTION */
+                                        : 0xC000001Du /* STATUS_ILLEGAL_INSTRUCTION */,
+                  addr, 0, 0);
         m->stop = STOP_INTR;
         m->intno = -2;
         uc_emu_stop(uc);
         return;
     }
-    uint64_t value;
-    if (tr->kind == TRAP_RDPMC) {
-        uint64_t rcx;
-        uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
-        value = pmu_pmc_read(&m->cfg.pmc, &t->bank, (uint32_t)rcx);
-    } else {
-        value = m->exec->time;
-    }
-    uint64_t lo = value & 0xFFFFFFFFu, hi = value >> 32;
-    uc_reg_write(uc, UC_X86_REG_RAX, &lo);
-    uc_reg_write(uc, UC_X86_REG_RDX, &hi);
-    if (tr->kind == TRAP_RDTSCP) {
-        uint64_t aux = 0; /* IA32_TSC_AUX: processor number */
-        uc_reg_write(uc, UC_X86_REG_RCX, &aux);
-    }
+    m->isa->serve(m, t, tr->kind, tr->reg);
     pmu_block_stats one = {0};
     pmu_block_add_insn(&one, PMU_CL_SYSTEM, PMU_I_SYSTEM);
     pmu_block_cycles(&one, &m->cfg.cost);
     retire(m, t, &one);
-    uint64_t next = addr + tr->len;
-    uc_reg_write(uc, UC_X86_REG_RIP, &next);
+    sim_reg_set(m, m->isa->reg_pc, addr + tr->len);
 }
 
 static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
@@ -511,7 +376,8 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
     bool added = false;
     cs_insn *in = cs_malloc(m->cs);
     while (in && left && cs_disasm_iter(m->cs, &p, &left, &a, in)) {
-        int k = trap_kind_of(m->cs, in);
+        int reg;
+        int k = m->isa->trap_of(m->cs, in, &reg);
         if (k < 0) continue;
         bool known = false;
         for (trap *x = m->traps; x; x = x->next)
@@ -519,7 +385,7 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
         if (known) continue;
         trap *tr = calloc(1, sizeof *tr);
         if (!tr) break;
-        *tr = (trap){m, in->address, in->size, (trap_kind)k, 0, m->traps};
+        *tr = (trap){m, in->address, in->size, (trap_kind)k, reg, 0, m->traps};
         if (uc_hook_add(m->uc, &tr->h, UC_HOOK_CODE, HOOK(on_trap), tr, in->address, in->address) != UC_ERR_OK) {
             free(tr);
             continue;
@@ -536,21 +402,31 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
 static sim_err gate_map(sim_machine *m);
 
 sim_err sim_cpu_init(sim_machine *m) {
-    if (uc_open(UC_ARCH_X86, UC_MODE_64, &m->uc) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs) != CS_ERR_OK) return SIM_ERR_UNICORN;
+    const sim_isa *isa = m->isa;
+    if (uc_open(isa->uc_arch, isa->uc_mode, &m->uc) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    if (cs_open(isa->cs_arch, isa->cs_mode, &m->cs) != CS_ERR_OK) return SIM_ERR_UNICORN;
     cs_option(m->cs, CS_OPT_DETAIL, CS_OPT_ON);
     /* Hooks are registered before the first uc_emu_start, so every block is translated with them. */
     if (uc_hook_add(m->uc, &m->h_block, UC_HOOK_BLOCK, HOOK(on_block), m, 1, 0) != UC_ERR_OK ||
         uc_hook_add(m->uc, &m->h_intr, UC_HOOK_INTR, HOOK(on_intr), m, 1, 0) != UC_ERR_OK ||
-        uc_hook_add(m->uc, &m->h_memerr, UC_HOOK_MEM_INVALID, HOOK(on_memerr), m, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(m->uc, &m->h_memerr, UC_HOOK_MEM_INVALID, HOOK(on_memerr), m, 1, 0) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    if (isa->arch == SIM_ARCH_X64 &&
         uc_hook_add(m->uc, &m->h_syscall, UC_HOOK_INSN, HOOK(on_syscall), m, 1, 0, UC_X86_INS_SYSCALL) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
     if (m->cfg.cache &&
         uc_hook_add(m->uc, &m->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_mem), m, 1, 0) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
-    if (m->cfg.precise_faults && !m->cfg.cache &&
-        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, SIM_HOOK_PROBE,
-                    SIM_HOOK_PROBE) != UC_ERR_OK)
+    /* Precise faults: on x86 any memory hook makes Unicorn sync the PC before
+     * each memory instruction, so a hook on a never-mapped address suffices;
+     * on ARM64 the PC is synced only when a hook is called, so the hook must
+     * cover all memory (an empty callback per access).  ARM (A32) syncs it in
+     * neither case: its data faults report the block start (sim/README.md). */
+    uint64_t probe_lo = SIM_HOOK_PROBE, probe_hi = SIM_HOOK_PROBE;
+    if (isa->arch == SIM_ARCH_ARM64) probe_lo = 1, probe_hi = 0;
+    if (m->cfg.precise_faults && !m->cfg.cache && isa->arch != SIM_ARCH_ARM &&
+        uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, probe_lo, probe_hi) !=
+            UC_ERR_OK)
         return SIM_ERR_UNICORN;
     /* QEMU keeps an exception "in flight" after a #DE or #GP handed to on_intr
      * (it was never delivered): the next such exception would become a double
@@ -561,21 +437,10 @@ sim_err sim_cpu_init(sim_machine *m) {
     /* Calls end at exits (sim_cpu_code_placed adds more), not at uc_emu_start's `until`. */
     if (!(m->exits = malloc(16 * sizeof *m->exits))) return SIM_ERR_NOMEM;
     m->capexits = 16;
-    m->exits[m->nexits++] = SIM_SENTINEL;
+    m->exits[m->nexits++] = m->lay->sentinel;
     if (uc_ctl_exits_enable(m->uc) != UC_ERR_OK || uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
     return gate_map(m);
-}
-
-/* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when
- * it translates a far call or jump through a register, FF /3 or FF /5 with
- * mod = 11 (the CPU raises #UD).  Each place such an instruction may start
- * (the FF, or any of the prefix bytes right before it) becomes an exit, where
- * translation stops before the instruction; sim_call_continue reports
- * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest. */
-static bool is_prefix(uint8_t b) {
-    return (b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 || b == 0x26 ||
-           b == 0x2E || b == 0x36 || b == 0x3E || b == 0x64 || b == 0x65;
 }
 
 static bool is_exit(const sim_machine *m, uint64_t a) {
@@ -584,23 +449,22 @@ static bool is_exit(const sim_machine *m, uint64_t a) {
     return false;
 }
 
-sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
-    int before = m->nexits;
-    for (size_t i = 0; i + 1 < n; i++) {
-        uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
-        if (bytes[i] != 0xFF || modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
-        size_t first = i;
-        while (first > 0 && i - first < 14 && is_prefix(bytes[first - 1])) first--;
-        for (size_t k = first; k <= i; k++) {
-            if (m->nexits == m->capexits) {
-                uint64_t *e = realloc(m->exits, 2 * (size_t)m->capexits * sizeof *e);
-                if (!e) return SIM_ERR_NOMEM;
-                m->exits = e;
-                m->capexits *= 2;
-            }
-            m->exits[m->nexits++] = addr + k;
-        }
+sim_err sim_cpu_add_exit(sim_machine *m, uint64_t a) {
+    if (m->nexits == m->capexits) {
+        uint64_t *e = realloc(m->exits, 2 * (size_t)m->capexits * sizeof *e);
+        if (!e) return SIM_ERR_NOMEM;
+        m->exits = e;
+        m->capexits *= 2;
     }
+    m->exits[m->nexits++] = a;
+    return SIM_OK;
+}
+
+sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
+    if (!m->isa->placed) return SIM_OK;
+    int before = m->nexits;
+    sim_err e = m->isa->placed(m, addr, bytes, n);
+    if (e != SIM_OK) return e;
     if (m->nexits != before && uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
     return SIM_OK;
@@ -610,23 +474,14 @@ sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes,
 
 _Static_assert(SIM_PAGE / SIM_GATE_STRIDE == SIM_GATE_SERVICES, "the thunks fill one page");
 
-/* The thunk page: thunk k = B8 k32 (mov eax, k), 0F 05 (syscall), C3 (ret),
- * then int3 up to the next thunk (never executed by a call of a thunk).
- * Read+execute, never writable by the guest. */
+/* The thunk page (the ISA's thunk k every SIM_GATE_STRIDE bytes),
+ * read+execute, never writable by the guest. */
 static sim_err gate_map(sim_machine *m) {
     uint8_t page[SIM_PAGE];
-    memset(page, 0xCC, sizeof page);
-    for (uint32_t k = 0; k < SIM_GATE_SERVICES; k++) {
-        uint8_t *p = page + k * SIM_GATE_STRIDE;
-        p[0] = 0xB8;
-        for (int i = 0; i < 4; i++) p[1 + i] = (uint8_t)(k >> (8 * i));
-        p[SIM_GATE_SYSCALL] = 0x0F;
-        p[SIM_GATE_SYSCALL + 1] = 0x05;
-        p[SIM_GATE_SYSCALL + 2] = 0xC3;
-    }
-    sim_err e = sim_region_add(m, SIM_GATE_BASE, SIM_PAGE, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, -1);
+    for (uint32_t k = 0; k < SIM_GATE_SERVICES; k++) m->isa->thunk(page + k * SIM_GATE_STRIDE, k);
+    sim_err e = sim_region_add(m, m->lay->gate, SIM_PAGE, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, -1);
     if (e != SIM_OK) return e;
-    return uc_mem_write(m->uc, SIM_GATE_BASE, page, sizeof page) == UC_ERR_OK ? SIM_OK : SIM_ERR_UNICORN;
+    return uc_mem_write(m->uc, m->lay->gate, page, sizeof page) == UC_ERR_OK ? SIM_OK : SIM_ERR_UNICORN;
 }
 
 void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
@@ -634,27 +489,45 @@ void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
     m->gate_ud = fn ? ud : NULL;
 }
 
-uint64_t sim_gate_thunk(uint32_t service) {
-    return service < SIM_GATE_SERVICES ? SIM_GATE_BASE + (uint64_t)service * SIM_GATE_STRIDE : 0;
+uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service) {
+    uint64_t gate = m ? m->lay->gate : sim_isa_x64.lay->gate;
+    return service < SIM_GATE_SERVICES ? gate + (uint64_t)service * SIM_GATE_STRIDE : 0;
+}
+
+sim_err sim_gate_set_pop(sim_machine *m, uint32_t service, uint32_t bytes) {
+    if (service >= SIM_GATE_SERVICES || bytes > 0xFFFC || bytes % 4) return SIM_ERR_ARG;
+    if (m->isa->arch != SIM_ARCH_X86) return SIM_OK;                      /* the caller cleans up (x64, AAPCS) */
+    uint64_t at = m->lay->gate + (uint64_t)service * SIM_GATE_STRIDE + 8; /* the imm16 of `ret n` */
+    uint8_t iw[2] = {(uint8_t)bytes, (uint8_t)(bytes >> 8)};
+    if (uc_mem_write(m->uc, at, iw, 2) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    uc_ctl_remove_cache(m->uc, at - 8, at - 8 + SIM_GATE_STRIDE);
+    return SIM_OK;
 }
 
 sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v) {
-    static const int reg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
     sim_machine *m = t->m;
     *v = 0;
     if (m->gate_thread != t) return SIM_ERR_STATE;
     if (k < 0 || k >= SIM_MAX_ARGS) return SIM_ERR_ARG;
-    if (k < 4) {
-        uc_reg_read(m->uc, reg[k], v);
-        return SIM_OK;
-    }
-    /* [rsp] is the caller's return address, then 32 bytes of shadow space. */
-    uint64_t rsp;
+    return m->isa->gate_arg(m, k, v);
+}
+
+uint64_t sim_reg(sim_machine *m, int reg) {
+    uint64_t v = 0;
+    uc_reg_read(m->uc, reg, &v);
+    return v;
+}
+
+void sim_reg_set(sim_machine *m, int reg, uint64_t v) { uc_reg_write(m->uc, reg, &v); }
+
+uint64_t sim_exec_clock(const sim_machine *m) { return m->exec ? m->exec->time : 0; }
+
+sim_err sim_read_word(sim_machine *m, uint64_t addr, unsigned size, uint64_t *v) {
     uint8_t b[8];
-    uc_reg_read(m->uc, UC_X86_REG_RSP, &rsp);
-    sim_err e = sim_mem_read(m, rsp + 0x28 + 8 * (uint64_t)(k - 4), b, sizeof b);
+    *v = 0;
+    sim_err e = sim_mem_read(m, addr, b, size);
     if (e != SIM_OK) return e;
-    for (int i = 7; i >= 0; i--) *v = (*v << 8) | b[i];
+    for (int i = (int)size - 1; i >= 0; i--) *v = (*v << 8) | b[i];
     return SIM_OK;
 }
 
@@ -678,41 +551,23 @@ void sim_cpu_fini(sim_machine *m) {
 
 /* ---- guest calls -------------------------------------------------------------------------- */
 
-static const int gprs[] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
-                           UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10,
-                           UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
-
 sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int nargs) {
     sim_machine *m = t->m;
     if (m->running != t || t->in_call) return SIM_ERR_STATE;
     if (nargs < 0 || nargs > SIM_MAX_ARGS) return SIM_ERR_ARG;
     sim_err me = sim_stack_acquire(t);
     if (me != SIM_OK) return me;
-    /* Stack at entry: [rsp] return address (sentinel), [rsp+8..+40) shadow space,
-     * [rsp+40+8k] argument 5+k.  rsp+8 is 16-byte aligned, as after a call. */
-    int nstack = nargs > 4 ? nargs - 4 : 0;
-    uint64_t frame = 8 + 32 + 8 * (uint64_t)nstack;
-    uint64_t rsp = (t->stack_hi - frame - 8) & ~UINT64_C(15);
-    rsp -= 8; /* return address slot: (rsp + 8) % 16 == 0 */
-    uint8_t img[8 + 32 + 8 * SIM_MAX_ARGS];
-    memset(img, 0, sizeof img);
-    uint64_t ret = SIM_SENTINEL;
-    memcpy(img, &ret, 8);
-    for (int k = 0; k < nstack; k++) memcpy(img + 40 + 8 * k, &args[4 + k], 8);
-    if (uc_mem_write(m->uc, rsp, img, (size_t)frame) != UC_ERR_OK) return SIM_ERR_UNICORN;
     /* (a suspended call's context was saved when it stopped) */
     uc_context_restore(m->uc, m->clean); /* no exception in flight, no other call's registers */
-    uint64_t zero = 0;
-    for (size_t i = 0; i < sizeof gprs / sizeof gprs[0]; i++) uc_reg_write(m->uc, gprs[i], &zero);
-    static const int argreg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
-    for (int k = 0; k < nargs && k < 4; k++) uc_reg_write(m->uc, argreg[k], &args[k]);
-    uint64_t flags = 0x202;
-    uc_reg_write(m->uc, UC_X86_REG_RFLAGS, &flags);
-    uc_reg_write(m->uc, UC_X86_REG_RSP, &rsp);
-    /* The caller's `call`: its return address enters the return stack, and its
-     * store the cache (neither is the callee's work, so nothing is counted). */
-    if (m->exec && m->exec->bp) pmu_bp_call(m->exec->bp, SIM_SENTINEL);
-    if (m->exec && m->exec->cache) pmu_cache_access(m->exec->cache, rsp, 8, true);
+    uint64_t sp;
+    me = m->isa->call_setup(m, t, args, nargs, &sp);
+    if (me != SIM_OK) return me;
+    /* The caller's call: its return address enters the return stack, and (x86,
+     * where the call stores it) the cache (neither is the callee's work, so
+     * nothing is counted). */
+    if (m->exec && m->exec->bp) pmu_bp_call(m->exec->bp, m->lay->sentinel);
+    if (m->exec && m->exec->cache && (m->isa->arch == SIM_ARCH_X64 || m->isa->arch == SIM_ARCH_X86))
+        pmu_cache_access(m->exec->cache, sp, m->isa->ptr, true);
     m->loaded = t;
     t->rip = entry;
     t->in_call = true;
@@ -728,21 +583,6 @@ static int access_of(int memerr_type) {
     case UC_MEM_FETCH_UNMAPPED:
     case UC_MEM_FETCH_PROT: return 8;
     default: return 0;
-    }
-}
-
-static uint32_t intr_code(int intno) {
-    switch (intno) {
-    case 0: return 0xC0000094u;    /* STATUS_INTEGER_DIVIDE_BY_ZERO */
-    case 1: return 0x80000004u;    /* STATUS_SINGLE_STEP */
-    case 3: return 0x80000003u;    /* STATUS_BREAKPOINT */
-    case 4: return 0xC0000095u;    /* STATUS_INTEGER_OVERFLOW */
-    case 5: return 0xC000008Cu;    /* STATUS_ARRAY_BOUNDS_EXCEEDED */
-    case 6: return 0xC000001Du;    /* STATUS_ILLEGAL_INSTRUCTION */
-    case 0x29: return 0xC0000409u; /* __fastfail: STATUS_STACK_BUFFER_OVERRUN */
-    case 0x2C: return 0xC0000420u; /* STATUS_ASSERTION_FAILURE */
-    case 0x2D: return 0x80000003u; /* debug service */
-    default: return 0xC0000005u;   /* int n in user mode: #GP, reported as an access violation */
     }
 }
 
@@ -774,9 +614,6 @@ static uint64_t settle_partial_block(sim_machine *m, sim_thread *t, uint64_t rip
     unretire_suffix(m, t, rip);
     return at;
 }
-
-/* Interrupt vectors raised after the instruction completes. */
-static bool is_trap_vector(int intno) { return intno != 0 && intno != 5 && intno != 6 && intno != 13; }
 
 static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
     sim_machine *m = t->m;
@@ -858,7 +695,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
     if (t->gate_pending) { /* a gate call that blocked: its result, now that t runs again */
         bool pending;
         uint64_t rax = gate_handle(m, t, t->gate_service, true, &pending);
-        uc_reg_write(m->uc, UC_X86_REG_RAX, &rax);
+        m->isa->set_result(m, rax);
         t->gate_pending = false;
     }
     m->stop_at = sim_sched_segment_begin(m, m->exec);
@@ -872,15 +709,14 @@ sim_call_status sim_call_continue(sim_thread *t) {
         m->memerr_type = 0;
         m->last_block = NULL;
         m->retranslated = false;
-        uc_err e = uc_emu_start(m->uc, t->rip, SIM_SENTINEL, 0, 0);
-        uint64_t rip;
-        uc_reg_read(m->uc, UC_X86_REG_RIP, &rip);
+        uc_err e = uc_emu_start(m->uc, t->rip, m->lay->sentinel, 0, 0);
+        uint64_t rip = sim_reg(m, m->isa->reg_pc);
         if (e != UC_ERR_OK) return fault_from_uc(t, e, rip);
         switch (m->stop) {
         case STOP_NONE:
-            if (rip == SIM_SENTINEL) {
+            if (rip == m->lay->sentinel) {
                 resolve_branch(m, t, rip); /* the final ret */
-                uc_reg_read(m->uc, UC_X86_REG_RAX, &t->result);
+                t->result = m->isa->result(m);
                 sim_call_end(t);
                 return SIM_CALL_RETURNED;
             }
@@ -936,8 +772,8 @@ sim_call_status sim_call_continue(sim_thread *t) {
                 return SIM_CALL_ERROR;
             }
             {
-                uint64_t at = settle_partial_block(m, t, rip, is_trap_vector(m->intno));
-                uint32_t code = intr_code(m->intno);
+                uint64_t at = settle_partial_block(m, t, rip, m->isa->intr_is_trap(m->intno));
+                uint32_t code = m->isa->intr_code(m->intno);
                 set_fault(t, code, at, code == 0xC0000005u ? UINT64_MAX : 0, 0);
             }
             sim_call_end(t);

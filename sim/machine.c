@@ -123,13 +123,16 @@ const region *sim_region_find(const sim_machine *m, uint64_t addr) {
 
 sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
-    if (c->arch != SIM_ARCH_X64) return SIM_ERR_ARCH;
+    const sim_isa *isa = sim_isa_of(c->arch);
+    if (!isa) return SIM_ERR_ARCH;
     if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
         pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;
     sim_machine *m = calloc(1, sizeof *m);
     if (!m) return SIM_ERR_NOMEM;
     m->cfg = *c;
+    m->isa = isa;
+    m->lay = isa->lay;
     if (!m->cfg.stack_size) m->cfg.stack_size = 256 * 1024;
     m->cfg.stack_size = (uint32_t)page_round(m->cfg.stack_size);
     m->max_cycles = c->max_cycles ? c->max_cycles : SIM_DEFAULT_MAX_CYCLES;
@@ -139,9 +142,9 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     if (m->cfg.interrupt_cycles >= m->tick_cycles) m->cfg.interrupt_cycles = (uint32_t)(m->tick_cycles / 2);
     m->quantum_cycles = sim_mul_div(m->tick_cycles, c->quantum, 1);
     m->ncpus = c->cpus;
-    m->next_data = SIM_DATA_BASE;
-    m->next_code = SIM_CODE_BASE;
-    m->heap_brk = SIM_HEAP_BASE;
+    m->next_data = m->lay->data;
+    m->next_code = m->lay->code;
+    m->heap_brk = m->lay->heap;
     sim_err e = SIM_OK;
     for (int i = 0; i < m->ncpus && e == SIM_OK; i++) { /* each CPU: its own predictor and caches */
         sim_cpu *cpu = &m->cpus[i];
@@ -151,9 +154,9 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
         if (c->cache && !(cpu->cache = pmu_cache_new(&c->cost.cache))) e = SIM_ERR_NOMEM;
     }
     if (e == SIM_OK) e = sim_cpu_init(m);
-    if (e == SIM_OK) e = sim_region_add(m, SIM_HEAP_BASE, SIM_HEAP_SIZE, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
-    if (e == SIM_OK) e = sim_region_add(m, SIM_SENTINEL, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
-    if (e == SIM_OK) e = sim_region_add(m, SIM_SCRATCH, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
+    if (e == SIM_OK) e = sim_region_add(m, m->lay->heap, m->lay->heap_size, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
+    if (e == SIM_OK) e = sim_region_add(m, m->lay->sentinel, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
+    if (e == SIM_OK) e = sim_region_add(m, m->lay->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
     if (e != SIM_OK) {
         sim_machine_free(m);
         return e;
@@ -204,14 +207,14 @@ static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n,
 
 sim_err sim_code(sim_machine *m, const void *bytes, size_t n, uint64_t *addr) {
     if (!n) return SIM_ERR_ARG;
-    sim_err e = place(m, &m->next_code, SIM_STACK_BASE, n, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, addr);
+    sim_err e = place(m, &m->next_code, m->lay->code_end, n, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, addr);
     if (e == SIM_OK && uc_mem_write(m->uc, *addr, bytes, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
     if (e == SIM_OK) e = sim_cpu_code_placed(m, *addr, bytes, n);
     return e;
 }
 
 sim_err sim_alloc(sim_machine *m, size_t n, uint64_t *addr) {
-    return place(m, &m->next_data, SIM_HEAP_BASE, n, UC_PROT_READ | UC_PROT_WRITE, RK_DATA, addr);
+    return place(m, &m->next_data, m->lay->heap, n, UC_PROT_READ | UC_PROT_WRITE, RK_DATA, addr);
 }
 
 /* A valid range lies inside one region (allocations are separated by guards). */
@@ -259,7 +262,7 @@ sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr) {
             return SIM_OK;
         }
     }
-    if (size > SIM_HEAP_BASE + SIM_HEAP_SIZE - m->heap_brk) return SIM_ERR_NOMEM;
+    if (size > m->lay->heap + m->lay->heap_size - m->heap_brk) return SIM_ERR_NOMEM;
     *addr = m->heap_brk;
     m->heap_brk += size;
     return SIM_OK;
@@ -320,7 +323,7 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
     return SIM_OK;
 }
 
-/* Stack slots: slot k is [guard page][stack] at SIM_STACK_BASE + k x (stack +
+/* Stack slots: slot k is [guard page][stack] at the layout's stack + k x (stack +
  * page).  A thread holds one only during a guest call; freed slots are reused
  * last-in first-out, so the stack address of a call is deterministic.  The
  * guard page's region records the holder, for STATUS_STACK_OVERFLOW. */
@@ -333,8 +336,8 @@ sim_err sim_stack_acquire(sim_thread *t) {
         k = m->free_slots[--m->nfree_slots];
     } else {
         k = m->nslots;
-        uint64_t base = SIM_STACK_BASE + (uint64_t)k * span;
-        if (base + span > SIM_SCRATCH) return SIM_ERR_NOMEM;
+        uint64_t base = m->lay->stack + (uint64_t)k * span;
+        if (base + span > m->lay->scratch) return SIM_ERR_NOMEM;
         if (m->nfree_slots == m->capfree_slots) { /* room to give it back later */
             int nc = m->capfree_slots ? m->capfree_slots * 2 : 64;
             int *f = realloc(m->free_slots, (size_t)nc * sizeof *f);
@@ -347,7 +350,7 @@ sim_err sim_stack_acquire(sim_thread *t) {
         if (e != SIM_OK) return e;
         m->nslots++;
     }
-    uint64_t base = SIM_STACK_BASE + (uint64_t)k * span;
+    uint64_t base = m->lay->stack + (uint64_t)k * span;
     t->stack_slot = k;
     t->stack_lo = base + SIM_PAGE;
     t->stack_hi = t->stack_lo + m->cfg.stack_size;
@@ -375,10 +378,7 @@ int sim_thread_index(const sim_thread *t) { return t->index; }
 const char *sim_thread_name(const sim_thread *t) { return t->name; }
 sim_thread_state sim_thread_state_of(const sim_thread *t) { return t->state; }
 const pmu_bank *sim_thread_bank(const sim_thread *t) { return &t->bank; }
-uint64_t sim_thread_scratch(sim_thread *t) {
-    (void)t;
-    return SIM_SCRATCH;
-}
+uint64_t sim_thread_scratch(sim_thread *t) { return t->m->lay->scratch; }
 int sim_thread_priority(const sim_thread *t) { return t->priority; }
 int sim_thread_cpu(const sim_thread *t) { return t->cpu; }
 int sim_thread_ideal(const sim_thread *t) { return t->ideal; }

@@ -1,6 +1,6 @@
 /* sim — the simulated machine of hcpsim.
  *
- * Owns the guest CPU (Unicorn, x86-64), guest memory, simulated threads with
+ * Owns the guest CPU (Unicorn: x86-64, x86, ARM64 or ARM), guest memory, simulated threads with
  * saved CPU contexts, the scheduler and the virtual clock.  Counting is exact
  * at block granularity: each block is decoded once (capstone), its statistics
  * cached by (address, size) and added from a block hook; a block that stops
@@ -181,7 +181,7 @@ sim_thread *sim_thread_at(sim_machine *m, int index);
 #define SIM_MAX_ARGS 16
 
 typedef enum sim_call_status {
-    SIM_CALL_RETURNED = 0, /* the callee returned; sim_call_result() has rax */
+    SIM_CALL_RETURNED = 0, /* the callee returned; sim_call_result() has rax (x0; eax, r0 sign-extended) */
     SIM_CALL_YIELD,        /* the scheduler needs the driver: the thread was switched out, or its
                               CPU's lock-step round ended; resume the body to continue */
     SIM_CALL_FAULTED,      /* a guest exception; sim_call_fault() describes it */
@@ -199,8 +199,10 @@ typedef struct sim_fault {
     int nbytes;
 } sim_fault;
 
-/* Starts a call of `entry` on thread t with the Windows x64 convention
- * (rcx, rdx, r8, r9, 32-byte shadow space, further arguments on the stack).
+/* Starts a call of `entry` on thread t with the machine's calling convention
+ * (x64: rcx, rdx, r8, r9, 32-byte shadow space, further arguments on the
+ * stack; x86 stdcall: all on the stack; ARM64: x0-x7; ARM: r0-r3; see
+ * sim/README.md "Calls"; on 32-bit ISAs each argument is truncated to 32 bits).
  * The return address is a sentinel page that executes nothing, so counts are
  * exactly the callee's instructions, its final ret included.  t must be the
  * running thread and not already in a call. */
@@ -226,11 +228,19 @@ typedef uint64_t (*sim_gate_fn)(void *ud, sim_thread *t, uint32_t service, bool 
 /* Installs the handler (NULL: none; a thunk's syscall then returns
  * STATUS_INVALID_SYSTEM_SERVICE like any other syscall). */
 void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud);
-/* The guest address of thunk `service`, or 0 past SIM_GATE_SERVICES. */
-uint64_t sim_gate_thunk(uint32_t service);
-/* Argument k (0-based, Windows x64: rcx, rdx, r8, r9, then [rsp+0x28+8(k-4)]
- * as the thunk sees them) of the gate call t is making; only inside the
- * handler.  SIM_ERR_UNMAPPED: a stack argument is unreadable. */
+/* The guest address of thunk `service` on machine m (NULL: on an x64 machine),
+ * or 0 past SIM_GATE_SERVICES. */
+uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service);
+/* x86 (stdcall): thunk `service` ends in `ret bytes`, popping its caller's
+ * argument words; a no-op on the other ISAs (the caller cleans up). */
+sim_err sim_gate_set_pop(sim_machine *m, uint32_t service, uint32_t bytes);
+/* Argument word k (0-based) of the gate call t is making, by the machine's
+ * convention as the thunk sees them (sim/README.md "Calls"): x64 rcx, rdx, r8,
+ * r9, then [rsp+0x28+8(k-4)]; x86 [esp+4+4k]; ARM64 x0-x7, then
+ * [sp+8(k-8)]; ARM r0-r3, then [sp+4(k-4)].  32-bit words are zero-extended;
+ * a 64-bit argument of a 32-bit convention is two words (api/gate.c pairs
+ * them).  Only inside the handler.  SIM_ERR_UNMAPPED: a stack argument is
+ * unreadable. */
 sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
 
 /* ---- scheduler (sim/README.md states every rule) -------------------------------------- */
@@ -334,12 +344,13 @@ uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
 typedef struct sim_bench_workload {
     const char *name;
-    const uint8_t *code; /* Windows x64 function: (rcx, rdx) */
+    const uint8_t *code; /* a function of two arguments by `arch`'s convention (x64: rcx, rdx) */
     size_t len;
     uint64_t n;                        /* iteration count argument */
     bool data;                         /* when true, rcx = a data buffer and rdx = n; else rcx = n */
     bool random;                       /* the buffer holds fixed pseudo-random words (else zeros) */
     uint64_t fixed, per_iter, per_odd; /* retires fixed + per_iter x n + per_odd x (odd words) */
+    sim_arch arch;                     /* the guest ISA (its raw Unicorn runs the same code) */
 } sim_bench_workload;
 typedef struct sim_bench_result {
     const char *mode;

@@ -5,29 +5,22 @@
 #include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 
+#include "sim/isa.h"
 #include "sim/sim.h"
 
 #define SIM_PAGE 0x1000u
 
-/* Guest address-space layout (x64).  Every allocation is followed by an
- * unmapped guard page, so running or writing off the end faults. */
-#define SIM_DATA_BASE UINT64_C(0x0000000010000000)  /* sim_alloc: scenario data */
-#define SIM_HEAP_BASE UINT64_C(0x0000000070000000)  /* sim_heap_alloc: OS blocks */
-#define SIM_HEAP_SIZE UINT64_C(0x0000000004000000)  /* 64 MiB: 149796 profiling blocks */
-#define SIM_CODE_BASE UINT64_C(0x0000000140000000)  /* sim_code: guest code */
-#define SIM_STACK_BASE UINT64_C(0x00007FF000000000) /* stack slots: [guard][stack] each */
-#define SIM_SCRATCH UINT64_C(0x00007FFFFFFD0000)    /* one marshalling page per machine */
+/* The guest address-space layout is per ISA (sim/isa.h, sim_layout): every
+ * allocation is followed by an unmapped guard page, so running or writing
+ * off the end faults.  The x64 heap holds 149796 profiling blocks. */
 /* Unicorn 2.0.1 (QEMU) asserts past about 4090 memory sections, one per
  * separate mapping: hcpsim refuses to map beyond this many. */
 #define SIM_MAX_MAPPINGS 3900
-#define SIM_SENTINEL UINT64_C(0x00007FFFFFFE0000) /* return address of t:run; never executes */
-#define SIM_HOOK_PROBE UINT64_C(0x10)             /* never mapped; see cpu.c precise faults */
+#define SIM_HOOK_PROBE UINT64_C(0x10) /* never mapped; see cpu.c precise faults */
 /* The call gate (cpu.c): one read+execute page of thunks, thunk k at
- * SIM_GATE_BASE + k x SIM_GATE_STRIDE is `mov eax, k; syscall; ret` padded
- * with int3.  Mapped by sim_cpu_init, outside the region table. */
-#define SIM_GATE_BASE UINT64_C(0x0000000100000000)
+ * layout gate + k x SIM_GATE_STRIDE (x64: `mov eax, k; syscall; ret` padded
+ * with int3; the other ISAs in sim/isa_*.c). */
 #define SIM_GATE_STRIDE 16u
-#define SIM_GATE_SYSCALL 5u /* offset of the syscall in a thunk */
 
 typedef enum region_kind { RK_CODE, RK_DATA, RK_HEAP, RK_STACK, RK_SCRATCH, RK_SENTINEL, RK_GUARD } region_kind;
 
@@ -143,6 +136,8 @@ typedef struct sim_cpu {
 
 struct sim_machine {
     sim_config cfg;
+    const sim_isa *isa;    /* the guest ISA (sim/isa.h) */
+    const sim_layout *lay; /* its address layout */
     uc_engine *uc;
     csh cs;
     uc_hook h_block, h_intr, h_memerr, h_probe, h_syscall, h_mem;
@@ -209,6 +204,8 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
 /* cpu.c */
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
+/* A stop address for the engine (where translation must not go). */
+sim_err sim_cpu_add_exit(sim_machine *m, uint64_t a);
 /* Code just placed at addr: marks the instructions the engine cannot translate (cpu.c). */
 sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 /* machine.c */

@@ -678,7 +678,7 @@ static int gen_args(lua_State *L, api_ctx *c, const char *sig) {
         case 'E': /* an entry point: code the scenario placed, a thunk, or anything */
             if (hcpfz_u8(&c->in) % 4 == 0) {
                 const char *imp = hcp_import_name(hcpfz_u8(&c->in) % 24);
-                lua_pushinteger(L, (lua_Integer)hcp_import_address(imp ? imp : "GetLastError"));
+                lua_pushinteger(L, (lua_Integer)hcp_import_address(NULL, imp ? imp : "GetLastError"));
             } else
                 gen_address(L, c);
             break;

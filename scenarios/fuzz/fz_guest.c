@@ -94,11 +94,11 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
         hcpfz_fail(G, "guest memory set-up failed");
     uint8_t b[8 * 32];
     memset(b, 0, sizeof b);
-    for (int i = 0; i < 32 && hcp_import_name(i); i++) hcp_put64(b + 8 * i, hcp_import_address(hcp_import_name(i)));
+    for (int i = 0; i < 32 && hcp_import_name(i); i++) hcp_put64(b + 8 * i, hcp_import_address(m, hcp_import_name(i)));
     sim_mem_write(m, table_all, b, sizeof b);
     static const char *const prof[] = {"GetCurrentThread", "EnableThreadProfiling", "ReadThreadProfilingData",
                                        "DisableThreadProfiling"};
-    for (int i = 0; i < 4; i++) hcp_put64(b + 8 * i, hcp_import_address(prof[i]));
+    for (int i = 0; i < 4; i++) hcp_put64(b + 8 * i, hcp_import_address(m, prof[i]));
     sim_mem_write(m, table_prof, b, 32);
     hcp_put64(b, buf); /* the buffer starts with its own address: pointer chains stay mapped */
     sim_mem_write(m, buf, b, 8);

@@ -328,6 +328,61 @@ static void test_mul_div(void) {
     is_u64(sim_mul_div(7, 5, 0), UINT64_MAX, "division by zero saturates");
 }
 
+/* The other ISAs: the address layout, and each calling convention from a
+ * hand-encoded sum of its arguments (expected values from the convention:
+ * sim/README.md "Calls" and "ISA layer"). */
+static void test_isas(void) {
+    tap_clause("SIM-ISA-CALLS");
+    /* x86 stdcall sum3(a, b, c): mov eax,[esp+4]; add eax,[esp+8]; add eax,[esp+12]; ret 12 */
+    static const uint8_t x86[] = {0x8b, 0x44, 0x24, 0x04, 0x03, 0x44, 0x24, 0x08,
+                                  0x03, 0x44, 0x24, 0x0c, 0xc2, 0x0c, 0x00};
+    /* ARM64 sum10(x0..x7, [sp], [sp+8]): add x0,x0,x1 ... add x0,x0,x7; ldp x9,x10,[sp]; add x0,x0,x9;
+     * add x0,x0,x10; ret */
+    static const uint32_t a64[] = {0x8b010000, 0x8b020000, 0x8b030000, 0x8b040000, 0x8b050000, 0x8b060000,
+                                   0x8b070000, 0xa9402be9, 0x8b090000, 0x8b0a0000, 0xd65f03c0};
+    /* ARM sum6(r0..r3, [sp], [sp+4]): add r0,r0,r1; add r0,r0,r2; add r0,r0,r3; ldr r12,[sp];
+     * add r0,r0,r12; ldr r12,[sp,#4]; add r0,r0,r12; bx lr */
+    static const uint32_t a32[] = {0xe0800001, 0xe0800002, 0xe0800003, 0xe59dc000,
+                                   0xe080000c, 0xe59dc004, 0xe080000c, 0xe12fff1e};
+    static const struct {
+        sim_arch arch;
+        const void *code;
+        size_t len;
+        int nargs;
+        uint64_t want, insns, branches;
+    } cases[] = {
+        {SIM_ARCH_X86, x86, sizeof x86, 3, 1 + 20 + 300, 4, 1},
+        {SIM_ARCH_ARM64, a64, sizeof a64, 10, 55 + 9 * 100, 11, 1},
+        {SIM_ARCH_ARM, a32, sizeof a32, 6, 21 + 5 * 100, 8, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_config c;
+        sim_config_default(&c);
+        pmu_cost_table(&c.cost, "unit");
+        c.arch = cases[i].arch;
+        sim_machine *m;
+        if (sim_machine_new(&c, &m) != SIM_OK) bail("sim_machine_new failed for %s", sim_arch_name(c.arch));
+        const char *an = sim_arch_name(c.arch);
+        uint64_t data;
+        ok(sim_alloc(m, 100, &data) == SIM_OK && (sim_arch_ptr_size(c.arch) == 8 || data + 100 <= UINT64_C(1) << 32),
+           "%s: m:alloc memory is addressable by a %u-byte pointer", an, sim_arch_ptr_size(c.arch));
+        ok(sim_arch_ptr_size(c.arch) == 8 || sim_gate_thunk(m, SIM_GATE_SERVICES - 1) < UINT64_C(1) << 32,
+           "%s: the gate lies below 4 GiB on a 32-bit guest", an);
+        sim_thread *t = start_thread(m, an);
+        dispatch(m);
+        uint64_t e = place(m, cases[i].code, cases[i].len);
+        /* x86: 1, 20, 300; ARM64, ARM: 1, 102, 103, ... (sum 955 of ten, 521 of six) */
+        uint64_t args[10] = {1, 20, 300};
+        if (cases[i].arch != SIM_ARCH_X86)
+            for (int k = 1; k < 10; k++) args[k] = (uint64_t)(k + 1) + 100u;
+        is_u64(call(t, e, args, cases[i].nargs), SIM_CALL_RETURNED, "%s: the call returns", an);
+        is_u64(sim_call_result(t), cases[i].want, "%s: %d arguments by the convention", an, cases[i].nargs);
+        is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS], cases[i].insns, "%s: instructions = the listing's", an);
+        is_u64(sim_thread_bank(t)->ev[PMU_EV_BRANCHES], cases[i].branches, "%s: one branch, the return", an);
+        sim_machine_free(m);
+    }
+}
+
 int main(void) {
     test_mul_div();
     test_counting();
@@ -337,5 +392,6 @@ int main(void) {
     test_preemption();
     test_limit();
     test_memory();
+    test_isas();
     return tap_done();
 }

@@ -1,0 +1,92 @@
+/* sim/isa.h — the guest instruction sets (sim/ only).
+ *
+ * One descriptor per sim_arch says everything cpu.c and machine.c need to
+ * know about an ISA: the Unicorn and capstone arch/mode, the guest address
+ * layout, the register ids, how one decoded instruction becomes the facts
+ * pmu_classify() prices, which instructions the model serves or refuses
+ * (traps), the call-gate thunk and how the gate is entered, how a guest call
+ * is set up and its arguments read, and how exceptions map to Windows codes.
+ * Block counting, the predictor, the caches and the scheduler are the same
+ * code for every ISA (sim/README.md "ISA layer"). */
+#ifndef HCPSIM_SIM_ISA_H
+#define HCPSIM_SIM_ISA_H
+
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+
+#include "sim/sim.h"
+
+/* Where things live in the guest address space (sim/README.md "Guest memory"). */
+typedef struct sim_layout {
+    uint64_t code, code_end;  /* sim_code: [code, code_end) */
+    uint64_t data;            /* sim_alloc: up to heap */
+    uint64_t heap, heap_size; /* sim_heap_alloc: OS blocks */
+    uint64_t gate;            /* the call gate's thunk page */
+    uint64_t stack;           /* stack slots: up to scratch */
+    uint64_t scratch;         /* one marshalling page */
+    uint64_t sentinel;        /* return address of t:run; never executes */
+} sim_layout;
+
+/* Instructions the model serves or refuses (cpu.c traps). */
+typedef enum trap_kind {
+    TRAP_RDTSC,   /* x86: edx:eax = virtual clock */
+    TRAP_RDTSCP,  /* x86: as RDTSC, ecx = 0 */
+    TRAP_RDPMC,   /* x86: edx:eax = PMC ecx */
+    TRAP_PRIV,    /* STATUS_PRIVILEGED_INSTRUCTION */
+    TRAP_ILLEGAL, /* STATUS_ILLEGAL_INSTRUCTION (ARM: UNDEFINED at EL0) */
+    TRAP_CLOCK,   /* ARM64 mrs Xt, PMCCNTR_EL0 / CNTVCT_EL0: Xt = virtual clock */
+} trap_kind;
+
+typedef struct sim_isa sim_isa;
+struct sim_isa {
+    sim_arch arch;
+    const char *name;
+    uc_arch uc_arch;
+    uc_mode uc_mode;
+    cs_arch cs_arch;
+    cs_mode cs_mode;
+    unsigned ptr; /* pointer and stack-slot size: 4 or 8 */
+    const sim_layout *lay;
+    int reg_pc, reg_sp, reg_ret;
+    /* Facts (PMU_I_*) of one decoded instruction (detail on). */
+    unsigned (*facts)(csh cs, const cs_insn *in);
+    /* Trap kind of a decoded instruction, or -1; *reg: destination register (TRAP_CLOCK). */
+    int (*trap_of)(csh cs, const cs_insn *in, int *reg);
+    /* Code just placed: addresses the engine must never translate (x86 far calls), or NULL. */
+    sim_err (*placed)(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
+    /* The call gate: thunk k's bytes (SIM_GATE_STRIDE of them); the offset of
+     * the gate-entering instruction in a thunk and the address the engine
+     * reports for it in the hook (entry + entry_len); the UC_HOOK_INTR number
+     * that enters the gate, or -1 (x64: the syscall instruction hook). */
+    void (*thunk)(uint8_t *p, uint32_t k);
+    uint32_t gate_entry, gate_entry_len;
+    int gate_intno;
+    /* Service number of a gate entry at thunk `k` (x86: eax; ARM: the thunk). */
+    uint32_t (*gate_service)(sim_machine *m, uint32_t k);
+    /* Guest call set-up: stack image, argument registers, return address = sentinel. */
+    sim_err (*call_setup)(sim_machine *m, sim_thread *t, const uint64_t *args, int nargs, uint64_t *sp_out);
+    /* Argument word k of a gate call, as the thunk's entry sees it. */
+    sim_err (*gate_arg)(sim_machine *m, int k, uint64_t *v);
+    /* The return value register, as a 64-bit value (32-bit ISAs: sign-extended). */
+    uint64_t (*result)(sim_machine *m);
+    void (*set_result)(sim_machine *m, uint64_t v);
+    /* Exceptions delivered through UC_HOOK_INTR: Windows code, and whether
+     * the address reported is after the instruction (a trap) or at it. */
+    uint32_t (*intr_code)(int intno);
+    bool (*intr_is_trap)(int intno);
+    /* Serves a trapped instruction (not TRAP_PRIV/TRAP_ILLEGAL). */
+    void (*serve)(sim_machine *m, sim_thread *t, trap_kind k, int reg);
+};
+
+extern const sim_isa sim_isa_x64, sim_isa_x86, sim_isa_arm64, sim_isa_arm;
+/* The descriptor of an arch, or NULL. */
+const sim_isa *sim_isa_of(sim_arch a);
+
+/* Shared by the descriptors (cpu.c / machine.c). */
+uint64_t sim_reg(sim_machine *m, int reg);
+void sim_reg_set(sim_machine *m, int reg, uint64_t v);
+uint64_t sim_exec_clock(const sim_machine *m);
+/* Guest little-endian word of `size` bytes at addr. */
+sim_err sim_read_word(sim_machine *m, uint64_t addr, unsigned size, uint64_t *v);
+
+#endif

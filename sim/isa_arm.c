@@ -1,0 +1,401 @@
+/* sim/isa_arm.c — the ARM guest ISAs: AArch64 (AAPCS64, Windows on ARM64)
+ * and 32-bit ARM in ARM state (AAPCS, Windows CE).  Decoding into pmu facts,
+ * served and refused instructions, the gate thunks (`svc #k`), guest calls
+ * and exception codes (sim/README.md "ISA layer"). */
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+extern const sim_layout sim_layout32;
+
+/* Unicorn 2.0.1 (QEMU 5) exception numbers handed to UC_HOOK_INTR on ARM. */
+enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4, EXCP_BKPT = 7 };
+
+/* The AArch64 layout is the x64 one: QEMU's CPU has 48 physical address bits. */
+static const sim_layout lay64 = {
+    .code = UINT64_C(0x0000000140000000),
+    .code_end = UINT64_C(0x00007FF000000000),
+    .data = UINT64_C(0x0000000010000000),
+    .heap = UINT64_C(0x0000000070000000),
+    .heap_size = UINT64_C(0x0000000004000000),
+    .gate = UINT64_C(0x0000000100000000),
+    .stack = UINT64_C(0x00007FF000000000),
+    .scratch = UINT64_C(0x00007FFFFFFD0000),
+    .sentinel = UINT64_C(0x00007FFFFFFE0000),
+};
+
+static bool prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+/* ---- AArch64 decoding ------------------------------------------------------------------------ */
+
+static bool a64_fp_reg(unsigned r) {
+    return (r >= ARM64_REG_B0 && r <= ARM64_REG_S31) || (r >= ARM64_REG_V0 && r <= ARM64_REG_V31);
+}
+
+static unsigned a64_facts(csh cs, const cs_insn *in) {
+    const cs_arm64 *x = &in->detail->arm64;
+    unsigned f = 0;
+    switch (in->id) {
+    case ARM64_INS_B:
+        f |= PMU_I_BRANCH;
+        if (x->cc != ARM64_CC_INVALID && x->cc != ARM64_CC_AL) f |= PMU_I_COND;
+        break;
+    case ARM64_INS_CBZ:
+    case ARM64_INS_CBNZ:
+    case ARM64_INS_TBZ:
+    case ARM64_INS_TBNZ: f |= PMU_I_BRANCH | PMU_I_COND; break;
+    case ARM64_INS_BL: f |= PMU_I_BRANCH | PMU_I_CALL; break;
+    case ARM64_INS_BLR: f |= PMU_I_BRANCH | PMU_I_CALL | PMU_I_INDIRECT; break;
+    case ARM64_INS_BR: f |= PMU_I_BRANCH | PMU_I_INDIRECT; break;
+    case ARM64_INS_RET: f |= PMU_I_BRANCH | PMU_I_RET; break;
+    case ARM64_INS_SVC: f |= PMU_I_BRANCH | PMU_I_SYSTEM; break; /* enters the OS, like x64 syscall */
+    case ARM64_INS_MUL:
+    case ARM64_INS_MADD:
+    case ARM64_INS_MSUB:
+    case ARM64_INS_MNEG:
+    case ARM64_INS_SMULL:
+    case ARM64_INS_UMULL:
+    case ARM64_INS_SMULH:
+    case ARM64_INS_UMULH:
+    case ARM64_INS_SMADDL:
+    case ARM64_INS_UMADDL: f |= PMU_I_MUL; break;
+    case ARM64_INS_SDIV:
+    case ARM64_INS_UDIV: f |= PMU_I_DIV; break;
+    case ARM64_INS_MOV:
+    case ARM64_INS_MOVZ:
+    case ARM64_INS_MOVK:
+    case ARM64_INS_MOVN:
+    case ARM64_INS_NOP: f |= PMU_I_MOVE; break;
+    case ARM64_INS_MRS:
+    case ARM64_INS_MSR:
+    case ARM64_INS_DMB:
+    case ARM64_INS_DSB:
+    case ARM64_INS_ISB:
+    case ARM64_INS_BRK:
+    case ARM64_INS_HLT:
+    case ARM64_INS_HVC:
+    case ARM64_INS_SMC:
+    case ARM64_INS_ERET:
+    case ARM64_INS_WFI:
+    case ARM64_INS_WFE:
+    case ARM64_INS_YIELD:
+    case ARM64_INS_CLREX: f |= PMU_I_SYSTEM; break;
+    default: break;
+    }
+    /* Every ld* reads data memory and every st* writes it (ldp/stp are one
+     * instruction; prfm reads nothing, like x86 prefetch). */
+    if (prefix(in->mnemonic, "ld")) f |= PMU_I_LOAD;
+    if (prefix(in->mnemonic, "st")) f |= PMU_I_STORE;
+    for (int i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == ARM64_OP_REG && a64_fp_reg(x->operands[i].reg)) f |= PMU_I_FP;
+    if (cs_insn_group(cs, in, ARM64_GRP_FPARMV8) || cs_insn_group(cs, in, ARM64_GRP_NEON)) f |= PMU_I_FP;
+    return f;
+}
+
+/* Unicorn register of X<rt> (31: the zero register, no write). */
+static int a64_xreg(unsigned rt) {
+    if (rt < 29) return UC_ARM64_REG_X0 + (int)rt;
+    if (rt == 29) return UC_ARM64_REG_X29;
+    if (rt == 30) return UC_ARM64_REG_X30;
+    return -1;
+}
+
+#define SYSREG_PMCCNTR_EL0 0xDCE8u /* op0 3, op1 3, CRn 9, CRm 13, op2 0 */
+#define SYSREG_CNTVCT_EL0 0xDF02u
+#define SYSREG_CNTPCT_EL0 0xDF01u
+
+static int a64_trap(csh cs, const cs_insn *in, int *reg) {
+    (void)cs;
+    *reg = -1;
+    const cs_arm64 *x = &in->detail->arm64;
+    switch (in->id) {
+    case ARM64_INS_MRS: {
+        if (x->op_count < 2 || x->operands[1].type != ARM64_OP_REG_MRS) return -1;
+        unsigned sr = (unsigned)x->operands[1].reg;
+        if (sr != SYSREG_PMCCNTR_EL0 && sr != SYSREG_CNTVCT_EL0 && sr != SYSREG_CNTPCT_EL0) return -1;
+        uint32_t w;
+        memcpy(&w, in->bytes, 4);
+        *reg = a64_xreg(w & 31u);
+        return TRAP_CLOCK;
+    }
+    case ARM64_INS_HVC:
+    case ARM64_INS_SMC:
+    case ARM64_INS_ERET:
+    case ARM64_INS_WFI: return TRAP_ILLEGAL; /* UNDEFINED (or trapped to the OS) at EL0 */
+    case ARM64_INS_MSR:
+        /* msr daifset/daifclr and writes of EL1 registers: UNDEFINED at EL0 */
+        if (x->op_count >= 1 && x->operands[0].type == ARM64_OP_PSTATE) return TRAP_ILLEGAL;
+        return -1;
+    default: return -1;
+    }
+}
+
+/* ---- ARM (A32) decoding ---------------------------------------------------------------------- */
+
+static bool a32_has_pc(const cs_arm *x) {
+    for (int i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == ARM_OP_REG && x->operands[i].reg == ARM_REG_PC) return true;
+    return false;
+}
+
+static unsigned a32_facts(csh cs, const cs_insn *in) {
+    const cs_arm *x = &in->detail->arm;
+    const char *mn = in->mnemonic;
+    unsigned f = 0;
+    bool cond = x->cc != ARM_CC_INVALID && x->cc != ARM_CC_AL;
+    bool load = prefix(mn, "ldr") || prefix(mn, "ldm") || prefix(mn, "pop") || prefix(mn, "vldr") ||
+                prefix(mn, "vld") || prefix(mn, "vpop") || prefix(mn, "ldc");
+    bool store = prefix(mn, "str") || prefix(mn, "stm") || prefix(mn, "push") || prefix(mn, "vstr") ||
+                 prefix(mn, "vst") || prefix(mn, "vpush") || prefix(mn, "stc");
+    if (load) f |= PMU_I_LOAD;
+    if (store) f |= PMU_I_STORE;
+    switch (in->id) {
+    case ARM_INS_B: f |= PMU_I_BRANCH; break;
+    case ARM_INS_BL: f |= PMU_I_BRANCH | PMU_I_CALL; break;
+    case ARM_INS_BLX:
+        f |= PMU_I_BRANCH | PMU_I_CALL;
+        if (x->op_count == 1 && x->operands[0].type == ARM_OP_REG) f |= PMU_I_INDIRECT;
+        break;
+    case ARM_INS_BX:
+        f |= PMU_I_BRANCH;
+        f |= x->op_count == 1 && x->operands[0].reg == ARM_REG_LR ? PMU_I_RET : PMU_I_INDIRECT;
+        break;
+    case ARM_INS_SVC: f |= PMU_I_BRANCH | PMU_I_SYSTEM; break; /* enters the OS, like x64 syscall */
+    case ARM_INS_MUL:
+    case ARM_INS_MLA:
+    case ARM_INS_MLS:
+    case ARM_INS_UMULL:
+    case ARM_INS_SMULL:
+    case ARM_INS_UMLAL:
+    case ARM_INS_SMLAL: f |= PMU_I_MUL; break;
+    case ARM_INS_SDIV:
+    case ARM_INS_UDIV: f |= PMU_I_DIV; break;
+    case ARM_INS_MOV:
+    case ARM_INS_MOVW:
+    case ARM_INS_MOVT:
+    case ARM_INS_NOP: f |= PMU_I_MOVE; break;
+    case ARM_INS_MRS:
+    case ARM_INS_MSR:
+    case ARM_INS_MRC:
+    case ARM_INS_MCR:
+    case ARM_INS_DMB:
+    case ARM_INS_DSB:
+    case ARM_INS_ISB:
+    case ARM_INS_BKPT:
+    case ARM_INS_UDF:
+    case ARM_INS_CPS:
+    case ARM_INS_WFI:
+    case ARM_INS_WFE:
+    case ARM_INS_HVC:
+    case ARM_INS_SMC: f |= PMU_I_SYSTEM; break;
+    default: break;
+    }
+    /* Any other instruction that writes the PC is a branch: pop {..., pc} and
+     * ldm sp!, {..., pc} return; mov pc, lr returns; others are indirect. */
+    if (!(f & PMU_I_BRANCH) && !store && a32_has_pc(x) &&
+        (load ? true : x->op_count >= 1 && x->operands[0].type == ARM_OP_REG && x->operands[0].reg == ARM_REG_PC)) {
+        f |= PMU_I_BRANCH;
+        bool from_sp =
+            in->id == ARM_INS_POP ||
+            (load && x->op_count >= 1 && x->operands[0].type == ARM_OP_REG && x->operands[0].reg == ARM_REG_SP) ||
+            (in->id == ARM_INS_LDR && x->op_count >= 2 && x->operands[1].type == ARM_OP_MEM &&
+             x->operands[1].mem.base == ARM_REG_SP);
+        bool mov_lr = in->id == ARM_INS_MOV && x->op_count == 2 && x->operands[1].type == ARM_OP_REG &&
+                      x->operands[1].reg == ARM_REG_LR;
+        f |= from_sp || mov_lr ? PMU_I_RET : PMU_I_INDIRECT;
+    }
+    if ((f & PMU_I_BRANCH) && cond) f |= PMU_I_COND;
+    if (prefix(mn, "v") || cs_insn_group(cs, in, ARM_GRP_VFP2) || cs_insn_group(cs, in, ARM_GRP_NEON)) f |= PMU_I_FP;
+    return f;
+}
+
+/* cps, wfi, smc, hvc and writes of the CPSR control field: UNDEFINED (or
+ * trapped) in user mode, STATUS_ILLEGAL_INSTRUCTION under Windows. */
+static int a32_trap(csh cs, const cs_insn *in, int *reg) {
+    (void)cs;
+    *reg = -1;
+    switch (in->id) {
+    case ARM_INS_CPS:
+    case ARM_INS_WFI:
+    case ARM_INS_SMC:
+    case ARM_INS_HVC: return TRAP_ILLEGAL;
+    default: return -1;
+    }
+}
+
+/* ---- the gate ------------------------------------------------------------------------------- */
+
+static void put32(uint8_t *p, uint32_t w) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(w >> (8 * i));
+}
+
+/* AArch64 thunk k: svc #k (D4000001 | k << 5), ret (D65F03C0), brk #0 padding. */
+static void thunk_a64(uint8_t *p, uint32_t k) {
+    put32(p, 0xD4000001u | (k << 5));
+    put32(p + 4, 0xD65F03C0u);
+    put32(p + 8, 0xD4200000u);
+    put32(p + 12, 0xD4200000u);
+}
+
+/* ARM thunk k: svc #k (EF000000 | k), bx lr (E12FFF1E), udf padding. */
+static void thunk_a32(uint8_t *p, uint32_t k) {
+    put32(p, 0xEF000000u | k);
+    put32(p + 4, 0xE12FFF1Eu);
+    put32(p + 8, 0xE7F000F0u);
+    put32(p + 12, 0xE7F000F0u);
+}
+
+/* The service is the thunk's: svc's immediate is k. */
+static uint32_t service_thunk(sim_machine *m, uint32_t k) {
+    (void)m;
+    return k;
+}
+
+/* ---- calls ---------------------------------------------------------------------------------- */
+
+/* AAPCS64: x0-x7, further arguments at [sp], [sp+8], ...; sp 16-byte aligned;
+ * the return address in x30 (LR). */
+static sim_err setup_a64(sim_machine *m, sim_thread *t, const uint64_t *args, int nargs, uint64_t *sp_out) {
+    int nstack = nargs > 8 ? nargs - 8 : 0;
+    uint64_t sp = (t->stack_hi - 8 * (uint64_t)nstack - 16) & ~UINT64_C(15);
+    for (int k = 0; k < nstack; k++)
+        if (uc_mem_write(m->uc, sp + 8 * (uint64_t)k, &args[8 + k], 8) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    for (int k = 0; k < nargs && k < 8; k++) sim_reg_set(m, UC_ARM64_REG_X0 + k, args[k]);
+    sim_reg_set(m, UC_ARM64_REG_X30, m->lay->sentinel);
+    sim_reg_set(m, UC_ARM64_REG_SP, sp);
+    *sp_out = sp;
+    return SIM_OK;
+}
+
+/* AAPCS: r0-r3, further argument words at [sp], [sp+4], ...; sp 8-byte
+ * aligned; the return address in r14 (LR), bit 0 clear (ARM state). */
+static sim_err setup_a32(sim_machine *m, sim_thread *t, const uint64_t *args, int nargs, uint64_t *sp_out) {
+    int nstack = nargs > 4 ? nargs - 4 : 0;
+    uint64_t sp = (t->stack_hi - 4 * (uint64_t)nstack - 8) & ~UINT64_C(7);
+    for (int k = 0; k < nstack; k++) {
+        uint32_t w = (uint32_t)args[4 + k];
+        if (uc_mem_write(m->uc, sp + 4 * (uint64_t)k, &w, 4) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    }
+    for (int k = 0; k < nargs && k < 4; k++) sim_reg_set(m, UC_ARM_REG_R0 + k, (uint32_t)args[k]);
+    sim_reg_set(m, UC_ARM_REG_LR, (uint32_t)m->lay->sentinel);
+    sim_reg_set(m, UC_ARM_REG_SP, sp);
+    *sp_out = sp;
+    return SIM_OK;
+}
+
+/* At the thunk's svc: x0-x7, then [sp+8(k-8)] (the thunk pushes nothing). */
+static sim_err gate_arg_a64(sim_machine *m, int k, uint64_t *v) {
+    if (k < 8) {
+        *v = sim_reg(m, UC_ARM64_REG_X0 + k);
+        return SIM_OK;
+    }
+    return sim_read_word(m, sim_reg(m, UC_ARM64_REG_SP) + 8 * (uint64_t)(k - 8), 8, v);
+}
+
+/* At the thunk's svc: r0-r3, then [sp+4(k-4)]. */
+static sim_err gate_arg_a32(sim_machine *m, int k, uint64_t *v) {
+    if (k < 4) {
+        *v = (uint32_t)sim_reg(m, UC_ARM_REG_R0 + k);
+        return SIM_OK;
+    }
+    return sim_read_word(m, (uint32_t)sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 4), 4, v);
+}
+
+static uint64_t result_a64(sim_machine *m) { return sim_reg(m, UC_ARM64_REG_X0); }
+static void set_result_a64(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_ARM64_REG_X0, v); }
+static uint64_t result_a32(sim_machine *m) { return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_ARM_REG_R0); }
+static void set_result_a32(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_ARM_REG_R0, (uint32_t)v); }
+
+/* ---- exceptions and served instructions ------------------------------------------------------- */
+
+static uint32_t arm_intr_code(int intno) {
+    switch (intno) {
+    case EXCP_UDEF: return 0xC000001Du; /* STATUS_ILLEGAL_INSTRUCTION */
+    case EXCP_BKPT: return 0x80000003u; /* brk / bkpt: STATUS_BREAKPOINT */
+    case EXCP_DATA_ABORT:
+        return 0x80000002u; /* alignment fault (unmapped memory is reported by Unicorn): STATUS_DATATYPE_MISALIGNMENT */
+    case EXCP_PREFETCH_ABORT: return 0xC0000005u;
+    default: return 0xC000001Du;
+    }
+}
+
+/* The PC Unicorn reports is the faulting instruction's for every exception here. */
+static bool arm_is_trap(int intno) {
+    (void)intno;
+    return false;
+}
+
+static void a64_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
+    (void)t, (void)k;
+    if (reg >= 0) sim_reg_set(m, reg, sim_exec_clock(m));
+}
+
+static void a32_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) { (void)m, (void)t, (void)k, (void)reg; }
+
+const sim_isa sim_isa_arm64 = {
+    .arch = SIM_ARCH_ARM64,
+    .name = "arm64",
+    .uc_arch = UC_ARCH_ARM64,
+    .uc_mode = UC_MODE_ARM,
+    .cs_arch = CS_ARCH_ARM64,
+    .cs_mode = CS_MODE_ARM,
+    .ptr = 8,
+    .lay = &lay64,
+    .reg_pc = UC_ARM64_REG_PC,
+    .reg_sp = UC_ARM64_REG_SP,
+    .reg_ret = UC_ARM64_REG_X0,
+    .facts = a64_facts,
+    .trap_of = a64_trap,
+    .placed = NULL,
+    .thunk = thunk_a64,
+    .gate_entry = 0,
+    .gate_entry_len = 4,
+    .gate_intno = EXCP_SWI,
+    .gate_service = service_thunk,
+    .call_setup = setup_a64,
+    .gate_arg = gate_arg_a64,
+    .result = result_a64,
+    .set_result = set_result_a64,
+    .intr_code = arm_intr_code,
+    .intr_is_trap = arm_is_trap,
+    .serve = a64_serve,
+};
+
+const sim_isa sim_isa_arm = {
+    .arch = SIM_ARCH_ARM,
+    .name = "arm",
+    .uc_arch = UC_ARCH_ARM,
+    .uc_mode = UC_MODE_ARM,
+    .cs_arch = CS_ARCH_ARM,
+    .cs_mode = CS_MODE_ARM,
+    .ptr = 4,
+    .lay = &sim_layout32,
+    .reg_pc = UC_ARM_REG_PC,
+    .reg_sp = UC_ARM_REG_SP,
+    .reg_ret = UC_ARM_REG_R0,
+    .facts = a32_facts,
+    .trap_of = a32_trap,
+    .placed = NULL,
+    .thunk = thunk_a32,
+    .gate_entry = 0,
+    .gate_entry_len = 4,
+    .gate_intno = EXCP_SWI,
+    .gate_service = service_thunk,
+    .call_setup = setup_a32,
+    .gate_arg = gate_arg_a32,
+    .result = result_a32,
+    .set_result = set_result_a32,
+    .intr_code = arm_intr_code,
+    .intr_is_trap = arm_is_trap,
+    .serve = a32_serve,
+};
+
+const sim_isa *sim_isa_of(sim_arch a) {
+    switch (a) {
+    case SIM_ARCH_X64: return &sim_isa_x64;
+    case SIM_ARCH_X86: return &sim_isa_x86;
+    case SIM_ARCH_ARM64: return &sim_isa_arm64;
+    case SIM_ARCH_ARM: return &sim_isa_arm;
+    }
+    return NULL;
+}

@@ -1,0 +1,412 @@
+/* sim/isa_x86.c — the x86 guest ISAs: x86-64 (Windows x64 convention) and
+ * IA-32 (stdcall).  Decoding into pmu facts, served instructions, the gate
+ * thunks, guest calls and exception codes (sim/README.md "ISA layer"). */
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+/* ---- decoding: the facts pmu_classify() prices an instruction by (pmu_model/README.md,
+ * "Instruction classes"), from capstone's detail; the same for both modes. */
+
+static bool is_branch(csh cs, const cs_insn *in) {
+    return cs_insn_group(cs, in, X86_GRP_JUMP) || cs_insn_group(cs, in, X86_GRP_CALL) ||
+           cs_insn_group(cs, in, X86_GRP_RET) || cs_insn_group(cs, in, X86_GRP_INT) ||
+           cs_insn_group(cs, in, X86_GRP_IRET) || in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER;
+}
+
+static int x86_trap(csh cs, const cs_insn *in, int *reg) {
+    *reg = -1;
+    switch (in->id) {
+    case X86_INS_RDTSC: return TRAP_RDTSC;
+    case X86_INS_RDTSCP: return TRAP_RDTSCP;
+    case X86_INS_RDPMC: return TRAP_RDPMC;
+    case X86_INS_HLT:
+    case X86_INS_CLI:
+    case X86_INS_STI:
+    case X86_INS_IN:
+    case X86_INS_INSB:
+    case X86_INS_INSW:
+    case X86_INS_INSD:
+    case X86_INS_OUT:
+    case X86_INS_OUTSB:
+    case X86_INS_OUTSW:
+    case X86_INS_OUTSD: return TRAP_PRIV;
+    default: return cs_insn_group(cs, in, X86_GRP_PRIVILEGE) ? TRAP_PRIV : -1;
+    }
+}
+
+/* The facts pmu_classify() prices an instruction by (pmu_model/README.md,
+ * "Instruction classes"), from capstone's detail. */
+static bool is_string_insn(unsigned id) {
+    switch (id) {
+    case X86_INS_MOVSB:
+    case X86_INS_MOVSW:
+    case X86_INS_MOVSD:
+    case X86_INS_MOVSQ:
+    case X86_INS_STOSB:
+    case X86_INS_STOSW:
+    case X86_INS_STOSD:
+    case X86_INS_STOSQ:
+    case X86_INS_LODSB:
+    case X86_INS_LODSW:
+    case X86_INS_LODSD:
+    case X86_INS_LODSQ:
+    case X86_INS_CMPSB:
+    case X86_INS_CMPSW:
+    case X86_INS_CMPSD:
+    case X86_INS_CMPSQ:
+    case X86_INS_SCASB:
+    case X86_INS_SCASW:
+    case X86_INS_SCASD:
+    case X86_INS_SCASQ: return true;
+    default: return false;
+    }
+}
+
+static unsigned insn_facts(csh cs, const cs_insn *in) {
+    const cs_x86 *x = &in->detail->x86;
+    unsigned id = in->id, f = 0;
+    if (is_branch(cs, in)) f |= PMU_I_BRANCH;
+    if (cs_insn_group(cs, in, X86_GRP_JUMP) && id != X86_INS_JMP && id != X86_INS_LJMP) f |= PMU_I_COND;
+    if (cs_insn_group(cs, in, X86_GRP_CALL)) f |= PMU_I_CALL | PMU_I_STORE;
+    if (cs_insn_group(cs, in, X86_GRP_RET)) f |= PMU_I_RET | PMU_I_LOAD;
+    if ((id == X86_INS_JMP || id == X86_INS_CALL) && x->op_count == 1 && x->operands[0].type != X86_OP_IMM)
+        f |= PMU_I_INDIRECT;
+    bool no_access = id == X86_INS_LEA || id == X86_INS_NOP || id == X86_INS_PREFETCH || id == X86_INS_PREFETCHW ||
+                     id == X86_INS_PREFETCHT0 || id == X86_INS_PREFETCHT1 || id == X86_INS_PREFETCHT2 ||
+                     id == X86_INS_PREFETCHNTA;
+    bool mem_op = false;
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type == X86_OP_MEM) {
+            mem_op = true;
+            if (no_access) continue;
+            if (op->access & CS_AC_READ) f |= PMU_I_LOAD;
+            if (op->access & CS_AC_WRITE) f |= PMU_I_STORE;
+        } else if (op->type == X86_OP_REG) {
+            x86_reg r = op->reg;
+            if ((r >= X86_REG_ST0 && r <= X86_REG_ST7) || (r >= X86_REG_MM0 && r <= X86_REG_MM7) ||
+                (r >= X86_REG_XMM0 && r <= X86_REG_XMM31) || (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) ||
+                (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31))
+                f |= PMU_I_FP;
+        }
+    }
+    if (cs_insn_group(cs, in, X86_GRP_FPU) || cs_insn_group(cs, in, X86_GRP_MMX) ||
+        cs_insn_group(cs, in, X86_GRP_3DNOW))
+        f |= PMU_I_FP;
+    switch (id) {
+    case X86_INS_PUSH:
+    case X86_INS_PUSHF:
+    case X86_INS_PUSHFQ: f |= PMU_I_STORE; break;
+    case X86_INS_POP:
+    case X86_INS_POPF:
+    case X86_INS_POPFQ:
+    case X86_INS_LEAVE: f |= PMU_I_LOAD; break;
+    case X86_INS_MUL:
+    case X86_INS_IMUL: f |= PMU_I_MUL; break;
+    case X86_INS_DIV:
+    case X86_INS_IDIV: f |= PMU_I_DIV; break;
+    case X86_INS_MOV:
+    case X86_INS_MOVZX:
+    case X86_INS_MOVSX:
+    case X86_INS_MOVSXD:
+    case X86_INS_LEA:
+    case X86_INS_NOP:
+    case X86_INS_CBW:
+    case X86_INS_CWDE:
+    case X86_INS_CDQE:
+    case X86_INS_CWD:
+    case X86_INS_CDQ:
+    case X86_INS_CQO: f |= PMU_I_MOVE; break;
+    case X86_INS_XCHG:
+        if (mem_op)
+            f |= PMU_I_SYSTEM; /* implicitly locked */
+        else
+            f |= PMU_I_MOVE;
+        break;
+    case X86_INS_CPUID:
+    case X86_INS_RDTSC:
+    case X86_INS_RDTSCP:
+    case X86_INS_RDPMC:
+    case X86_INS_LFENCE:
+    case X86_INS_MFENCE:
+    case X86_INS_SFENCE:
+    case X86_INS_PAUSE:
+    case X86_INS_UD2:
+    case X86_INS_SYSCALL:
+    case X86_INS_SYSENTER: f |= PMU_I_SYSTEM; break;
+    default: break;
+    }
+    if (id == X86_INS_TEST ||
+        id == X86_INS_CMP) /* read-only; capstone 4 marks `test m8, imm8` written in 32-bit mode */
+        f &= ~(unsigned)PMU_I_STORE;
+    if (is_string_insn(id) && !(f & PMU_I_FP)) { /* movsd/cmpsd with xmm operands are SSE */
+        f |= PMU_I_STRING;
+        if (id >= X86_INS_STOSB && id <= X86_INS_STOSW) f |= PMU_I_STORE;
+    }
+    if (cs_insn_group(cs, in, X86_GRP_INT) || cs_insn_group(cs, in, X86_GRP_IRET) ||
+        cs_insn_group(cs, in, X86_GRP_PRIVILEGE) || x->prefix[0] == X86_PREFIX_LOCK)
+        f |= PMU_I_SYSTEM;
+    return f;
+}
+
+/* ---- address layouts ---------------------------------------------------------------------- */
+
+static const sim_layout lay64 = {
+    .code = UINT64_C(0x0000000140000000),
+    .code_end = UINT64_C(0x00007FF000000000),
+    .data = UINT64_C(0x0000000010000000),
+    .heap = UINT64_C(0x0000000070000000),
+    .heap_size = UINT64_C(0x0000000004000000),
+    .gate = UINT64_C(0x0000000100000000),
+    .stack = UINT64_C(0x00007FF000000000),
+    .scratch = UINT64_C(0x00007FFFFFFD0000),
+    .sentinel = UINT64_C(0x00007FFFFFFE0000),
+};
+
+/* 32-bit guests: everything below 4 GiB (shared with ARM, sim/isa_arm.c). */
+const sim_layout sim_layout32 = {
+    .code = UINT64_C(0x00400000),
+    .code_end = UINT64_C(0x10000000),
+    .data = UINT64_C(0x10000000),
+    .heap = UINT64_C(0x70000000),
+    .heap_size = UINT64_C(0x04000000),
+    .gate = UINT64_C(0x7FFE0000),
+    .stack = UINT64_C(0x80000000),
+    .scratch = UINT64_C(0xFFFD0000),
+    .sentinel = UINT64_C(0xFFFE0000),
+};
+
+/* ---- the gate ------------------------------------------------------------------------------ */
+
+/* x64 thunk k: B8 k32 (mov eax, k), 0F 05 (syscall), C3 (ret), int3 padding. */
+static void thunk64(uint8_t *p, uint32_t k) {
+    memset(p, 0xCC, SIM_GATE_STRIDE);
+    p[0] = 0xB8;
+    for (int i = 0; i < 4; i++) p[1 + i] = (uint8_t)(k >> (8 * i));
+    p[5] = 0x0F;
+    p[6] = 0x05;
+    p[7] = 0xC3;
+}
+
+/* x86 thunk k: B8 k32 (mov eax, k), CD 2E (int 0x2e), C2 iw (ret n: the
+ * callee's stdcall pop, set per service by sim_gate_set_pop), int3 padding. */
+static void thunk32(uint8_t *p, uint32_t k) {
+    memset(p, 0xCC, SIM_GATE_STRIDE);
+    p[0] = 0xB8;
+    for (int i = 0; i < 4; i++) p[1 + i] = (uint8_t)(k >> (8 * i));
+    p[5] = 0xCD;
+    p[6] = 0x2E;
+    p[7] = 0xC2;
+    p[8] = 0;
+    p[9] = 0;
+}
+
+static uint32_t service_eax(sim_machine *m, uint32_t k) {
+    (void)k;
+    return (uint32_t)sim_reg(m, UC_X86_REG_RAX);
+}
+
+static uint32_t service_eax32(sim_machine *m, uint32_t k) {
+    (void)k;
+    return (uint32_t)sim_reg(m, UC_X86_REG_EAX);
+}
+
+/* ---- calls --------------------------------------------------------------------------------- */
+
+static const int gprs64[] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+                             UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10,
+                             UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
+
+/* Windows x64: rcx, rdx, r8, r9, 32-byte shadow space, the fifth and later
+ * arguments at [rsp+0x28+8k]; rsp+8 16-byte aligned at entry. */
+static sim_err setup64(sim_machine *m, sim_thread *t, const uint64_t *args, int nargs, uint64_t *sp_out) {
+    int nstack = nargs > 4 ? nargs - 4 : 0;
+    uint64_t frame = 8 + 32 + 8 * (uint64_t)nstack;
+    uint64_t rsp = (t->stack_hi - frame - 8) & ~UINT64_C(15);
+    rsp -= 8; /* return address slot: (rsp + 8) % 16 == 0 */
+    uint8_t img[8 + 32 + 8 * SIM_MAX_ARGS];
+    memset(img, 0, sizeof img);
+    uint64_t ret = m->lay->sentinel;
+    memcpy(img, &ret, 8);
+    for (int k = 0; k < nstack; k++) memcpy(img + 40 + 8 * k, &args[4 + k], 8);
+    if (uc_mem_write(m->uc, rsp, img, (size_t)frame) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    for (size_t i = 0; i < sizeof gprs64 / sizeof gprs64[0]; i++) sim_reg_set(m, gprs64[i], 0);
+    static const int argreg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
+    for (int k = 0; k < nargs && k < 4; k++) sim_reg_set(m, argreg[k], args[k]);
+    sim_reg_set(m, UC_X86_REG_RFLAGS, 0x202);
+    sim_reg_set(m, UC_X86_REG_RSP, rsp);
+    *sp_out = rsp;
+    return SIM_OK;
+}
+
+/* stdcall: every argument a 4-byte stack word, [esp+4+4k]; [esp] the return
+ * address; esp+4 16-byte aligned at entry; the callee pops the arguments. */
+static sim_err setup32(sim_machine *m, sim_thread *t, const uint64_t *args, int nargs, uint64_t *sp_out) {
+    uint64_t frame = 4 + 4 * (uint64_t)nargs;
+    uint64_t esp = ((t->stack_hi - frame - 16) & ~UINT64_C(15)) + 12; /* (esp + 4) % 16 == 0 */
+    uint8_t img[4 + 4 * SIM_MAX_ARGS];
+    uint32_t ret = (uint32_t)m->lay->sentinel;
+    memcpy(img, &ret, 4);
+    for (int k = 0; k < nargs; k++) {
+        uint32_t w = (uint32_t)args[k];
+        memcpy(img + 4 + 4 * k, &w, 4);
+    }
+    if (uc_mem_write(m->uc, esp, img, (size_t)frame) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    static const int gprs[] = {UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
+                               UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP};
+    for (size_t i = 0; i < sizeof gprs / sizeof gprs[0]; i++) sim_reg_set(m, gprs[i], 0);
+    sim_reg_set(m, UC_X86_REG_EFLAGS, 0x202);
+    sim_reg_set(m, UC_X86_REG_ESP, esp);
+    *sp_out = esp;
+    return SIM_OK;
+}
+
+/* At the thunk's syscall: rcx, rdx, r8, r9, then [rsp+0x28+8(k-4)] ([rsp] is
+ * the caller's return address, then 32 bytes of shadow space). */
+static sim_err gate_arg64(sim_machine *m, int k, uint64_t *v) {
+    static const int reg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
+    if (k < 4) {
+        *v = sim_reg(m, reg[k]);
+        return SIM_OK;
+    }
+    return sim_read_word(m, sim_reg(m, UC_X86_REG_RSP) + 0x28 + 8 * (uint64_t)(k - 4), 8, v);
+}
+
+/* At the thunk's int 0x2e: [esp] is the caller's return address, word k at [esp+4+4k]. */
+static sim_err gate_arg32(sim_machine *m, int k, uint64_t *v) {
+    return sim_read_word(m, (uint32_t)sim_reg(m, UC_X86_REG_ESP) + 4 + 4 * (uint64_t)k, 4, v);
+}
+
+static uint64_t result64(sim_machine *m) { return sim_reg(m, UC_X86_REG_RAX); }
+static void set_result64(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_X86_REG_RAX, v); }
+static uint64_t result32(sim_machine *m) { return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX); }
+static void set_result32(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_X86_REG_EAX, (uint32_t)v); }
+
+/* ---- exceptions ------------------------------------------------------------------------------ */
+
+static uint32_t x86_intr_code(int intno) {
+    switch (intno) {
+    case 0: return 0xC0000094u;    /* STATUS_INTEGER_DIVIDE_BY_ZERO */
+    case 1: return 0x80000004u;    /* STATUS_SINGLE_STEP */
+    case 3: return 0x80000003u;    /* STATUS_BREAKPOINT */
+    case 4: return 0xC0000095u;    /* STATUS_INTEGER_OVERFLOW */
+    case 5: return 0xC000008Cu;    /* STATUS_ARRAY_BOUNDS_EXCEEDED */
+    case 6: return 0xC000001Du;    /* STATUS_ILLEGAL_INSTRUCTION */
+    case 17: return 0x80000002u;   /* #AC: STATUS_DATATYPE_MISALIGNMENT */
+    case 0x29: return 0xC0000409u; /* __fastfail: STATUS_STACK_BUFFER_OVERRUN */
+    case 0x2C: return 0xC0000420u; /* STATUS_ASSERTION_FAILURE */
+    case 0x2D: return 0x80000003u; /* debug service */
+    default: return 0xC0000005u;   /* int n in user mode: #GP, reported as an access violation */
+    }
+}
+
+/* Interrupt vectors raised after the instruction completes. */
+static bool x86_is_trap(int intno) { return intno != 0 && intno != 5 && intno != 6 && intno != 13 && intno != 17; }
+
+/* RDTSC/RDTSCP: edx:eax = the virtual clock; RDPMC: edx:eax = PMC ecx.  In
+ * 32-bit mode Unicorn takes only the 32-bit register ids. */
+static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
+    (void)reg;
+    bool m32 = m->isa->arch == SIM_ARCH_X86;
+    int rax = m32 ? UC_X86_REG_EAX : UC_X86_REG_RAX, rcx = m32 ? UC_X86_REG_ECX : UC_X86_REG_RCX,
+        rdx = m32 ? UC_X86_REG_EDX : UC_X86_REG_RDX;
+    uint64_t value;
+    if (k == TRAP_RDPMC)
+        value = pmu_pmc_read(&m->cfg.pmc, &t->bank, (uint32_t)sim_reg(m, rcx));
+    else
+        value = sim_exec_clock(m);
+    sim_reg_set(m, rax, value & 0xFFFFFFFFu);
+    sim_reg_set(m, rdx, value >> 32);
+    if (k == TRAP_RDTSCP) sim_reg_set(m, rcx, 0); /* IA32_TSC_AUX: processor number */
+}
+
+/* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when
+ * it translates a far call or jump through a register, FF /3 or FF /5 with
+ * mod = 11 (the CPU raises #UD).  Each place such an instruction may start
+ * (the FF, or any of the prefix bytes right before it) becomes an exit, where
+ * translation stops before the instruction; sim_call_continue reports
+ * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest.
+ * REX (40-4F) is a prefix only in 64-bit mode. */
+static bool is_prefix(uint8_t b, bool rex) {
+    return (rex && b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 ||
+           b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x64 || b == 0x65;
+}
+
+static sim_err placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n, bool rex) {
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
+        if (bytes[i] != 0xFF || modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
+        size_t first = i;
+        while (first > 0 && i - first < 14 && is_prefix(bytes[first - 1], rex)) first--;
+        for (size_t k = first; k <= i; k++) {
+            sim_err e = sim_cpu_add_exit(m, addr + k);
+            if (e != SIM_OK) return e;
+        }
+    }
+    return SIM_OK;
+}
+static sim_err placed64(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
+    return placed(m, addr, bytes, n, true);
+}
+static sim_err placed32(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
+    return placed(m, addr, bytes, n, false);
+}
+
+const sim_isa sim_isa_x64 = {
+    .arch = SIM_ARCH_X64,
+    .name = "x64",
+    .uc_arch = UC_ARCH_X86,
+    .uc_mode = UC_MODE_64,
+    .cs_arch = CS_ARCH_X86,
+    .cs_mode = CS_MODE_64,
+    .ptr = 8,
+    .lay = &lay64,
+    .reg_pc = UC_X86_REG_RIP,
+    .reg_sp = UC_X86_REG_RSP,
+    .reg_ret = UC_X86_REG_RAX,
+    .facts = insn_facts,
+    .trap_of = x86_trap,
+    .placed = placed64,
+    .thunk = thunk64,
+    .gate_entry = 5,
+    .gate_entry_len = 2,
+    .gate_intno = -1,
+    .gate_service = service_eax,
+    .call_setup = setup64,
+    .gate_arg = gate_arg64,
+    .result = result64,
+    .set_result = set_result64,
+    .intr_code = x86_intr_code,
+    .intr_is_trap = x86_is_trap,
+    .serve = x86_serve,
+};
+
+const sim_isa sim_isa_x86 = {
+    .arch = SIM_ARCH_X86,
+    .name = "x86",
+    .uc_arch = UC_ARCH_X86,
+    .uc_mode = UC_MODE_32,
+    .cs_arch = CS_ARCH_X86,
+    .cs_mode = CS_MODE_32,
+    .ptr = 4,
+    .lay = &sim_layout32,
+    .reg_pc = UC_X86_REG_EIP,
+    .reg_sp = UC_X86_REG_ESP,
+    .reg_ret = UC_X86_REG_EAX,
+    .facts = insn_facts,
+    .trap_of = x86_trap,
+    .placed = placed32,
+    .thunk = thunk32,
+    .gate_entry = 5,
+    .gate_entry_len = 2,
+    .gate_intno = 0x2E,
+    .gate_service = service_eax32,
+    .call_setup = setup32,
+    .gate_arg = gate_arg32,
+    .result = result32,
+    .set_result = set_result32,
+    .intr_code = x86_intr_code,
+    .intr_is_trap = x86_is_trap,
+    .serve = x86_serve,
+};
