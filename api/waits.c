@@ -16,7 +16,7 @@ static uint64_t new_object(hcp_os *os, obj_type type, sim_object *o, uint32_t ac
         return 0;
     }
     uint64_t h = hcp_handle_new(os, type, NULL, o, access);
-    if (!h) SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
+    if (!h) SetLastError(os, hcp_handle_error(os));
     return h;
 }
 
