@@ -12,6 +12,7 @@ static uint32_t fail(hcp_os *os, uint32_t status) {
 
 static uint64_t new_object(hcp_os *os, obj_type type, sim_object *o, uint32_t access) {
     if (!o) {
+        os->handles_full = false; /* hcp_handle_error: host memory */
         SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
         return 0;
     }

@@ -1129,6 +1129,11 @@ static int write_json(const view *v, FILE *f) {
         jstr(run, "error", v->error);
     else
         jset(run, "error", json_null());
+    /* why the report stops early: the error of a failed run (a limit reached, a scenario error) */
+    if (v->error && v->exit_status == 2)
+        jstr(run, "partial", v->error);
+    else
+        jset(run, "partial", json_null());
     jset(d, "run", run);
     json_t *lim = json_object();
     jint(lim, "intervals_per_machine", MAX_INTERVALS);

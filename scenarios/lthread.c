@@ -48,6 +48,9 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
         if (!ok || ideal < 0 || ideal >= sim_cpu_count(lm->m))
             return luaL_error(L, "m:thread: 'ideal' must be a CPU number 0..%d", sim_cpu_count(lm->m) - 1);
     }
+    if (sim_thread_count(lm->m) >= lm->max_threads)
+        return luaL_error(L, "limit reached: %d threads (machine option max_threads; default %d)", lm->max_threads,
+                          LHCP_DEFAULT_MAX_THREADS);
     lthread *lt = lua_newuserdatauv(L, sizeof *lt, 2);
     memset(lt, 0, sizeof *lt);
     luaL_setmetatable(L, LHCP_THREAD);
@@ -56,6 +59,11 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     if (e == SIM_ERR_ARG) return luaL_error(L, "m:thread: 'affinity' names no CPU of this machine");
     if (e != SIM_OK) return luaL_error(L, "m:thread: %s", sim_strerror(e));
     lt->handle = hcp_thread_handle(lm->os, lt->t, THREAD_ALL_ACCESS);
+    if (!lt->handle && hcp_handle_error(lm->os) == ERROR_NO_SYSTEM_RESOURCES)
+        return luaL_error(L,
+                          "m:thread: ERROR_NO_SYSTEM_RESOURCES: the handle table is full (%d handles open; machine "
+                          "option max_handles, default %d)",
+                          hcp_os_max_handles(lm->os), HCP_DEFAULT_MAX_HANDLES);
     lua_pushvalue(L, machine_idx);
     lua_setiuservalue(L, -2, UV_MACHINE);
     lt->co = lua_newthread(L);
@@ -131,9 +139,10 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
     case SIM_CALL_FAULTED: return push_fault(L, lt);
     case SIM_CALL_LIMIT:
         return luaL_error(L,
-                          "cycle limit reached at %I cycles on CPU %d (raise it with m:run{max_cycles = N} or "
-                          "hcp.machine{max_cycles = N})",
-                          (lua_Integer)sim_clock(lt->lm->m), sim_thread_cpu(lt->t));
+                          "limit reached: %I cycles on CPU %d (machine option max_cycles or m:run{max_cycles = N}; "
+                          "default %I)",
+                          (lua_Integer)sim_max_cycles(lt->lm->m), sim_thread_cpu(lt->t),
+                          (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
     case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
     }
     return luaL_error(L, "t:run: unexpected state");

@@ -1,7 +1,8 @@
 /* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
  *
  *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH,
- *                                             --report PATH)
+ *                                             --report PATH, --trace-limit N, --lua-instructions N,
+ *                                             --lua-memory N)
  *   hcpsim describe [--platform P]           platform profile, PMU events, cost tables
  *   hcpsim version
  *
@@ -23,11 +24,13 @@
 #define EXIT_ERROR 2
 
 static void usage(FILE *f) {
-    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] FILE.lua [ARGS...]\n"
+    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
+          "                  [--lua-instructions N] [--lua-memory BYTES] FILE.lua [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
           "       hcpsim bench\n"
-          "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n",
+          "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
+          "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n",
           f);
 }
 
@@ -56,8 +59,19 @@ static bool parse_u64(const char *s, uint64_t *out) {
     return true;
 }
 
+/* A positive integer option: 0, or 2 after the usage message. */
+static int opt_positive(int argc, char **argv, int *i, const char *what, uint64_t *out) {
+    if (*i + 1 >= argc || !parse_u64(argv[*i + 1], out) || *out == 0 || *out > INT64_MAX) {
+        fprintf(stderr, "hcpsim: %s needs a positive integer\n", what);
+        return EXIT_ERROR;
+    }
+    (*i)++;
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv) {
-    uint64_t seed = 1;
+    uint64_t seed = 1, trace_limit = REP_TRACE_DEFAULT_LIMIT, lua_instructions = LHCP_DEFAULT_LUA_INSTRUCTIONS,
+             lua_memory = LHCP_DEFAULT_LUA_MEMORY;
     bool unsafe_io = false, opts = true;
     const char *file = NULL, *trace_path = NULL, *report_path = NULL;
     rep_format report_fmt = REP_FORMAT_JSON;
@@ -78,6 +92,13 @@ static int cmd_run(int argc, char **argv) {
             i++;
         } else if (opts && strcmp(a, "--unsafe-io") == 0) {
             unsafe_io = true;
+        } else if (opts && (strcmp(a, "--trace-limit") == 0 || strcmp(a, "--lua-instructions") == 0 ||
+                            strcmp(a, "--lua-memory") == 0)) {
+            uint64_t *v = a[2] == 't' ? &trace_limit : a[6] == 'i' ? &lua_instructions : &lua_memory;
+            if (opt_positive(argc, argv, &i, a, v)) {
+                free(sargs);
+                return EXIT_ERROR;
+            }
         } else if (opts && strcmp(a, "--trace") == 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "hcpsim: --trace needs a file path\n");
@@ -100,7 +121,9 @@ static int cmd_run(int argc, char **argv) {
             }
         } else if (opts && a[0] == '-' && a[1] == '-') {
             fprintf(stderr,
-                    "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, --)\n", a);
+                    "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
+                    "--trace-limit N, --lua-instructions N, --lua-memory BYTES, --)\n",
+                    a);
             free(sargs);
             return EXIT_ERROR;
         } else if (!file) {
@@ -123,11 +146,12 @@ static int cmd_run(int argc, char **argv) {
         free(sargs);
         return EXIT_ERROR;
     }
+    rep_trace_set_limit(trace, trace_limit);
     rep_report *report = NULL;
     if (report_path && !(report = rep_report_open(report_path, report_fmt))) {
         fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(errno));
         free(sargs);
-        rep_trace_close(trace);
+        rep_trace_close(trace, NULL);
         return EXIT_ERROR;
     }
     rep_report_set_run(report, file, seed, nsargs, sargs);
@@ -135,10 +159,14 @@ static int cmd_run(int argc, char **argv) {
     if (!L) {
         fprintf(stderr, "hcpsim: out of memory\n");
         free(sargs);
-        rep_trace_close(trace);
+        rep_trace_close(trace, "out of memory");
         rep_report_close(report, EXIT_ERROR, "out of memory");
         return EXIT_ERROR;
     }
+    lua_pushinteger(L, (lua_Integer)lua_instructions);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.lua_limit");
+    lua_pushinteger(L, (lua_Integer)lua_memory);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.memory_limit");
     lhcp_open_runtime(L, file, seed, unsafe_io);
     lhcp_set_trace(L, trace);
     lhcp_set_report(L, report);
@@ -151,28 +179,30 @@ static int cmd_run(int argc, char **argv) {
     }
     lua_setglobal(L, "arg");
     free(sargs);
-    int status;
-    char *errmsg = NULL; /* the failure, for the report */
+    int status = 0;
+    char *errmsg = NULL; /* the failure, for the report and the trace */
     lua_pushcfunction(L, msgh);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
-        fprintf(stderr, "%s\n", lua_tostring(L, -1));
-        status = EXIT_ERROR;
-        if (report) errmsg = strdup_or_null(lua_tostring(L, -1));
-    } else {
+    int st = luaL_loadfilex(L, file, "t");
+    if (st == LUA_OK) {
         lhcp_strict_globals(L);
-        if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
-            fflush(stdout);
-            fprintf(stderr, "%s\n", lua_tostring(L, -1));
-            status = EXIT_ERROR;
-            if (report) errmsg = strdup_or_null(lua_tostring(L, -1));
-        } else {
-            status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
-        }
+        st = lua_pcall(L, 0, 0, 1);
+    }
+    if (st != LUA_OK) {
+        fflush(stdout);
+        const char *msg = lua_tostring(L, -1);
+        /* a refused allocation carries no position: it is named as the limit, after the file */
+        const char *lim = lhcp_limit_message(L, msg);
+        if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim);
+        fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+        status = EXIT_ERROR;
+        errmsg = strdup_or_null(msg);
+    } else {
+        status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
     fflush(stdout);
     lua_close(L); /* frees the machines, which closes their open trace spans */
-    /* The trace of what ran is written whatever the scenario's status. */
-    int terr = rep_trace_close(trace);
+    /* The trace of what ran is written whatever the scenario's status, marked partial after an error. */
+    int terr = rep_trace_close(trace, status == EXIT_ERROR ? errmsg : NULL);
     if (terr) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(terr));
         status = EXIT_ERROR;

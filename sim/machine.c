@@ -187,6 +187,7 @@ uint64_t sim_quantum_cycles(const sim_machine *m) { return m->quantum_cycles; }
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles) {
     m->max_cycles = max_cycles ? max_cycles : SIM_DEFAULT_MAX_CYCLES;
 }
+uint64_t sim_max_cycles(const sim_machine *m) { return m->max_cycles; }
 
 /* ---- memory --------------------------------------------------------------------------- */
 

@@ -120,6 +120,7 @@ void sim_kernel_work(sim_thread *t, uint64_t cycles);
 uint64_t sim_thread_cycle_time(const sim_thread *t);
 /* Changes the total-cycle limit (m:run{max_cycles=...}); 0 restores the default. */
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles);
+uint64_t sim_max_cycles(const sim_machine *m); /* the limit in force */
 /* a * b / c in 64-bit arithmetic, saturating at UINT64_MAX. */
 uint64_t sim_mul_div(uint64_t a, uint64_t b, uint64_t c);
 
