@@ -714,8 +714,15 @@ static int m_run(lua_State *L) {
                               "(the scheduler owns the body's coroutine)",
                               sim_thread_name(t));
         if (!lua_isstring(lt->co, -1)) {
+            /* the body's stack is kept after the error: name the line that raised it */
+            lua_Debug ar;
+            int level = 0;
+            while (lua_getstack(lt->co, level, &ar) && lua_getinfo(lt->co, "Sl", &ar) && ar.currentline <= 0) level++;
+            luaL_where(lt->co, level);
+            lua_xmove(lt->co, L, 1);
             lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
                             luaL_typename(lt->co, -1));
+            lua_concat(L, 2);
         } else {
             lua_xmove(lt->co, L, 1);
         }
@@ -859,7 +866,7 @@ static int m_keset(lua_State *L) {
  * max * 16 bytes after the call, so a test can see that nothing was written. */
 static int m_kequery(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
-    lua_Integer max = luaL_checkinteger(L, 2);
+    lua_Integer max = lhcp_check_integer(L, 2);
     if (max < 0 || max > KE_ARRAY_MAX) return luaL_argerror(L, 2, "MaximumCount must be 0..255 here");
     uint8_t buf[16 * KE_ARRAY_MAX + 8];
     memset(buf, 0xA5, sizeof buf);

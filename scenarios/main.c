@@ -34,10 +34,17 @@ static void usage(FILE *f) {
           f);
 }
 
+/* A non-string error object becomes a message naming where it was raised
+ * (error() adds no position to a table). */
 static int msgh(lua_State *L) {
     if (!lua_isstring(L, 1)) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        lua_Debug ar;
+        int level = 1;
+        while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0) level++;
+        luaL_where(L, level);
         lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        lua_concat(L, 2);
     }
     return 1;
 }
@@ -135,6 +142,7 @@ static int cmd_run(int argc, char **argv) {
     }
     (void)first_arg;
     if (!file) {
+        fprintf(stderr, "hcpsim: run needs a scenario file\n");
         usage(stderr);
         free(sargs);
         return EXIT_ERROR;
@@ -190,6 +198,9 @@ static int cmd_run(int argc, char **argv) {
     if (st != LUA_OK) {
         fflush(stdout);
         const char *msg = lua_tostring(L, -1);
+        /* lua_load names no file when it refuses a binary chunk */
+        if (msg && strncmp(msg, "attempt to load a binary chunk", 30) == 0)
+            msg = lua_pushfstring(L, "%s: %s (hcpsim runs Lua source only)", file, msg);
         /* a refused allocation carries no position: it is named as the limit, after the file */
         const char *lim = lhcp_limit_message(L, msg);
         if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim);
@@ -220,10 +231,13 @@ static int cmd_run(int argc, char **argv) {
 static int cmd_describe(int argc, char **argv) {
     const char *platform = "win10-x64";
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc) {
             platform = argv[++i];
-        else {
-            usage(stderr);
+        } else if (strcmp(argv[i], "--platform") == 0) {
+            fprintf(stderr, "hcpsim: describe: --platform needs a platform name (valid: %s)\n", hcp_platform_names());
+            return EXIT_ERROR;
+        } else {
+            fprintf(stderr, "hcpsim: describe: unknown argument '%s' (valid: --platform P)\n", argv[i]);
             return EXIT_ERROR;
         }
     }

@@ -189,6 +189,16 @@ void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles) {
 }
 uint64_t sim_max_cycles(const sim_machine *m) { return m->max_cycles; }
 
+int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap) {
+    if (cap) text[0] = '\0';
+    cs_insn *in = NULL;
+    if (f->nbytes <= 0 || cs_disasm(m->cs, f->bytes, (size_t)f->nbytes, f->address, 1, &in) != 1) return 0;
+    int n = (int)in->size;
+    if (cap) snprintf(text, cap, "%s%s%s", in->mnemonic, in->op_str[0] ? " " : "", in->op_str);
+    cs_free(in, 1);
+    return n;
+}
+
 /* ---- memory --------------------------------------------------------------------------- */
 
 static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n, uint32_t prot, region_kind k,

@@ -210,6 +210,10 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
 sim_call_status sim_call_continue(sim_thread *t);
 uint64_t sim_call_result(const sim_thread *t);
 const sim_fault *sim_call_fault(const sim_thread *t);
+/* The faulting instruction of f (a fault of a thread of m) decoded: its
+ * length in bytes, with "mnemonic operands" in text; 0 (text "") when the
+ * bytes do not decode (an unmapped or invalid instruction). */
+int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap);
 const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
 
 /* ---- the call gate: guest code calling the OS (sim/README.md "Call gate") ----------------- */
