@@ -127,8 +127,8 @@ static int push_fault(lua_State *L, lthread *lt) {
         lua_setfield(L, -2, "data");
         lua_pushstring(L, access_name(f->access));
         lua_setfield(L, -2, "access");
-        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u): %s of 0x%llX at %s", name ? name : "?",
-                 f->code, sim_thread_name(lt->t), (unsigned)sim_thread_id(lt->t), access_name(f->access),
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u): %s of 0x%llX at %s", name ? name : "?", f->code,
+                 sim_thread_name(lt->t), (unsigned)sim_thread_id(lt->t), access_name(f->access),
                  (unsigned long long)f->data, where);
     } else {
         snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u) at %s", name ? name : "?", f->code,

@@ -4,8 +4,9 @@
  * only for text chunks), table, string, math (random reseeded from the
  * scenario seed; randomseed needs an argument), coroutine, utf8, and
  * `require` for the embedded modules "hcpsim" and "hcpsim.tap" only.  No io,
- * os, debug, package or collectgarbage unless the CLI opens io; no
- * string.dump, and getmetatable refuses hcpsim objects and strings.  Reading
+ * os, debug, package or collectgarbage (the CLI's --unsafe-io opens io,
+ * without popen); no string.dump, getmetatable refuses hcpsim objects and
+ * strings, and setmetatable refuses __gc and __mode.  Reading
  * an undeclared global or writing one outside the main chunk (rawset too) is
  * an error (a typo would otherwise read nil silently).  A count hook bounds
  * the Lua instructions a scenario may run, so a runaway loop ends with a
@@ -148,6 +149,31 @@ static int l_getmetatable(lua_State *L) {
     return 1;
 }
 
+/* setmetatable(t, mt), except that mt may not hold __gc or __mode: a
+ * finalizer runs, and a weak entry disappears, when the collector decides,
+ * which depends on the Lua version's collector and not on the scenario.
+ * (Lua marks an object for finalization only if __gc is present when the
+ * metatable is set; a __mode added to mt later is not caught.)  Upvalue 1:
+ * the base library's setmetatable. */
+static int l_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL) /* raw, as the collector looks */
+            return luaL_error(L, "setmetatable: __gc is not available in the sandbox (a finalizer runs when the "
+                                 "garbage collector decides, so results would depend on it)");
+        lua_pushliteral(L, "__mode");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: __mode is not available in the sandbox (weak entries vanish when "
+                                 "the garbage collector decides, so results would depend on it)");
+        lua_pop(L, 2);
+    }
+    lua_settop(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
 static int l_randomseed(lua_State *L) {
     luaL_checkinteger(L, 1); /* no argument would seed from the host clock */
     lua_pushvalue(L, lua_upvalueindex(1));
@@ -273,6 +299,9 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     lua_getglobal(L, "rawset");
     lua_pushcclosure(L, l_rawset, 1);
     lua_setglobal(L, "rawset");
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
     lua_getglobal(L, "string");
     lua_pushcfunction(L, l_no_dump);
     lua_setfield(L, -2, "dump");
