@@ -1,8 +1,8 @@
 /* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
  *
  *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH,
- *                                             --report PATH, --trace-limit N, --lua-instructions N,
- *                                             --lua-memory N)
+ *                                             --report PATH, --trace-limit N, --report-intervals N,
+ *                                             --report-calls N, --lua-instructions N, --lua-memory N)
  *   hcpsim describe [--platform P]           platform profile, PMU events, cost tables
  *   hcpsim version
  *
@@ -25,7 +25,8 @@
 
 static void usage(FILE *f) {
     fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
-          "                  [--lua-instructions N] [--lua-memory BYTES] FILE.lua [ARGS...]\n"
+          "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
+          "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
           "       hcpsim bench\n"
@@ -78,7 +79,8 @@ static int opt_positive(int argc, char **argv, int *i, const char *what, uint64_
 
 static int cmd_run(int argc, char **argv) {
     uint64_t seed = 1, trace_limit = REP_TRACE_DEFAULT_LIMIT, lua_instructions = LHCP_DEFAULT_LUA_INSTRUCTIONS,
-             lua_memory = LHCP_DEFAULT_LUA_MEMORY;
+             lua_memory = LHCP_DEFAULT_LUA_MEMORY, report_intervals = REP_REPORT_MAX_INTERVALS,
+             report_calls = REP_REPORT_MAX_CALLS;
     bool unsafe_io = false, opts = true;
     const char *file = NULL, *trace_path = NULL, *report_path = NULL;
     rep_format report_fmt = REP_FORMAT_JSON;
@@ -100,8 +102,13 @@ static int cmd_run(int argc, char **argv) {
         } else if (opts && strcmp(a, "--unsafe-io") == 0) {
             unsafe_io = true;
         } else if (opts && (strcmp(a, "--trace-limit") == 0 || strcmp(a, "--lua-instructions") == 0 ||
-                            strcmp(a, "--lua-memory") == 0)) {
-            uint64_t *v = a[2] == 't' ? &trace_limit : a[6] == 'i' ? &lua_instructions : &lua_memory;
+                            strcmp(a, "--lua-memory") == 0 || strcmp(a, "--report-intervals") == 0 ||
+                            strcmp(a, "--report-calls") == 0)) {
+            uint64_t *v = strcmp(a, "--trace-limit") == 0        ? &trace_limit
+                          : strcmp(a, "--lua-instructions") == 0 ? &lua_instructions
+                          : strcmp(a, "--lua-memory") == 0       ? &lua_memory
+                          : strcmp(a, "--report-intervals") == 0 ? &report_intervals
+                                                                 : &report_calls;
             if (opt_positive(argc, argv, &i, a, v)) {
                 free(sargs);
                 return EXIT_ERROR;
@@ -127,10 +134,12 @@ static int cmd_run(int argc, char **argv) {
                 return EXIT_ERROR;
             }
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr,
-                    "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
-                    "--trace-limit N, --lua-instructions N, --lua-memory BYTES, --)\n",
-                    a);
+            fprintf(
+                stderr,
+                "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
+                "--trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, "
+                "--)\n",
+                a);
             free(sargs);
             return EXIT_ERROR;
         } else if (!file) {
@@ -162,6 +171,7 @@ static int cmd_run(int argc, char **argv) {
         rep_trace_close(trace, NULL);
         return EXIT_ERROR;
     }
+    rep_report_set_limits(report, report_intervals, report_calls);
     rep_report_set_run(report, file, seed, nsargs, sargs);
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -283,8 +293,29 @@ static int cmd_describe(int argc, char **argv) {
     printf("  several CPUs      one host thread; the CPU furthest behind steps next; lock-step rounds of\n"
            "                    %llu cycles; an idle CPU leaves a thread to its idle ideal processor\n",
            (unsigned long long)c.slice);
-    printf("  limits            max_cycles %llu per CPU clock (m:run{max_cycles=}); guest stack %u bytes\n",
-           (unsigned long long)SIM_DEFAULT_MAX_CYCLES, c.stack_size);
+    printf("  guest stack       %u bytes per thread (machine option stack_size)\n", c.stack_size);
+    printf("\nlimits (scenarios/README.md \"Limits\"): past one the run ends, status 2, \"limit reached: ...\"; the\n"
+           "trace and report are still written, marked partial\n");
+    printf("  cycles            %llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})\n",
+           (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
+    printf("  threads           %d per machine (machine option max_threads)\n", LHCP_DEFAULT_MAX_THREADS);
+    printf("  guest memory      %llu bytes of m:alloc, m:code, m:import_table per machine (machine option\n"
+           "                    max_memory); the OS heap (profiling blocks) is a fixed 64 MiB: when it is full\n"
+           "                    EnableThreadProfiling fails with ERROR_NOT_ENOUGH_MEMORY, as on Windows\n",
+           (unsigned long long)LHCP_DEFAULT_MAX_MEMORY);
+    printf("  handles           %d open per machine (machine option max_handles, at most %d); a full table\n"
+           "                    is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)\n",
+           HCP_DEFAULT_MAX_HANDLES, HCP_MAX_HANDLES);
+    printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
+           (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
+    printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",
+           (long long)LHCP_DEFAULT_LUA_MEMORY);
+    printf("  trace events      %llu per --trace file (hcpsim run --trace-limit N)\n",
+           (unsigned long long)REP_TRACE_DEFAULT_LIMIT);
+    printf("  report lists      %d schedule intervals and %d API calls per machine (hcpsim run\n"
+           "                    --report-intervals N, --report-calls N), then truncated: not an error, the\n"
+           "                    totals stay exact and the run goes on\n",
+           REP_REPORT_MAX_INTERVALS, REP_REPORT_MAX_CALLS);
     printf("\n");
     printf("semantics     documented (default) | observed\n");
     printf("boot time     %llu (FILETIME: 100 ns since 1601-01-01 UTC; machine option boot_time)\n",

@@ -52,13 +52,14 @@ result() { # status name [diagnostic]
 echo "TAP version 13"
 
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
-                  [--lua-instructions N] [--lua-memory BYTES] FILE.lua [ARGS...]
+                  [--report-intervals N] [--report-calls N] [--lua-instructions N]
+                  [--lua-memory BYTES] FILE.lua [ARGS...]
        hcpsim describe [--platform P]
        hcpsim version
        hcpsim bench
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
 --unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.'
-OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --lua-instructions N, --lua-memory BYTES, --'
+OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --'
 PLATFORMS='win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm'
 printf 'print("ran")\n' > ok.lua
 
@@ -90,6 +91,8 @@ expect "--report with an unknown extension" 2 \
 expect "--trace-limit 0" 2 "hcpsim: --trace-limit needs a positive integer" -- run --trace-limit 0 ok.lua
 expect "--lua-instructions without a value" 2 "hcpsim: --lua-instructions needs a positive integer" -- run ok.lua --lua-instructions
 expect "--lua-memory with a word" 2 "hcpsim: --lua-memory needs a positive integer" -- run --lua-memory lots ok.lua
+expect "--report-calls -5" 2 "hcpsim: --report-calls needs a positive integer" -- run --report-calls -5 ok.lua
+expect "--report-intervals without a value" 2 "hcpsim: --report-intervals needs a positive integer" -- run ok.lua --report-intervals
 expect "an unknown command" 2 "hcpsim: unknown command 'frob'
 $USAGE" -- frob
 expect "describe: an unknown platform" 2 "hcpsim: unknown platform 'win95' (valid: $PLATFORMS)" -- describe --platform win95
@@ -349,6 +352,23 @@ perl -MJSON::PP -e 'local $/; open my $t, "<", "busy.json" or exit 1; my $d = JS
   open my $r, "<", "busy.report.json" or exit 2; my $rep = JSON::PP->new->decode(<$r>);
   exit(exists $d->{otherData}{partial} && !defined $d->{otherData}{partial} && !defined $rep->{run}{partial} ? 0 : 3)' 2>/dev/null
 result $? "without the limit the same run completes: partial is null in the trace and the report" "status $st"
+
+# Report lists: not a run-ending limit.  busy.lua's single CPU switches between its three threads
+# more than twice, and the scenario makes no API call but m:load's (none recorded): with
+# --report-intervals 2 the schedule keeps 2 intervals and says it is truncated.
+$HCPSIM run --report-intervals 2 --report-calls 1 --report lists.json busy.lua >/dev/null 2>&1
+st=$?
+perl -MJSON::PP -e 'local $/; open my $r, "<", "lists.json" or exit 1; my $d = JSON::PP->new->decode(<$r>);
+  my $s = $d->{machines}[0]{schedule}; my $a = $d->{machines}[0]{api};
+  exit 2 unless $d->{limits}{intervals_per_machine} == 2 && $d->{limits}{calls_per_machine} == 1;
+  exit 3 unless $s->{limit} == 2 && $s->{kept} == 2 && $s->{total} > 2 && $s->{truncated};
+  exit 4 unless $a->{limit} == 1;
+  exit 5 unless !defined $d->{run}{partial} && $d->{run}{status} eq "complete";
+  my $kept = 0; $kept += @{$_->{intervals}} for @{$s->{lanes}};
+  exit($kept == 2 ? 0 : 6)' 2>/dev/null
+r=$?
+[ "$st" = 0 ] && [ "$r" = 0 ]
+result $? "--report-intervals 2: the schedule keeps 2 intervals, says it is truncated, and the run completes" "status $st, check $r"
 
 # ---- --unsafe-io -------------------------------------------------------------------------------------------
 printf 'local f = io.open("result.txt", "w")\n' > io.lua
