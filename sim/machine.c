@@ -15,8 +15,8 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
     case SIM_ERR_MAPPINGS:
-        return "too many separate guest memory mappings (3900: Unicorn 2.0.1's limit); fewer threads inside "
-               "guest calls at once, or fewer m:code/m:alloc calls";
+        return "limit reached: 3900 guest memory mappings (Unicorn 2.0.1's limit, not an option: fewer m:code/m:alloc "
+               "calls, or fewer threads inside guest calls at once)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
     }
     return "unknown error";

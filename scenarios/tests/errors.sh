@@ -266,6 +266,10 @@ m:code("\xc3")
 m:alloc(1)
 EOF
 expect "max_memory: the third page" 2 "memory.lua:5: limit reached: 8192 bytes of guest memory (machine option max_memory; default 1073741824)" -- run memory.lua
+# Guest memory mappings: Unicorn 2.0.1 holds at most 3900; each m:alloc is one (and its guard page none).
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nfor i = 1, 4000 do\n  m:alloc(1)\nend\n' > maps.lua
+expect "guest memory mappings (Unicorn's limit)" 2 \
+  "maps.lua:4: m:alloc: limit reached: 3900 guest memory mappings (Unicorn 2.0.1's limit, not an option: fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)" -- run maps.lua
 # max_handles = 3: the thread's own handle is one, two OpenThread calls fill the table; the third
 # fails as Windows does when the handle table is full: NULL and ERROR_NO_SYSTEM_RESOURCES (1450).
 cat > handles.lua <<'EOF'
