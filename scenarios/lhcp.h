@@ -40,6 +40,8 @@ typedef struct lthread {
     bool exiting;  /* t:exit was called */
     uint32_t exit_code;
     uint64_t handle;
+    uint32_t fault_code; /* the last guest exception t:run returned (0: none) ... */
+    char fault_msg[512]; /* ... and its info.message */
 } lthread;
 
 /* runtime.c */

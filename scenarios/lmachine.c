@@ -713,15 +713,21 @@ static int m_run(lua_State *L) {
                               "thread '%s': coroutine.yield() from a thread body is not supported "
                               "(the scheduler owns the body's coroutine)",
                               sim_thread_name(t));
-        if (!lua_isstring(lt->co, -1)) {
+        int isint = 0;
+        lua_Integer code = lua_tointegerx(lt->co, -1, &isint);
+        bool fault = isint && lt->fault_code && code == (lua_Integer)lt->fault_code;
+        if (!lua_isstring(lt->co, -1) || fault) {
             /* the body's stack is kept after the error: name the line that raised it */
             lua_Debug ar;
             int level = 0;
             while (lua_getstack(lt->co, level, &ar) && lua_getinfo(lt->co, "Sl", &ar) && ar.currentline <= 0) level++;
             luaL_where(lt->co, level);
             lua_xmove(lt->co, L, 1);
-            lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
-                            luaL_typename(lt->co, -1));
+            if (fault) /* assert(t:run(...)) raises the exception code: say what it was */
+                lua_pushstring(L, lt->fault_msg);
+            else
+                lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
+                                luaL_typename(lt->co, -1));
             lua_concat(L, 2);
         } else {
             lua_xmove(lt->co, L, 1);

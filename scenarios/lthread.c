@@ -136,6 +136,8 @@ static int push_fault(lua_State *L, lthread *lt) {
     }
     lua_pushstring(L, msg);
     lua_setfield(L, -2, "message");
+    lt->fault_code = f->code; /* a body that raises the code (assert(t:run(...))) gets this message */
+    snprintf(lt->fault_msg, sizeof lt->fault_msg, "%s", msg);
     return 3;
 }
 

@@ -234,6 +234,20 @@ nil	0xC000001D	STATUS_ILLEGAL_INSTRUCTION (0xC000001D) in thread 'w' (id 1000) a
 nil	0xC0000094	STATUS_INTEGER_DIVIDE_BY_ZERO (0xC0000094) in thread 'w' (id 1000) at 0x140006002: div rcx [48 F7 F1]
 nil	0xC0000005	STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): execute of 0x1000 at 0x1000 [not readable]" -- run fault.lua
 
+# A body that does not handle the exception but asserts the call raises its code; the run ends
+# with the exception's message at the line of the assert.
+cat > assert.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
+m:thread { name = "w", body = function(t)
+  assert(t:run(read0))
+end }
+m:run()
+EOF
+expect "assert(t:run(...)) of a faulting call" 2 \
+  "assert.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]" -- run assert.lua
+
 # ---- deadlock: every blocked thread and what it waits on ---------------------------------------------
 # c's wait has a timeout, so it is not part of the deadlock: it times out and exits.
 cat > dead.lua <<'EOF'
