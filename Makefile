@@ -1,5 +1,6 @@
 # hcpsim — one entry point. `make` builds build/hcpsim; `make run` runs the tour;
 # `make test` runs every TAP test with prove. Both check dependencies first.
+# `make help` lists every target.
 
 CC      ?= cc
 BUILD   ?= build
@@ -49,8 +50,26 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 -include scenarios/kernels/kernels.mk
 
 .PHONY: all deps check-deps run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
-        deps-browser check-browser
+        deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
+
+help:
+	@echo "make                    build $(BUILD)/hcpsim (installing missing Debian packages: make deps)"
+	@echo "make run                the tour: 3 threads and their counters; writes $(BUILD)/tour.html"
+	@echo "make test               every test with prove -j$(JOBS): C tests, conformance, CLI, sandbox, every"
+	@echo "                        error message and limit (scenarios/tests/errors.sh), reports, trace"
+	@echo "make check-asan         make test under AddressSanitizer (build-address/)"
+	@echo "make check-ubsan        make test under UndefinedBehaviorSanitizer (build-undefined/)"
+	@echo "make check-valgrind     the Lua suites under valgrind with a full leak check"
+	@echo "make check-determinism  examples, conformance and runtime scenarios twice each in a normal, an"
+	@echo "                        ASan and an -O0 build: stdout, status, --trace and --report files"
+	@echo "                        byte-identical (several minutes)"
+	@echo "make fuzz               libFuzzer targets, FUZZ_SECONDS each (scenarios/fuzz/README.md)"
+	@echo "make bench              guest MIPS per counting mode, native and cachegrind reference"
+	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
+	@echo "make lint, make format  clang-format check and cppcheck; clang-format in place"
+	@echo "make clean              remove build/ and build-*/"
+	@echo "Limits of a run (threads, memory, handles, cycles, Lua, trace): hcpsim describe, scenarios/README.md"
 
 # ---- dependencies -----------------------------------------------------------------------
 deps:
@@ -238,8 +257,9 @@ fuzz: check-deps fuzz-deps
 	sh scenarios/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- determinism under stress (scenarios/tests/determinism.sh) --------------------------------
-# Every example and conformance scenario, twice in each of a normal, an ASan and an -O0 build:
-# stdout and exit status must be byte-identical everywhere.  Not part of make test (minutes).
+# Every example, conformance and runtime scenario, twice in each of a normal, an ASan and an -O0
+# build: stdout, exit status and the --trace and --report files must be byte-identical everywhere.
+# Not part of make test (minutes).
 DET_BUILDS ?= $(BUILD) build-address build-O0
 check-determinism:
 	$(MAKE) --no-print-directory BUILD=$(word 1,$(DET_BUILDS)) all

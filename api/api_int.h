@@ -61,6 +61,7 @@ typedef struct handle_slot {
     uint32_t access;
     sim_thread *thread; /* OBJ_THREAD */
     sim_object *object; /* OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE */
+    int next_free;      /* OBJ_NONE: the next slot of the free list, or -1 */
 } handle_slot;
 
 /* The kernel's per-thread profiling record (KTHREAD_COUNTERS, HCP-SPEC §3.3). */
@@ -101,8 +102,12 @@ struct hcp_os {
     const hcp_platform *plat; /* platform profile (api/platform.c) */
     int observer;
     handle_slot *handles;
-    int nhandles, caphandles;
-    os_thread *threads; /* by sim thread index */
+    int nhandles, caphandles; /* slots made (in use or free), slots allocated */
+    int free_head;            /* the most recently freed slot, -1 when none: reused first */
+    int open_handles;         /* slots in use */
+    int max_handles;          /* the machine option max_handles */
+    bool handles_full;        /* the last failed hcp_handle_new hit max_handles (not host memory) */
+    os_thread *threads;       /* by sim thread index */
     int nthreads;
     /* global hardware-counter configuration (KiHwCountersCount / indices) */
     uint32_t cfg_count;
@@ -113,8 +118,10 @@ struct hcp_os {
     void *call_ud;
 };
 
-/* A new handle for a thread or a dispatcher object; 0 when the table is full. */
+/* A new handle for a thread or a dispatcher object; 0 when the table is full
+ * (max_handles open) or host memory ran out: hcp_handle_error says which. */
 uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o, uint32_t access);
+
 /* Resolves a waitable handle (thread, event, mutex, semaphore) of type `want`
  * (OBJ_NONE: any) for `access`; the type is checked before the access, as
  * ObReferenceObjectByHandle does. */

@@ -5,13 +5,14 @@
  * small multiples of 4 as on Windows.  The low two bits are ignored, as
  * Windows ignores its tag bits.  Closing a handle bumps its slot's
  * generation, so a stale or closed handle resolves to STATUS_INVALID_HANDLE,
- * never to another object. */
+ * never to another object.  Free slots form a list, most recently freed first,
+ * so creating and closing a handle take constant time however many are open;
+ * a new slot is made only when the list is empty.  Both orders depend on the
+ * calls alone, so handle values are deterministic. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api_int.h"
-
-#define MAX_HANDLES 0x3FFFFF
 
 static void on_switch_in(void *ud, sim_thread *t, int reason) { hcp_prof_switch_in(ud, t, reason); }
 static void on_thread_exit(void *ud, sim_thread *t) { hcp_prof_thread_exit(ud, t); }
@@ -23,6 +24,8 @@ hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
     os->sem = s;
     os->plat = hcp_platform_at(0);
     os->etw_version = -1;
+    os->free_head = -1;
+    os->max_handles = HCP_DEFAULT_MAX_HANDLES;
     sim_observer o = {on_switch_in, on_thread_exit, NULL, os};
     os->observer = sim_add_observer(m, &o);
     if (os->observer < 0) {
@@ -44,6 +47,13 @@ sim_machine *hcp_os_machine(const hcp_os *os) { return os->m; }
 hcp_semantics hcp_os_semantics(const hcp_os *os) { return os->sem; }
 void hcp_os_set_platform(hcp_os *os, const hcp_platform *p) { os->plat = p ? p : hcp_platform_at(0); }
 const hcp_platform *hcp_os_platform(const hcp_os *os) { return os->plat; }
+void hcp_os_set_max_handles(hcp_os *os, int max_handles) {
+    os->max_handles = max_handles < 1 ? 1 : max_handles > HCP_MAX_HANDLES ? HCP_MAX_HANDLES : max_handles;
+}
+int hcp_os_max_handles(const hcp_os *os) { return os->max_handles; }
+uint32_t hcp_handle_error(const hcp_os *os) {
+    return os->handles_full ? ERROR_NO_SYSTEM_RESOURCES : ERROR_NOT_ENOUGH_MEMORY;
+}
 
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t) {
     int i = sim_thread_index(t);
@@ -88,36 +98,40 @@ uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access) {
 }
 
 uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o, uint32_t access) {
-    int slot = -1;
-    for (int i = 0; i < os->nhandles; i++) {
-        if (os->handles[i].type == OBJ_NONE) {
-            slot = i;
-            break;
-        }
+    if (os->open_handles >= os->max_handles) {
+        os->handles_full = true;
+        return 0;
     }
-    if (slot < 0) {
-        if (os->nhandles >= MAX_HANDLES) return 0;
+    int slot = os->free_head;
+    if (slot >= 0) {
+        os->free_head = os->handles[slot].next_free;
+    } else {
         if (os->nhandles == os->caphandles) {
             int nc = os->caphandles ? os->caphandles * 2 : 64;
             handle_slot *n = realloc(os->handles, (size_t)nc * sizeof *n);
-            if (!n) return 0;
+            if (!n) {
+                os->handles_full = false;
+                return 0;
+            }
             os->handles = n;
             os->caphandles = nc;
         }
         slot = os->nhandles++;
-        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL, NULL};
+        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL, NULL, -1};
     }
     handle_slot *h = &os->handles[slot];
     h->type = type;
     h->access = access;
     h->thread = t;
     h->object = o;
+    h->next_free = -1;
+    os->open_handles++;
     return encode(slot, h->gen);
 }
 
 static handle_slot *lookup(hcp_os *os, uint64_t v) {
     if (v >> 32) return NULL;
-    int slot = (int)((v >> 2) & MAX_HANDLES) - 1;
+    int slot = (int)((v >> 2) & HCP_MAX_HANDLES) - 1;
     uint8_t gen = (uint8_t)(v >> 24);
     if (slot < 0 || slot >= os->nhandles) return NULL;
     handle_slot *h = &os->handles[slot];
@@ -194,7 +208,7 @@ uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, ui
     }
     uint32_t access = dwDesiredAccess & MAXIMUM_ALLOWED ? THREAD_ALL_ACCESS : dwDesiredAccess & THREAD_ALL_ACCESS;
     uint64_t h = hcp_thread_handle(os, t, access);
-    if (!h) SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
+    if (!h) SetLastError(os, hcp_handle_error(os));
     return h;
 }
 
@@ -211,5 +225,8 @@ int CloseHandle(hcp_os *os, uint64_t hObject) {
     h->thread = NULL;
     h->object = NULL;
     h->gen = (uint8_t)(h->gen == 255 ? 1 : h->gen + 1);
+    h->next_free = os->free_head;
+    os->free_head = (int)(h - os->handles);
+    os->open_handles--;
     return 1;
 }

@@ -168,8 +168,20 @@ const char *hcp_status_name(uint32_t status);
 const char *hcp_error_name(uint32_t win32);
 
 /* ---- threads and handles ------------------------------------------------------------- */
-/* A new handle to thread t with `access`; 0 when the table is full. */
+/* The handle table holds at most max_handles open handles (the machine option
+ * max_handles, 1..HCP_MAX_HANDLES, the most the handle encoding has room for). */
+#define HCP_MAX_HANDLES 0x3FFFFF
+#define HCP_DEFAULT_MAX_HANDLES 1048576
+void hcp_os_set_max_handles(hcp_os *os, int max_handles);
+int hcp_os_max_handles(const hcp_os *os);
+/* A new handle to thread t with `access`; 0 when the table is full or host
+ * memory ran out (hcp_handle_error says which). */
 uint64_t hcp_thread_handle(hcp_os *os, sim_thread *t, uint32_t access);
+/* The Win32 error of the last failed handle creation: ERROR_NO_SYSTEM_RESOURCES
+ * when max_handles handles were open (STATUS_INSUFFICIENT_RESOURCES, what the
+ * object manager returns when ExCreateHandle fails), ERROR_NOT_ENOUGH_MEMORY
+ * when host memory ran out. */
+uint32_t hcp_handle_error(const hcp_os *os);
 /* Resolves a thread handle for `access`: STATUS_SUCCESS, STATUS_INVALID_HANDLE,
  * STATUS_OBJECT_TYPE_MISMATCH or STATUS_ACCESS_DENIED. */
 uint32_t hcp_ref_thread(hcp_os *os, uint64_t h, uint32_t access, sim_thread **out);

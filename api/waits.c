@@ -12,11 +12,12 @@ static uint32_t fail(hcp_os *os, uint32_t status) {
 
 static uint64_t new_object(hcp_os *os, obj_type type, sim_object *o, uint32_t access) {
     if (!o) {
+        os->handles_full = false; /* hcp_handle_error: host memory */
         SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
         return 0;
     }
     uint64_t h = hcp_handle_new(os, type, NULL, o, access);
-    if (!h) SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
+    if (!h) SetLastError(os, hcp_handle_error(os));
     return h;
 }
 

@@ -291,7 +291,7 @@ end
 -- thread finds the heap full.
 tap.clause("HCP-ENABLE-NO-MEMORY")
 if SLOW then
-  local m = hcp.machine { cost = "unit" }
+  local m = hcp.machine { cost = "unit", max_threads = 200000 } -- past the default 10000 threads
   local ok, first_fail, fail_rc, fail_h, fail_query, fail_gle = 0, nil, nil, nil, nil, nil
   local LIMIT = 149796
   m:thread { name = "spawner", body = function()

@@ -40,8 +40,9 @@ m:thread { name = "guest", body = function(t)
   tap.is(info.data, 0, "the inaccessible address")
   tap.is(info.access, "read", "the access kind")
   tap.is(info.bytes:sub(1, 8), "8B 04 25", "the instruction bytes")
-  tap.like(info.message, "^STATUS_ACCESS_VIOLATION %(0xC0000005%) in thread 'guest': read of 0x0 at 0x",
+  tap.like(info.message, "^STATUS_ACCESS_VIOLATION %(0xC0000005%) in thread 'guest' %(id %d+%): read of 0x0 at 0x",
            "a readable message")
+  tap.is(info.instruction, "mov eax, dword ptr [0]", "the faulting instruction, decoded")
   local ins2 = counts(t, ph)
   tap.is(ins2 - ins, 3, "the three nops retired; the faulting load did not")
 

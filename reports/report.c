@@ -29,8 +29,6 @@
 #define SCHEMA_NAME "hcpsim-report"
 #define SCHEMA_VERSION 1
 
-#define MAX_INTERVALS 100000   /* schedule intervals kept per machine (JSON, Markdown) */
-#define MAX_CALLS 10000        /* API calls kept per machine (JSON, Markdown) */
 #define HTML_ROWS 200          /* schedule and call rows shown in HTML */
 #define HTML_THREADS 50        /* thread rows shown in HTML before an "other threads" row */
 #define NCOLORS 10             /* threads with a colour of their own (by CPU time) */
@@ -194,6 +192,7 @@ struct rep_report {
     int nmachines, capmachines;
     rcall *calls;
     size_t ncalls, capcalls;
+    uint64_t max_intervals, max_calls; /* list limits per machine (--report-intervals, --report-calls) */
     int err;
 };
 
@@ -529,7 +528,7 @@ static void add_interval(rmachine *rm, int c, int32_t th, uint64_t s, uint64_t e
         cols[col].nsw++;
         cols[col].mk[mk_of(why, next)]++;
     }
-    if (rm->niv < MAX_INTERVALS) {
+    if (rm->niv < rm->r->max_intervals) {
         if (!grow(&rm->iv, &rm->capiv, rm->niv + 1, sizeof *rm->iv)) {
             nomem(rm->r);
             return;
@@ -601,7 +600,7 @@ static long call_new(rmachine *rm, const sim_thread *t, const char *fn, bool gue
         fc->guest++;
     else
         fc->lua++;
-    if (rm->calls_kept >= MAX_CALLS || !grow(&r->calls, &r->capcalls, r->ncalls + 1, sizeof *r->calls)) {
+    if (rm->calls_kept >= r->max_calls || !grow(&r->calls, &r->capcalls, r->ncalls + 1, sizeof *r->calls)) {
         json_decref(args);
         return -1;
     }
@@ -736,6 +735,8 @@ rep_report *rep_report_open(const char *path, rep_format fmt) {
         return NULL;
     }
     r->fmt = fmt;
+    r->max_intervals = REP_REPORT_MAX_INTERVALS;
+    r->max_calls = REP_REPORT_MAX_CALLS;
     if (!(r->f = rep_out_open(path, &r->path, &r->tmp))) {
         int e = errno;
         free(r);
@@ -743,6 +744,12 @@ rep_report *rep_report_open(const char *path, rep_format fmt) {
         return NULL;
     }
     return r;
+}
+
+void rep_report_set_limits(rep_report *r, uint64_t max_intervals, uint64_t max_calls) {
+    if (!r) return;
+    r->max_intervals = max_intervals;
+    r->max_calls = max_calls;
 }
 
 void rep_report_set_run(rep_report *r, const char *scenario, uint64_t seed, int nargs, char *const *args) {
@@ -1049,7 +1056,7 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
     jset(o, "cpus", cpus);
 
     json_t *sc = json_object();
-    jint(sc, "limit", MAX_INTERVALS);
+    jint(sc, "limit", rm->r->max_intervals);
     jint(sc, "total", rm->ivtotal);
     jint(sc, "kept", rm->niv);
     jset(sc, "truncated", json_boolean(rm->niv < rm->ivtotal));
@@ -1076,7 +1083,7 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
     jset(o, "schedule", sc);
 
     json_t *api = json_object();
-    jint(api, "limit", MAX_CALLS);
+    jint(api, "limit", rm->r->max_calls);
     jint(api, "total", rm->calls_total);
     jint(api, "kept", rm->calls_kept);
     jset(api, "truncated", json_boolean(rm->calls_kept < rm->calls_total));
@@ -1129,10 +1136,15 @@ static int write_json(const view *v, FILE *f) {
         jstr(run, "error", v->error);
     else
         jset(run, "error", json_null());
+    /* why the report stops early: the error of a failed run (a limit reached, a scenario error) */
+    if (v->error && v->exit_status == 2)
+        jstr(run, "partial", v->error);
+    else
+        jset(run, "partial", json_null());
     jset(d, "run", run);
     json_t *lim = json_object();
-    jint(lim, "intervals_per_machine", MAX_INTERVALS);
-    jint(lim, "calls_per_machine", MAX_CALLS);
+    jint(lim, "intervals_per_machine", r->max_intervals);
+    jint(lim, "calls_per_machine", r->max_calls);
     jset(d, "limits", lim);
     json_t *ms = json_array();
     for (int k = 0; k < r->nmachines; k++) json_array_append_new(ms, j_machine(r->machines[k], r));
@@ -1250,8 +1262,8 @@ static void write_md_machine(const view *v, const rmachine *rm, FILE *f) {
     fprintf(f, "\n### Schedule\n\nEach stretch a thread was a CPU's current thread (cycles on that CPU's clock), "
                "and how it left.");
     if (rm->niv < rm->ivtotal)
-        fprintf(f, " **Truncated**: the first %zu of %" PRIu64 " intervals (limit %d per machine).", rm->niv,
-                rm->ivtotal, MAX_INTERVALS);
+        fprintf(f, " **Truncated**: the first %zu of %" PRIu64 " intervals (limit %" PRIu64 " per machine).", rm->niv,
+                rm->ivtotal, rm->r->max_intervals);
     fputs("\n\n| CPU | thread | id | start | end | cycles | µs | left with | next state |\n"
           "|---|---|---|---|---|---|---|---|---|\n",
           f);
@@ -1270,8 +1282,8 @@ static void write_md_machine(const view *v, const rmachine *rm, FILE *f) {
 
     fprintf(f, "\n### API calls\n\n%" PRIu64 " calls.", rm->calls_total);
     if (rm->calls_kept < rm->calls_total)
-        fprintf(f, " **Truncated**: the first %" PRIu64 " are listed (limit %d per machine).", rm->calls_kept,
-                MAX_CALLS);
+        fprintf(f, " **Truncated**: the first %" PRIu64 " are listed (limit %" PRIu64 " per machine).", rm->calls_kept,
+                rm->r->max_calls);
     fputs("\n\n| function | from Lua | from guest code |\n|---|---|---|\n", f);
     /* by name: a small insertion order over the machine's functions */
     int order[64], no = 0;

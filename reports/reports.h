@@ -35,16 +35,30 @@ int rep_trace_attach(rep_trace *tr, sim_machine *m);
  * ignored. */
 void rep_trace_detach(rep_trace *tr, sim_machine *m);
 
+/* The most events the file may hold (--trace-limit; REP_TRACE_DEFAULT_LIMIT
+ * until set).  The scheduling record that would go past it is dropped, and so
+ * is every later one: rep_trace_full() turns true, and the caller ends the run
+ * (scenarios/README.md "Limits"); the spans still open are closed at the time
+ * of the last record kept. */
+#define REP_TRACE_DEFAULT_LIMIT UINT64_C(10000000)
+void rep_trace_set_limit(rep_trace *tr, uint64_t max_events);
+uint64_t rep_trace_limit(const rep_trace *tr);
+bool rep_trace_full(const rep_trace *tr);
+
 /* Completes the file: closes the spans of machines still attached at the
  * last time they recorded (without touching the machines), writes the
- * trailer, and renames PATH.tmp to PATH.  On a write or rename error,
- * PATH.tmp is removed.  Frees tr in every case.  Returns 0 or an errno value.
- * rep_trace_close(NULL) returns 0. */
-int rep_trace_close(rep_trace *tr);
+ * trailer, and renames PATH.tmp to PATH.  `partial`, when not NULL, is why the
+ * run ended early (its error message): the trailer's "partial" field says so.
+ * On a write or rename error, PATH.tmp is removed.  Frees tr in every case.
+ * Returns 0 or an errno value.  rep_trace_close(NULL, ...) returns 0. */
+int rep_trace_close(rep_trace *tr, const char *partial);
 
 /* ---- run reports: JSON, Markdown, HTML (--report PATH; reports/SCHEMA.md) ----------------- */
 
 typedef enum rep_format { REP_FORMAT_JSON = 0, REP_FORMAT_MARKDOWN, REP_FORMAT_HTML } rep_format;
+/* The list limits of a report: past them a list is truncated and says so (its totals stay exact). */
+#define REP_REPORT_MAX_INTERVALS 100000
+#define REP_REPORT_MAX_CALLS 10000
 #define REP_FORMAT_EXTENSIONS ".json, .md, .html"
 
 /* The format a report path's extension names: 0 with *out set, or -1 when the
@@ -80,6 +94,11 @@ void rep_report_detach(rep_report *r, sim_machine *m);
  * error PATH.tmp is removed.  Frees r in every case.  Returns 0 or an errno
  * value.  rep_report_close(NULL, ...) returns 0. */
 int rep_report_close(rep_report *r, int exit_status, const char *error);
+
+/* The list limits: schedule intervals and API calls kept per machine (defaults
+ * REP_REPORT_MAX_INTERVALS, REP_REPORT_MAX_CALLS).  Past them a list is
+ * truncated and says so; totals stay exact.  Set before the scenario runs. */
+void rep_report_set_limits(rep_report *r, uint64_t max_intervals, uint64_t max_calls);
 
 /* ---- API calls made by Lua bodies (the binding layer records them) ---------------------------- */
 

@@ -61,7 +61,9 @@ struct rep_trace {
     rmachine **machines;
     int nmachines, capmachines;
     uint64_t nev;
-    int err; /* first error (errno value) */
+    uint64_t limit; /* --trace-limit: events the file may hold */
+    bool full;      /* a record was dropped at the limit: every later one is too */
+    int err;        /* first error (errno value) */
 };
 
 static const char *wait_reason_name(int r) {
@@ -339,8 +341,17 @@ static void on_switch(rmachine *rm, const sim_record *r, uint64_t ns) {
     }
 }
 
+/* Events a scheduling record may add: a CPU span, two state spans, a counter
+ * sample and a ready sample, with room to spare.  A record is kept whole or
+ * dropped, so the file never exceeds the limit. */
+#define RECORD_EVENTS_MAX 8
+
 static void cb_record(void *ud, const sim_record *r) {
     rmachine *rm = ud;
+    if (rm->tr->full || rm->tr->nev + RECORD_EVENTS_MAX > rm->tr->limit) {
+        rm->tr->full = true;
+        return;
+    }
     uint64_t ns = ns_of(rm, r->time);
     if (ns > rm->last) rm->last = ns;
     if (r->type == SIM_REC_READY)
@@ -352,6 +363,10 @@ static void cb_record(void *ud, const sim_record *r) {
 /* A thread that exits while Ready or Waiting leaves no switch record. */
 static void cb_thread_exit(void *ud, sim_thread *t) {
     rmachine *rm = ud;
+    if (rm->tr->full || rm->tr->nev + RECORD_EVENTS_MAX > rm->tr->limit) {
+        rm->tr->full = true;
+        return;
+    }
     rthread *rt = thread_of(rm, t);
     if (!rt || rt->state == T_DONE || rt->state == T_RUNNING) return;
     uint64_t ns = ns_of(rm, sim_clock(rm->m));
@@ -378,9 +393,16 @@ rep_trace *rep_trace_open(const char *path) {
         errno = e;
         return NULL;
     }
+    tr->limit = REP_TRACE_DEFAULT_LIMIT;
     fputs("{\"traceEvents\":[", tr->f);
     return tr;
 }
+
+void rep_trace_set_limit(rep_trace *tr, uint64_t max_events) {
+    if (tr) tr->limit = max_events;
+}
+uint64_t rep_trace_limit(const rep_trace *tr) { return tr ? tr->limit : REP_TRACE_DEFAULT_LIMIT; }
+bool rep_trace_full(const rep_trace *tr) { return tr && tr->full; }
 
 int rep_trace_attach(rep_trace *tr, sim_machine *m) {
     if (tr->nmachines == tr->capmachines) {
@@ -464,7 +486,7 @@ void rep_trace_detach(rep_trace *tr, sim_machine *m) {
     }
 }
 
-int rep_trace_close(rep_trace *tr) {
+int rep_trace_close(rep_trace *tr, const char *partial) {
     if (!tr) return 0;
     FILE *f = tr->f;
     for (int k = 0; k < tr->nmachines; k++)
@@ -473,7 +495,12 @@ int rep_trace_close(rep_trace *tr) {
     fputs("\"timestamps\":\"microseconds of virtual time with 3 decimals: ns = cycles * 10^9 / frequency, rounded "
           "down\",",
           f);
-    fprintf(f, "\"machines\":\"%d\"", tr->nmachines);
+    fputs("\"partial\":", f);
+    if (partial)
+        put_str(f, partial);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"machines\":\"%d\"", tr->nmachines);
     for (int k = 0; k < tr->nmachines; k++) {
         const rmachine *rm = tr->machines[k];
         fprintf(f, ",\"machine %d\":\"pid %d: %d CPU tracks; pid %d: %d thread tracks; %" PRIu64 " cycles per second\"",

@@ -108,6 +108,7 @@ static const constant constants[] = {
     C(EVENT_TRACE_TYPE_CSWITCH),
     C(EVENT_TRACE_TYPE_READYTHREAD),
     C(ERROR_ALREADY_EXISTS),
+    C(ERROR_NO_SYSTEM_RESOURCES),
     C(ERROR_WMI_INSTANCE_NOT_FOUND),
     /* KTHREAD_STATE */
     {"Initialized", 0},

@@ -17,12 +17,19 @@
 typedef struct lmachine {
     sim_machine *m;
     hcp_os *os;
-    uint64_t scratch;   /* a guest page for marshalling machine-level calls (Ke*) */
-    bool running;       /* inside m:run */
-    rep_trace *trace;   /* --trace writer observing this machine, or NULL */
-    rep_report *report; /* --report writer observing this machine, or NULL */
+    uint64_t scratch;     /* a guest page for marshalling machine-level calls (Ke*) */
+    bool running;         /* inside m:run */
+    rep_trace *trace;     /* --trace writer observing this machine, or NULL */
+    rep_report *report;   /* --report writer observing this machine, or NULL */
+    int max_threads;      /* machine option max_threads: threads created over the machine's life */
+    uint64_t max_memory;  /* machine option max_memory: bytes of m:alloc, m:code and m:import_table */
+    uint64_t memory_used; /* those bytes so far, each request rounded up to whole 4 KiB pages */
     char platform[32];
 } lmachine;
+
+/* Defaults of the machine options that bound a scenario (scenarios/README.md "Limits"). */
+#define LHCP_DEFAULT_MAX_THREADS 10000
+#define LHCP_DEFAULT_MAX_MEMORY (UINT64_C(1) << 30)
 
 typedef struct lthread {
     lmachine *lm;
@@ -33,9 +40,16 @@ typedef struct lthread {
     bool exiting;  /* t:exit was called */
     uint32_t exit_code;
     uint64_t handle;
+    uint32_t fault_code; /* the last guest exception t:run returned (0: none) ... */
+    char fault_msg[512]; /* ... and its info.message */
 } lthread;
 
 /* runtime.c */
+#define LHCP_DEFAULT_LUA_INSTRUCTIONS INT64_C(5000000000) /* Lua VM instructions per run */
+#define LHCP_DEFAULT_LUA_MEMORY (INT64_C(1) << 30)        /* bytes of Lua heap per run: 1 GiB */
+/* The limit message for a run that ended with `err`, pushed, when err is the
+ * allocator's refusal at the Lua memory limit; NULL (nothing pushed) otherwise. */
+const char *lhcp_limit_message(lua_State *L, const char *err);
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io);
 void lhcp_limit_hook(lua_State *L);
 void lhcp_strict_globals(lua_State *L);
@@ -71,6 +85,7 @@ void lhcp_machine_register(lua_State *L);
 void lhcp_thread_register(lua_State *L);
 int lhcp_machine_new(lua_State *L);
 int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx);
+void lhcp_charge_memory(lua_State *L, lmachine *lm, uint64_t n);
 
 /* embedded Lua sources (generated: build/scenarios/luasrc.c) */
 typedef struct lhcp_luasrc {

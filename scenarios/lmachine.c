@@ -173,9 +173,10 @@ static bool is_cache_event(pmu_event e) {
 
 int lhcp_machine_new(lua_State *L) {
     static const char *const keys[] = {
-        "platform",  "semantics", "cpus",      "frequency",          "tick",       "quantum",        "interrupt_cycles",
-        "slice",     "pmc",       "seed",      "max_cycles",         "stack_size", "precise_faults", "cost",
-        "predictor", "cache",     "boot_time", "etw_thread_version", NULL};
+        "platform",         "semantics",  "cpus",        "frequency", "tick",       "quantum",
+        "interrupt_cycles", "slice",      "pmc",         "seed",      "max_cycles", "stack_size",
+        "precise_faults",   "cost",       "predictor",   "cache",     "boot_time",  "etw_thread_version",
+        "max_threads",      "max_memory", "max_handles", NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -208,6 +209,10 @@ int lhcp_machine_new(lua_State *L) {
     c.max_cycles = (uint64_t)opt_int(L, 1, "max_cycles", 0, 0, LUA_MAXINTEGER);
     c.stack_size = (uint32_t)opt_int(L, 1, "stack_size", c.stack_size, 4096, 64 * 1024 * 1024);
     opt_int(L, 1, "seed", 1, LUA_MININTEGER, LUA_MAXINTEGER);
+    int max_threads = (int)opt_int(L, 1, "max_threads", LHCP_DEFAULT_MAX_THREADS, 1, 1000000);
+    uint64_t max_memory =
+        (uint64_t)opt_int(L, 1, "max_memory", (lua_Integer)LHCP_DEFAULT_MAX_MEMORY, 4096, (lua_Integer)1 << 40);
+    int max_handles = (int)opt_int(L, 1, "max_handles", HCP_DEFAULT_MAX_HANDLES, 1, HCP_MAX_HANDLES);
     /* a FILETIME: 100-ns units since 1601-01-01 UTC (default 2026-01-01) */
     c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
     /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
@@ -263,6 +268,8 @@ int lhcp_machine_new(lua_State *L) {
     lua_newtable(L);
     lua_setiuservalue(L, -2, UV_THREADS);
     snprintf(lm->platform, sizeof lm->platform, "%s", platform);
+    lm->max_threads = max_threads;
+    lm->max_memory = max_memory;
     sim_err e = sim_machine_new(&c, &lm->m);
     if (e == SIM_ERR_ARCH)
         return luaL_error(L,
@@ -279,6 +286,7 @@ int lhcp_machine_new(lua_State *L) {
     if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
     hcp_os_set_platform(lm->os, plat);
     hcp_etw_set_thread_version(lm->os, etw_version);
+    hcp_os_set_max_handles(lm->os, max_handles);
     hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */
@@ -292,11 +300,22 @@ int lhcp_machine_new(lua_State *L) {
 
 /* ---- memory --------------------------------------------------------------------------------- */
 
+/* Counts n bytes (whole pages) of scenario guest memory against max_memory;
+ * past it, the limit error (scenarios/README.md "Limits"). */
+void lhcp_charge_memory(lua_State *L, lmachine *lm, uint64_t n) {
+    uint64_t pages = (n + 4095) / 4096 * 4096;
+    if (pages > lm->max_memory || lm->memory_used > lm->max_memory - pages)
+        luaL_error(L, "limit reached: %I bytes of guest memory (machine option max_memory; default %I)",
+                   (lua_Integer)lm->max_memory, (lua_Integer)LHCP_DEFAULT_MAX_MEMORY);
+    lm->memory_used += pages;
+}
+
 static int m_code(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     size_t n;
     const char *s = luaL_checklstring(L, 2, &n);
     if (n == 0) return luaL_argerror(L, 2, "empty code");
+    lhcp_charge_memory(L, lm, n);
     uint64_t a;
     sim_err e = sim_code(lm->m, s, n, &a);
     if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_strerror(e));
@@ -308,6 +327,7 @@ static int m_alloc(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     lua_Integer n = luaL_checkinteger(L, 2);
     if (n < 1 || n > 256 * 1024 * 1024) return luaL_argerror(L, 2, "size must be 1..268435456 bytes");
+    lhcp_charge_memory(L, lm, (uint64_t)n);
     uint64_t a;
     sim_err e = sim_alloc(lm->m, (size_t)n, &a);
     if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_strerror(e));
@@ -612,6 +632,15 @@ static lthread *thread_at(lua_State *L, int machine_idx, int index) {
     return lt;
 }
 
+/* --trace-limit: the trace dropped a record, so the run ends here (the file keeps what came before). */
+static void check_trace_full(lua_State *L, lmachine *lm) {
+    if (!lm->trace || !rep_trace_full(lm->trace)) return;
+    lm->running = false;
+    trace_end(L, 1, false, false);
+    luaL_error(L, "limit reached: %I trace events (hcpsim run --trace-limit N; default %I)",
+               (lua_Integer)rep_trace_limit(lm->trace), (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
+}
+
 /* m:run{max_cycles=}: resumes thread bodies as the scheduler dispatches them,
  * until every thread has exited.  Deadlock and the cycle limit are errors. */
 static int m_run(lua_State *L) {
@@ -641,6 +670,7 @@ static int m_run(lua_State *L) {
             trace_end(L, 1, false, true);
         }
         if (rs == SIM_RUN_DONE) break;
+        check_trace_full(L, lm);
         if (rs == SIM_RUN_DEADLOCK) {
             lm->running = false;
             trace_end(L, 1, false, false);
@@ -651,8 +681,9 @@ static int m_run(lua_State *L) {
         if (rs == SIM_RUN_LIMIT) {
             lm->running = false;
             trace_end(L, 1, false, false);
-            return luaL_error(L, "m:run: cycle limit reached at %I cycles (raise it with m:run{max_cycles = N})",
-                              (lua_Integer)sim_clock(lm->m));
+            return luaL_error(
+                L, "limit reached: %I cycles (machine option max_cycles or m:run{max_cycles = N}; default %I)",
+                (lua_Integer)sim_max_cycles(lm->m), (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
         }
         lthread *lt = thread_at(L, 1, sim_thread_index(t));
         int nargs = 0, nres = 0;
@@ -671,6 +702,7 @@ static int m_run(lua_State *L) {
             trace_end(L, 1, false, true);
         }
         if (st == LUA_YIELD && lt->yielding) {
+            check_trace_full(L, lm);
             lua_pop(lt->co, nres);
             if (lt->exiting) sim_thread_exit(t, lt->exit_code);
             continue;
@@ -689,9 +721,22 @@ static int m_run(lua_State *L) {
                               "thread '%s': coroutine.yield() from a thread body is not supported "
                               "(the scheduler owns the body's coroutine)",
                               sim_thread_name(t));
-        if (!lua_isstring(lt->co, -1)) {
-            lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
-                            luaL_typename(lt->co, -1));
+        int isint = 0;
+        lua_Integer code = lua_tointegerx(lt->co, -1, &isint);
+        bool fault = isint && lt->fault_code && code == (lua_Integer)lt->fault_code;
+        if (!lua_isstring(lt->co, -1) || fault) {
+            /* the body's stack is kept after the error: name the line that raised it */
+            lua_Debug ar;
+            int level = 0;
+            while (lua_getstack(lt->co, level, &ar) && lua_getinfo(lt->co, "Sl", &ar) && ar.currentline <= 0) level++;
+            luaL_where(lt->co, level);
+            lua_xmove(lt->co, L, 1);
+            if (fault) /* assert(t:run(...)) raises the exception code: say what it was */
+                lua_pushstring(L, lt->fault_msg);
+            else
+                lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
+                                luaL_typename(lt->co, -1));
+            lua_concat(L, 2);
         } else {
             lua_xmove(lt->co, L, 1);
         }
@@ -736,7 +781,13 @@ static bool opt_bool(lua_State *L, int t, const char *k, bool def) {
 }
 
 static int push_handle(lua_State *L, lmachine *lm, uint64_t h, const char *what) {
-    if (!h) return luaL_error(L, "%s: %s", what, hcp_error_name(GetLastError(lm->os)));
+    /* the error of a failed creation; outside a body there is no thread to hold it as its last error */
+    if (!h && hcp_handle_error(lm->os) == ERROR_NO_SYSTEM_RESOURCES)
+        return luaL_error(L,
+                          "%s: ERROR_NO_SYSTEM_RESOURCES: the handle table is full (%d handles open; machine option "
+                          "max_handles, default %d)",
+                          what, hcp_os_max_handles(lm->os), HCP_DEFAULT_MAX_HANDLES);
+    if (!h) return luaL_error(L, "%s: %s", what, hcp_error_name(hcp_handle_error(lm->os)));
     lua_pushinteger(L, (lua_Integer)h);
     return 1;
 }
@@ -829,7 +880,7 @@ static int m_keset(lua_State *L) {
  * max * 16 bytes after the call, so a test can see that nothing was written. */
 static int m_kequery(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
-    lua_Integer max = luaL_checkinteger(L, 2);
+    lua_Integer max = lhcp_check_integer(L, 2);
     if (max < 0 || max > KE_ARRAY_MAX) return luaL_argerror(L, 2, "MaximumCount must be 0..255 here");
     uint8_t buf[16 * KE_ARRAY_MAX + 8];
     memset(buf, 0xA5, sizeof buf);
@@ -910,6 +961,7 @@ static int m_import_table(lua_State *L) {
             hcp_put64(table + 8 * (i - 1), a);
     }
     uint64_t addr;
+    lhcp_charge_memory(L, lm, (uint64_t)(ps * (unsigned)n));
     sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
     if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
     if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_strerror(e));

@@ -49,6 +49,9 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
         if (!ok || ideal < 0 || ideal >= sim_cpu_count(lm->m))
             return luaL_error(L, "m:thread: 'ideal' must be a CPU number 0..%d", sim_cpu_count(lm->m) - 1);
     }
+    if (sim_thread_count(lm->m) >= lm->max_threads)
+        return luaL_error(L, "limit reached: %d threads (machine option max_threads; default %d)", lm->max_threads,
+                          LHCP_DEFAULT_MAX_THREADS);
     lthread *lt = lua_newuserdatauv(L, sizeof *lt, 2);
     memset(lt, 0, sizeof *lt);
     luaL_setmetatable(L, LHCP_THREAD);
@@ -57,6 +60,11 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     if (e == SIM_ERR_ARG) return luaL_error(L, "m:thread: 'affinity' names no CPU of this machine");
     if (e != SIM_OK) return luaL_error(L, "m:thread: %s", sim_strerror(e));
     lt->handle = hcp_thread_handle(lm->os, lt->t, THREAD_ALL_ACCESS);
+    if (!lt->handle && hcp_handle_error(lm->os) == ERROR_NO_SYSTEM_RESOURCES)
+        return luaL_error(L,
+                          "m:thread: ERROR_NO_SYSTEM_RESOURCES: the handle table is full (%d handles open; machine "
+                          "option max_handles, default %d)",
+                          hcp_os_max_handles(lm->os), HCP_DEFAULT_MAX_HANDLES);
     lua_pushvalue(L, machine_idx);
     lua_setiuservalue(L, -2, UV_MACHINE);
     lt->co = lua_newthread(L);
@@ -89,12 +97,15 @@ static const char *access_name(int a) { return a == 1 ? "write" : a == 8 ? "exec
 static int push_fault(lua_State *L, lthread *lt) {
     const sim_fault *f = sim_call_fault(lt->t);
     const char *name = hcp_status_name(f->code);
-    char bytes[16 * 3 + 1] = ""; /* "48 8B 04 25 ..." */
+    char bytes[16 * 3 + 1] = "", insn_bytes[16 * 3 + 1] = "", insn[160];
     for (int i = 0, k = 0; i < f->nbytes; i++)
         k += snprintf(bytes + k, sizeof bytes - (size_t)k, i ? " %02X" : "%02X", f->bytes[i]);
+    /* the message shows the faulting instruction alone: its bytes and, when they decode, its text */
+    int len = sim_fault_insn(lt->lm->m, f, insn, sizeof insn);
+    snprintf(insn_bytes, sizeof insn_bytes, "%.*s", len ? 3 * len - 1 : (int)strlen(bytes), bytes);
     lua_pushnil(L);
     lua_pushinteger(L, (lua_Integer)f->code);
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 9);
     lua_pushinteger(L, (lua_Integer)f->code);
     lua_setfield(L, -2, "code");
     lua_pushstring(L, name ? name : "STATUS_UNKNOWN");
@@ -103,21 +114,31 @@ static int push_fault(lua_State *L, lthread *lt) {
     lua_setfield(L, -2, "address");
     lua_pushstring(L, bytes);
     lua_setfield(L, -2, "bytes");
-    char msg[256];
+    lua_pushstring(L, insn);
+    lua_setfield(L, -2, "instruction");
+    char where[224];
+    if (len)
+        snprintf(where, sizeof where, "0x%llX: %s [%s]", (unsigned long long)f->address, insn, insn_bytes);
+    else
+        snprintf(where, sizeof where, "0x%llX [%s]", (unsigned long long)f->address,
+                 insn_bytes[0] ? insn_bytes : "not readable");
+    char msg[512];
     if (f->code == STATUS_ACCESS_VIOLATION || f->code == STATUS_STACK_OVERFLOW) {
         lua_pushinteger(L, (lua_Integer)f->data);
         lua_setfield(L, -2, "data");
         lua_pushstring(L, access_name(f->access));
         lua_setfield(L, -2, "access");
-        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s': %s of 0x%llX at 0x%llX [%s]", name ? name : "?", f->code,
-                 sim_thread_name(lt->t), access_name(f->access), (unsigned long long)f->data,
-                 (unsigned long long)f->address, bytes);
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u): %s of 0x%llX at %s", name ? name : "?", f->code,
+                 sim_thread_name(lt->t), (unsigned)sim_thread_id(lt->t), access_name(f->access),
+                 (unsigned long long)f->data, where);
     } else {
-        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' at 0x%llX [%s]", name ? name : "?", f->code,
-                 sim_thread_name(lt->t), (unsigned long long)f->address, bytes);
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u) at %s", name ? name : "?", f->code,
+                 sim_thread_name(lt->t), (unsigned)sim_thread_id(lt->t), where);
     }
     lua_pushstring(L, msg);
     lua_setfield(L, -2, "message");
+    lt->fault_code = f->code; /* a body that raises the code (assert(t:run(...))) gets this message */
+    snprintf(lt->fault_msg, sizeof lt->fault_msg, "%s", msg);
     return 3;
 }
 
@@ -132,9 +153,10 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
     case SIM_CALL_FAULTED: return push_fault(L, lt);
     case SIM_CALL_LIMIT:
         return luaL_error(L,
-                          "cycle limit reached at %I cycles on CPU %d (raise it with m:run{max_cycles = N} or "
-                          "hcp.machine{max_cycles = N})",
-                          (lua_Integer)sim_clock(lt->lm->m), sim_thread_cpu(lt->t));
+                          "limit reached: %I cycles on CPU %d (machine option max_cycles or m:run{max_cycles = N}; "
+                          "default %I)",
+                          (lua_Integer)sim_max_cycles(lt->lm->m), sim_thread_cpu(lt->t),
+                          (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
     case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
     }
     return luaL_error(L, "t:run: unexpected state");
@@ -438,6 +460,11 @@ static int t_WaitForMultipleObjects(lua_State *L) {
     unsigned hs = hcp_platform_ptr_size(hcp_os_platform(lt->lm->os)); /* a HANDLE array: 4 or 8 bytes each */
     for (lua_Integer i = 1; i <= n && i <= MAXIMUM_WAIT_OBJECTS; i++) {
         lua_rawgeti(L, 2, i);
+        int isint = 0;
+        if (!luaL_testudata(L, -1, LHCP_THREAD) && lua_type(L, -1) == LUA_TNUMBER) lua_tointegerx(L, -1, &isint);
+        if (!isint && !luaL_testudata(L, -1, LHCP_THREAD))
+            return luaL_error(L, "bad argument #1 to 'WaitForMultipleObjects' (element %I: handle expected, got %s)", i,
+                              luaL_typename(L, -1));
         uint64_t h = check_handle(L, lua_gettop(L));
         if (hs == 4)
             hcp_put32(raw + 4 * (i - 1), (uint32_t)h);
@@ -479,8 +506,8 @@ static int t_ReleaseMutex(lua_State *L) {
 static int t_ReleaseSemaphore(lua_State *L) {
     lthread *lt = check_current(L, 1, "ReleaseSemaphore");
     uint64_t h = lhcp_check_u64(L, 2);
-    lua_Integer n = luaL_optinteger(L, 3, 1);
-    if (n < INT32_MIN || n > INT32_MAX) return luaL_argerror(L, 2, "LONG out of range");
+    lua_Integer n = lua_isnoneornil(L, 3) ? 1 : lhcp_check_integer(L, 3);
+    if (n < INT32_MIN || n > INT32_MAX) return luaL_argerror(L, 3, "lReleaseCount: LONG out of range");
     uint64_t prev = sim_thread_scratch(lt->t) + SCR_PREV;
     int ok = ReleaseSemaphore(lt->lm->os, h, (int32_t)n, prev);
     if (!ok) return bool_result(L, lt, 0);

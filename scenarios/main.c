@@ -1,7 +1,8 @@
 /* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
  *
  *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH,
- *                                             --report PATH)
+ *                                             --report PATH, --trace-limit N, --report-intervals N,
+ *                                             --report-calls N, --lua-instructions N, --lua-memory N)
  *   hcpsim describe [--platform P]           platform profile, PMU events, cost tables
  *   hcpsim version
  *
@@ -23,18 +24,28 @@
 #define EXIT_ERROR 2
 
 static void usage(FILE *f) {
-    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] FILE.lua [ARGS...]\n"
+    fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
+          "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
+          "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
           "       hcpsim bench\n"
-          "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n",
+          "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
+          "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n",
           f);
 }
 
+/* A non-string error object becomes a message naming where it was raised
+ * (error() adds no position to a table). */
 static int msgh(lua_State *L) {
     if (!lua_isstring(L, 1)) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        lua_Debug ar;
+        int level = 1;
+        while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0) level++;
+        luaL_where(L, level);
         lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        lua_concat(L, 2);
     }
     return 1;
 }
@@ -56,8 +67,20 @@ static bool parse_u64(const char *s, uint64_t *out) {
     return true;
 }
 
+/* A positive integer option: 0, or 2 after the usage message. */
+static int opt_positive(int argc, char **argv, int *i, const char *what, uint64_t *out) {
+    if (*i + 1 >= argc || !parse_u64(argv[*i + 1], out) || *out == 0 || *out > INT64_MAX) {
+        fprintf(stderr, "hcpsim: %s needs a positive integer\n", what);
+        return EXIT_ERROR;
+    }
+    (*i)++;
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv) {
-    uint64_t seed = 1;
+    uint64_t seed = 1, trace_limit = REP_TRACE_DEFAULT_LIMIT, lua_instructions = LHCP_DEFAULT_LUA_INSTRUCTIONS,
+             lua_memory = LHCP_DEFAULT_LUA_MEMORY, report_intervals = REP_REPORT_MAX_INTERVALS,
+             report_calls = REP_REPORT_MAX_CALLS;
     bool unsafe_io = false, opts = true;
     const char *file = NULL, *trace_path = NULL, *report_path = NULL;
     rep_format report_fmt = REP_FORMAT_JSON;
@@ -78,6 +101,18 @@ static int cmd_run(int argc, char **argv) {
             i++;
         } else if (opts && strcmp(a, "--unsafe-io") == 0) {
             unsafe_io = true;
+        } else if (opts && (strcmp(a, "--trace-limit") == 0 || strcmp(a, "--lua-instructions") == 0 ||
+                            strcmp(a, "--lua-memory") == 0 || strcmp(a, "--report-intervals") == 0 ||
+                            strcmp(a, "--report-calls") == 0)) {
+            uint64_t *v = strcmp(a, "--trace-limit") == 0        ? &trace_limit
+                          : strcmp(a, "--lua-instructions") == 0 ? &lua_instructions
+                          : strcmp(a, "--lua-memory") == 0       ? &lua_memory
+                          : strcmp(a, "--report-intervals") == 0 ? &report_intervals
+                                                                 : &report_calls;
+            if (opt_positive(argc, argv, &i, a, v)) {
+                free(sargs);
+                return EXIT_ERROR;
+            }
         } else if (opts && strcmp(a, "--trace") == 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "hcpsim: --trace needs a file path\n");
@@ -99,8 +134,12 @@ static int cmd_run(int argc, char **argv) {
                 return EXIT_ERROR;
             }
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr,
-                    "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, --)\n", a);
+            fprintf(
+                stderr,
+                "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
+                "--trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, "
+                "--)\n",
+                a);
             free(sargs);
             return EXIT_ERROR;
         } else if (!file) {
@@ -112,6 +151,7 @@ static int cmd_run(int argc, char **argv) {
     }
     (void)first_arg;
     if (!file) {
+        fprintf(stderr, "hcpsim: run needs a scenario file\n");
         usage(stderr);
         free(sargs);
         return EXIT_ERROR;
@@ -123,22 +163,28 @@ static int cmd_run(int argc, char **argv) {
         free(sargs);
         return EXIT_ERROR;
     }
+    rep_trace_set_limit(trace, trace_limit);
     rep_report *report = NULL;
     if (report_path && !(report = rep_report_open(report_path, report_fmt))) {
         fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(errno));
         free(sargs);
-        rep_trace_close(trace);
+        rep_trace_close(trace, NULL);
         return EXIT_ERROR;
     }
+    rep_report_set_limits(report, report_intervals, report_calls);
     rep_report_set_run(report, file, seed, nsargs, sargs);
     lua_State *L = luaL_newstate();
     if (!L) {
         fprintf(stderr, "hcpsim: out of memory\n");
         free(sargs);
-        rep_trace_close(trace);
+        rep_trace_close(trace, "out of memory");
         rep_report_close(report, EXIT_ERROR, "out of memory");
         return EXIT_ERROR;
     }
+    lua_pushinteger(L, (lua_Integer)lua_instructions);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.lua_limit");
+    lua_pushinteger(L, (lua_Integer)lua_memory);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.memory_limit");
     lhcp_open_runtime(L, file, seed, unsafe_io);
     lhcp_set_trace(L, trace);
     lhcp_set_report(L, report);
@@ -151,28 +197,33 @@ static int cmd_run(int argc, char **argv) {
     }
     lua_setglobal(L, "arg");
     free(sargs);
-    int status;
-    char *errmsg = NULL; /* the failure, for the report */
+    int status = 0;
+    char *errmsg = NULL; /* the failure, for the report and the trace */
     lua_pushcfunction(L, msgh);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
-        fprintf(stderr, "%s\n", lua_tostring(L, -1));
-        status = EXIT_ERROR;
-        if (report) errmsg = strdup_or_null(lua_tostring(L, -1));
-    } else {
+    int st = luaL_loadfilex(L, file, "t");
+    if (st == LUA_OK) {
         lhcp_strict_globals(L);
-        if (lua_pcall(L, 0, 0, 1) != LUA_OK) {
-            fflush(stdout);
-            fprintf(stderr, "%s\n", lua_tostring(L, -1));
-            status = EXIT_ERROR;
-            if (report) errmsg = strdup_or_null(lua_tostring(L, -1));
-        } else {
-            status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
-        }
+        st = lua_pcall(L, 0, 0, 1);
+    }
+    if (st != LUA_OK) {
+        fflush(stdout);
+        const char *msg = lua_tostring(L, -1);
+        /* lua_load names no file when it refuses a binary chunk */
+        if (msg && strncmp(msg, "attempt to load a binary chunk", 30) == 0)
+            msg = lua_pushfstring(L, "%s: %s (hcpsim runs Lua source only)", file, msg);
+        /* a refused allocation carries no position: it is named as the limit, after the file */
+        const char *lim = lhcp_limit_message(L, msg);
+        if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim);
+        fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+        status = EXIT_ERROR;
+        errmsg = strdup_or_null(msg);
+    } else {
+        status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
     fflush(stdout);
     lua_close(L); /* frees the machines, which closes their open trace spans */
-    /* The trace of what ran is written whatever the scenario's status. */
-    int terr = rep_trace_close(trace);
+    /* The trace of what ran is written whatever the scenario's status, marked partial after an error. */
+    int terr = rep_trace_close(trace, status == EXIT_ERROR ? errmsg : NULL);
     if (terr) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(terr));
         status = EXIT_ERROR;
@@ -190,10 +241,13 @@ static int cmd_run(int argc, char **argv) {
 static int cmd_describe(int argc, char **argv) {
     const char *platform = "win10-x64";
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc) {
             platform = argv[++i];
-        else {
-            usage(stderr);
+        } else if (strcmp(argv[i], "--platform") == 0) {
+            fprintf(stderr, "hcpsim: describe: --platform needs a platform name (valid: %s)\n", hcp_platform_names());
+            return EXIT_ERROR;
+        } else {
+            fprintf(stderr, "hcpsim: describe: unknown argument '%s' (valid: --platform P)\n", argv[i]);
             return EXIT_ERROR;
         }
     }
@@ -280,8 +334,29 @@ static int cmd_describe(int argc, char **argv) {
     printf("  several CPUs      one host thread; the CPU furthest behind steps next; lock-step rounds of\n"
            "                    %llu cycles; an idle CPU leaves a thread to its idle ideal processor\n",
            (unsigned long long)c.slice);
-    printf("  limits            max_cycles %llu per CPU clock (m:run{max_cycles=}); guest stack %u bytes\n",
-           (unsigned long long)SIM_DEFAULT_MAX_CYCLES, c.stack_size);
+    printf("  guest stack       %u bytes per thread (machine option stack_size)\n", c.stack_size);
+    printf("\nlimits (scenarios/README.md \"Limits\"): past one the run ends, status 2, \"limit reached: ...\"; the\n"
+           "trace and report are still written, marked partial\n");
+    printf("  cycles            %llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})\n",
+           (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
+    printf("  threads           %d per machine (machine option max_threads)\n", LHCP_DEFAULT_MAX_THREADS);
+    printf("  guest memory      %llu bytes of m:alloc, m:code, m:import_table per machine (machine option\n"
+           "                    max_memory); the OS heap (profiling blocks) is a fixed 64 MiB: when it is full\n"
+           "                    EnableThreadProfiling fails with ERROR_NOT_ENOUGH_MEMORY, as on Windows\n",
+           (unsigned long long)LHCP_DEFAULT_MAX_MEMORY);
+    printf("  handles           %d open per machine (machine option max_handles, at most %d); a full table\n"
+           "                    is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)\n",
+           HCP_DEFAULT_MAX_HANDLES, HCP_MAX_HANDLES);
+    printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
+           (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
+    printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",
+           (long long)LHCP_DEFAULT_LUA_MEMORY);
+    printf("  trace events      %llu per --trace file (hcpsim run --trace-limit N)\n",
+           (unsigned long long)REP_TRACE_DEFAULT_LIMIT);
+    printf("  report lists      %d schedule intervals and %d API calls per machine (hcpsim run\n"
+           "                    --report-intervals N, --report-calls N), then truncated: not an error, the\n"
+           "                    totals stay exact and the run goes on\n",
+           REP_REPORT_MAX_INTERVALS, REP_REPORT_MAX_CALLS);
     printf("\n");
     printf("semantics     documented (default) | observed\n");
     printf("boot time     %llu (FILETIME: 100 ns since 1601-01-01 UTC; machine option boot_time)\n",

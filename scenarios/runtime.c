@@ -4,8 +4,9 @@
  * only for text chunks), table, string, math (random reseeded from the
  * scenario seed; randomseed needs an argument), coroutine, utf8, and
  * `require` for the embedded modules "hcpsim" and "hcpsim.tap" only.  No io,
- * os, debug, package or collectgarbage unless the CLI opens io; no
- * string.dump, and getmetatable refuses hcpsim objects and strings.  Reading
+ * os, debug, package or collectgarbage (the CLI's --unsafe-io opens io,
+ * without popen); no string.dump, getmetatable refuses hcpsim objects and
+ * strings, and setmetatable refuses __gc and __mode.  Reading
  * an undeclared global or writing one outside the main chunk (rawset too) is
  * an error (a typo would otherwise read nil silently).  A count hook bounds
  * the Lua instructions a scenario may run, so a runaway loop ends with a
@@ -19,17 +20,19 @@
 #include "scenarios/lhcp.h"
 
 #define COUNT_STEP 10000
-#define DEFAULT_LUA_LIMIT UINT64_C(5000000000) /* Lua VM instructions per scenario */
-#define DEFAULT_LUA_MEMORY ((size_t)1 << 30)   /* bytes of Lua heap per scenario: 1 GiB */
+#define DEFAULT_LUA_LIMIT LHCP_DEFAULT_LUA_INSTRUCTIONS
+#define DEFAULT_LUA_MEMORY ((size_t)LHCP_DEFAULT_LUA_MEMORY)
 
 /* The limits, the instruction count and the heap the allocator counts.  A
  * host embedding the runtime (a test driver, the fuzzers) may lower the
  * limits by setting the registry integers "hcpsim.lua_limit" (instructions)
- * and "hcpsim.memory_limit" (bytes) before lhcp_open_runtime. */
+ * and "hcpsim.memory_limit" (bytes) before lhcp_open_runtime (the CLI sets
+ * them from --lua-instructions and --lua-memory). */
 typedef struct runtime {
     uint64_t count, limit;
     size_t mem_used, mem_limit;
-    lua_Alloc alloc; /* the state's own allocator, which does the work */
+    bool mem_refused; /* an allocation was refused at mem_limit */
+    lua_Alloc alloc;  /* the state's own allocator, which does the work */
     void *alloc_ud;
 } runtime;
 
@@ -39,9 +42,13 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     runtime *rt = rt_of(L);
     rt->count += COUNT_STEP;
-    if (rt->count > rt->limit)
-        luaL_error(L, "Lua instruction limit reached (%I instructions); the scenario runs away",
-                   (lua_Integer)rt->limit); /* lua_pushfstring knows %I, not %llu */
+    if (rt->count > rt->limit) {
+        luaL_where(L, 0); /* level 0 in a hook: the Lua function that runs away */
+        lua_pushfstring(L, "limit reached: %I Lua instructions (hcpsim run --lua-instructions N; default %I)",
+                        (lua_Integer)rt->limit, (lua_Integer)DEFAULT_LUA_LIMIT); /* %I, not %llu */
+        lua_concat(L, 2);
+        lua_error(L);
+    }
 }
 
 void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, COUNT_STEP); }
@@ -51,7 +58,10 @@ void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, C
 static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     runtime *rt = ud;
     size_t old = ptr ? osize : 0; /* for a new block, osize is its type */
-    if (nsize > old && (rt->mem_used > rt->mem_limit || nsize - old > rt->mem_limit - rt->mem_used)) return NULL;
+    if (nsize > old && (rt->mem_used > rt->mem_limit || nsize - old > rt->mem_limit - rt->mem_used)) {
+        rt->mem_refused = true;
+        return NULL;
+    }
     void *p = rt->alloc(rt->alloc_ud, ptr, osize, nsize);
     if (p || nsize == 0) rt->mem_used = rt->mem_used - old + nsize;
     return p;
@@ -131,6 +141,13 @@ static int l_clause_catalogue(lua_State *L) {
     return 2;
 }
 
+const char *lhcp_limit_message(lua_State *L, const char *err) {
+    runtime *rt = rt_of(L);
+    if (!rt || !rt->mem_refused || !err || strcmp(err, "not enough memory") != 0) return NULL;
+    return lua_pushfstring(L, "limit reached: %I bytes of Lua memory (hcpsim run --lua-memory N; default %I)",
+                           (lua_Integer)rt->mem_limit, (lua_Integer)DEFAULT_LUA_MEMORY);
+}
+
 /* ---- require -------------------------------------------------------------------------- */
 static int l_require(lua_State *L) {
     const char *name = luaL_checkstring(L, 1);
@@ -190,6 +207,31 @@ static int l_getmetatable(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, 1, 1);
+    return 1;
+}
+
+/* setmetatable(t, mt), except that mt may not hold __gc or __mode: a
+ * finalizer runs, and a weak entry disappears, when the collector decides,
+ * which depends on the Lua version's collector and not on the scenario.
+ * (Lua marks an object for finalization only if __gc is present when the
+ * metatable is set; a __mode added to mt later is not caught.)  Upvalue 1:
+ * the base library's setmetatable. */
+static int l_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL) /* raw, as the collector looks */
+            return luaL_error(L, "setmetatable: __gc is not available in the sandbox (a finalizer runs when the "
+                                 "garbage collector decides, so results would depend on it)");
+        lua_pushliteral(L, "__mode");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: __mode is not available in the sandbox (weak entries vanish when "
+                                 "the garbage collector decides, so results would depend on it)");
+        lua_pop(L, 2);
+    }
+    lua_settop(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
     return 1;
 }
 
@@ -260,6 +302,12 @@ static int strict_newindex(lua_State *L) {
 
 static int strict_index(lua_State *L) {
     const char *k = lua_tostring(L, 2);
+    if (k && strcmp(k, "io") == 0)
+        return luaL_error(L, "variable 'io' is not declared (the io library needs hcpsim run --unsafe-io)");
+    static const char *const absent[] = {"os", "debug", "package", "dofile", "loadfile", "collectgarbage", NULL};
+    for (int i = 0; k && absent[i]; i++)
+        if (strcmp(k, absent[i]) == 0)
+            return luaL_error(L, "variable '%s' is not declared (not available in the sandbox)", k);
     return luaL_error(L, "variable '%s' is not declared", k ? k : "?");
 }
 
@@ -292,7 +340,13 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
-    if (allow_io) open_lib(L, LUA_IOLIBNAME, luaopen_io);
+    if (allow_io) { /* --unsafe-io: files, but no processes */
+        open_lib(L, LUA_IOLIBNAME, luaopen_io);
+        lua_getglobal(L, LUA_IOLIBNAME);
+        lua_pushnil(L);
+        lua_setfield(L, -2, "popen");
+        lua_pop(L, 1);
+    }
 
     static const char *const removed[] = {"dofile", "loadfile", "collectgarbage", NULL};
     for (int i = 0; removed[i]; i++) {
@@ -307,6 +361,9 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     lua_getglobal(L, "rawset");
     lua_pushcclosure(L, l_rawset, 1);
     lua_setglobal(L, "rawset");
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
     lua_getglobal(L, "string");
     lua_pushcfunction(L, l_no_dump);
     lua_setfield(L, -2, "dump");

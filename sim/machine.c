@@ -15,8 +15,8 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
     case SIM_ERR_MAPPINGS:
-        return "too many separate guest memory mappings (3900: Unicorn 2.0.1's limit); fewer threads inside "
-               "guest calls at once, or fewer m:code/m:alloc calls";
+        return "limit reached: 3900 guest memory mappings (Unicorn 2.0.1's limit, not an option: fewer m:code/m:alloc "
+               "calls, or fewer threads inside guest calls at once)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
     }
     return "unknown error";
@@ -189,6 +189,17 @@ const sim_config *sim_machine_config(const sim_machine *m) { return &m->cfg; }
 uint64_t sim_quantum_cycles(const sim_machine *m) { return m->quantum_cycles; }
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles) {
     m->max_cycles = max_cycles ? max_cycles : SIM_DEFAULT_MAX_CYCLES;
+}
+uint64_t sim_max_cycles(const sim_machine *m) { return m->max_cycles; }
+
+int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap) {
+    if (cap) text[0] = '\0';
+    cs_insn *in = NULL;
+    if (f->nbytes <= 0 || cs_disasm(m->cs, f->bytes, (size_t)f->nbytes, f->address, 1, &in) != 1) return 0;
+    int n = (int)in->size;
+    if (cap) snprintf(text, cap, "%s%s%s", in->mnemonic, in->op_str[0] ? " " : "", in->op_str);
+    cs_free(in, 1);
+    return n;
 }
 
 /* ---- memory --------------------------------------------------------------------------- */

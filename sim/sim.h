@@ -120,6 +120,7 @@ void sim_kernel_work(sim_thread *t, uint64_t cycles);
 uint64_t sim_thread_cycle_time(const sim_thread *t);
 /* Changes the total-cycle limit (m:run{max_cycles=...}); 0 restores the default. */
 void sim_set_max_cycles(sim_machine *m, uint64_t max_cycles);
+uint64_t sim_max_cycles(const sim_machine *m); /* the limit in force */
 /* a * b / c in 64-bit arithmetic, saturating at UINT64_MAX. */
 uint64_t sim_mul_div(uint64_t a, uint64_t b, uint64_t c);
 
@@ -211,6 +212,10 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
 sim_call_status sim_call_continue(sim_thread *t);
 uint64_t sim_call_result(const sim_thread *t);
 const sim_fault *sim_call_fault(const sim_thread *t);
+/* The faulting instruction of f (a fault of a thread of m) decoded: its
+ * length in bytes, with "mnemonic operands" in text; 0 (text "") when the
+ * bytes do not decode (an unmapped or invalid instruction). */
+int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap);
 const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
 
 /* ---- the call gate: guest code calling the OS (sim/README.md "Call gate") ----------------- */

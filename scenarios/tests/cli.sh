@@ -50,13 +50,13 @@ printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { name 
 check "an error in a thread body names the body's line" 2 "body.lua:5: attempt to index a nil value (local 'z')" body.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {\n  cpu = 2 }\n' > opt.lua
-check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version)" opt.lua
+check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles)" opt.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t)\n  t:EnableThreadProfiling(t:GetCurrentThread(), "1", 0)\nend }\nm:run()\n' > arg.lua
 check "a bad argument type" 2 "arg.lua:4: bad argument #2 to 'EnableThreadProfiling' (integer expected, got string)" arg.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_cycles = 100000 }\nlocal loop = m:code("\\235\\254")\nm:thread { body = function(t)\n  t:run(loop)\nend }\nm:run()\n' > limit.lua
-check "a runaway guest loop ends at the cycle limit" 2 "limit.lua:5: cycle limit reached at 100000 cycles on CPU 0 (raise it with m:run{max_cycles = N} or hcp.machine{max_cycles = N})" limit.lua
+check "a runaway guest loop ends at the cycle limit" 2 "limit.lua:5: limit reached: 100000 cycles on CPU 0 (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)" limit.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t) coroutine.yield() end }\nm:run()\n' > yield.lua
 check "coroutine.yield from a body is refused" 2 "yield.lua:4: thread '': coroutine.yield() from a thread body is not supported (the scheduler owns the body's coroutine)" yield.lua
@@ -77,7 +77,7 @@ printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nlocal e1, e2 = m
 check "a deadlock lists each thread and what it waits on" 2 "dead.lua:7: m:run: deadlock: thread 'a' (id 1000) waits on event #1; thread 'b' (id 1004) waits for all on event #2, mutex #1 (owned by 'a')" dead.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_cycles = 1000000 }\nm:thread { name = "s", body = function(t) t:Sleep(1000) end }\nm:run()\n' > sleeplimit.lua
-check "a long sleep ends at the cycle limit" 2 "sleeplimit.lua:4: m:run: cycle limit reached at 1000000 cycles (raise it with m:run{max_cycles = N})" sleeplimit.lua
+check "a long sleep ends at the cycle limit" 2 "sleeplimit.lua:4: limit reached: 1000000 cycles (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)" sleeplimit.lua
 
 check "a missing file" 2 "cannot open nothere.lua: No such file or directory" nothere.lua
 status_only "an unknown command: status 2" 2 $HCPSIM frobnicate

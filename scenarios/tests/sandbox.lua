@@ -17,7 +17,10 @@ end
 tap.clause("SIM-RT-SANDBOX-NO-HOST")
 for _, name in ipairs { "io", "os", "debug", "package", "dofile", "loadfile", "collectgarbage" } do
   tap.ok(rawget(_G, name) == nil, name .. " is absent")
-  refused(function() return _G[name] end, "variable '" .. name .. "' is not declared", "reading " .. name .. " fails")
+  refused(function() return _G[name] end,
+          "variable '" .. name .. "' is not declared (" ..
+          (name == "io" and "the io library needs hcpsim run --unsafe-io)" or "not available in the sandbox)"),
+          "reading " .. name .. " fails and says why")
 end
 refused(function() return io.open("/etc/passwd") end, "variable 'io' is not declared", "io.open is out of reach")
 refused(function() return os.execute("true") end, "variable 'os' is not declared", "os.execute is out of reach")
@@ -66,6 +69,20 @@ refused(function() return getmetatable(gt).__gc end,
         "getmetatable: the metatables of hcpsim objects are not available in the sandbox", "getmetatable(thread) is refused")
 gm:run()
 tap.is(gt.state, "Terminated", "the machine still works after the refused calls")
+-- Finalizers and weak tables would let output depend on when the collector runs.
+refused(function() setmetatable({}, { __gc = function() end }) end,
+        "setmetatable: __gc is not available in the sandbox (a finalizer runs when the garbage collector decides",
+        "a __gc finalizer is refused")
+refused(function() setmetatable({}, { __mode = "k" }) end,
+        "setmetatable: __mode is not available in the sandbox (weak entries vanish when the garbage collector decides",
+        "a weak table is refused")
+tap.is(setmetatable({}, { __index = { a = 7 } }).a, 7, "other metatables work")
+local ok_close, closed = pcall(function()
+  local log = {}
+  do local c <close> = setmetatable({}, { __close = function() log[#log + 1] = "closed" end }) end
+  return log[1]
+end)
+tap.ok(ok_close and closed == "closed", "__close (deterministic: the end of the block) still works")
 
 tap.clause("SIM-RT-SANDBOX-STRING-METATABLE")
 refused(function() return getmetatable("") end, "getmetatable: the string metatable is not available in the sandbox",

@@ -17,7 +17,7 @@ result() { # status (0 ok), name [, diagnostic]
   if [ "$1" = 0 ]; then echo "ok $n - $2 [SIM-TRACE-FILE]"; else fail=$((fail + 1)); echo "not ok $n - $2 [SIM-TRACE-FILE]"; [ -n "$3" ] && echo "# $3"; fi
 }
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 # spin(n) retires 4 + 2n instructions and 2 + n branches (scenarios/kernels/README.md).
 cat > sched.lua <<'EOF'
@@ -62,6 +62,8 @@ my $evs = $d->{traceEvents};
 check(ref $evs eq 'ARRAY' && @$evs > 0, 'it has a non-empty traceEvents array');
 $evs = [] unless ref $evs eq 'ARRAY';
 check(($d->{displayTimeUnit} // '') eq 'ns' && ref $d->{otherData} eq 'HASH', 'displayTimeUnit is "ns" and otherData an object');
+check(ref $d->{otherData} eq 'HASH' && exists $d->{otherData}{partial} && !defined $d->{otherData}{partial},
+      'a complete run: otherData.partial is null');
 
 my @bad = grep { !defined $_->{ph} || !defined $_->{pid} || !defined $_->{tid}
                  || ($_->{ph} =~ /^[XC]$/ && !defined $_->{ts}) } @$evs;
@@ -195,9 +197,10 @@ $HCPSIM run --trace l.json limit.lua >/dev/null 2>err.txt
 st=$?
 perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(scalar <STDIN>);
   my @r = grep { $_->{ph} eq "X" && $_->{pid} == 1 && $_->{name} eq "runaway" } @{$d->{traceEvents}};
-  exit(@r == 1 && $r[0]{args}{running_at_end} ? 0 : 1)' <l.json 2>/dev/null
+  my $why = "limit.lua:4: limit reached: 1000000 cycles on CPU 0 (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)";
+  exit(@r == 1 && $r[0]{args}{running_at_end} && ($d->{otherData}{partial} // "") eq $why ? 0 : 1)' <l.json 2>/dev/null
 ok=$?
 [ "$st" = 2 ] && [ "$ok" = 0 ] && [ ! -e l.json.tmp ]
-result $? "a run that fails at the cycle limit exits 2 and still writes its trace, the open span closed at the end" "status $st, check $ok"
+result $? "a run that fails at the cycle limit exits 2 and still writes its trace, the open span closed at the end, marked partial with the error" "status $st, check $ok"
 
 [ "$fail" = 0 ]
