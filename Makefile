@@ -5,7 +5,7 @@ CC      ?= cc
 BUILD   ?= build
 PKGS    := unicorn capstone lua5.4 jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
-            libxml2-utils
+            libxml2-utils libtap-formatter-junit-perl
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -62,7 +62,7 @@ deps:
 	fi
 
 check-deps:
-	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint >/dev/null || $(MAKE) --no-print-directory deps
+	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint tap2junit >/dev/null || $(MAKE) --no-print-directory deps
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------
@@ -182,3 +182,38 @@ check-determinism:
 	$(MAKE) --no-print-directory SANITIZER=address BUILD=$(word 2,$(DET_BUILDS)) all
 	$(MAKE) --no-print-directory OPT=-O0 BUILD=$(word 3,$(DET_BUILDS)) all
 	sh scenarios/tests/determinism.sh $(foreach b,$(DET_BUILDS),$(b)/hcpsim)
+
+# ---- conformance report and mutation check (reports/README.md, conformance/README.md) ---------
+# make conformance-report: runs every conformance file (as make test does) into
+# $(BUILD)/conformance/suite/, then reports/matrix.pl writes the matrix of the
+# catalogue's clauses against the "hcpsim suite" column, the native checks in
+# the simulator (hcpsim documented / observed, written by make test), Wine 8.0
+# and Windows (each only if its TAP file exists).  JUnit XML goes to
+# $(BUILD)/conformance/junit/.  Not part of make test (the valgrind files take ~50 s).
+CONF_TESTS := $(sort $(wildcard conformance/*.lua conformance/*.sh))
+CONF_SUITE := $(BUILD)/conformance/suite
+CONF_OUT   := reports/conformance
+.PHONY: conformance-suite-tap conformance-report check-mutation
+conformance-suite-tap: all
+	@rm -rf $(CONF_SUITE) && mkdir -p $(CONF_SUITE)
+	@echo "conformance-suite-tap: $(words $(CONF_TESTS)) files -> $(CONF_SUITE)/"
+	@printf '%s\n' $(CONF_TESTS) | HCPSIM=$(BUILD)/hcpsim xargs -P $(JOBS) -I{} \
+	  sh -c 'b=$${1##*/}; sh scenarios/tests/runtest "$$1" > $(CONF_SUITE)/$$b.tap 2> $(CONF_SUITE)/$$b.err || echo "  $$1: exit $$?"' sh {}
+
+conformance-report: conformance-suite-tap
+	@mkdir -p $(CONF_OUT) $(BUILD)/conformance/junit
+	perl reports/matrix.pl --md $(CONF_OUT)/matrix.md --html $(CONF_OUT)/matrix.html \
+	  --junit $(BUILD)/conformance/junit conformance/clauses.tsv \
+	  $(foreach f,$(CONF_TESTS),'hcpsim suite=$(CONF_SUITE)/$(notdir $(f)).tap') \
+	  'hcpsim documented=?$(BUILD)/conformance/hcpsim-documented.tap' \
+	  'hcpsim observed=?$(BUILD)/conformance/hcpsim-observed.tap' \
+	  'Wine 8.0=?$(CONF_OUT)/wine-8.0.tap' \
+	  'Windows=' $(foreach f,$(sort $(wildcard $(CONF_OUT)/windows*.tap)),'Windows=$(f)')
+	@echo "conformance-report: $(CONF_OUT)/matrix.md, $(CONF_OUT)/matrix.html, $(BUILD)/conformance/junit/"
+
+# make check-mutation: conformance/mutate.pl copies the tracked tree to a
+# temporary directory, applies each small semantic mutation of api/ in turn,
+# runs make test there and requires it to fail (conformance/README.md
+# "Mutation check" has the table and the run time: about 15 minutes).
+check-mutation:
+	perl conformance/mutate.pl
