@@ -3,11 +3,12 @@
 # (conformance/clauses.tsv), one column per implementation, each cell the
 # verdict of that implementation's tests tagged with the clause.
 #
-#   perl reports/matrix.pl [--md FILE] [--html FILE] [--junit DIR] CATALOGUE COLUMN=FILE...
+#   perl reports/matrix.pl [--md FILE] [--html FILE] [--junit DIR] CATALOGUE COLUMN=[?]FILE...
 #
 # COLUMN=FILE adds the TAP stream FILE to column COLUMN; a column may be given
-# several files (one per suite file), and `COLUMN=` (no file) makes a column
-# with no tests.  Columns appear in the order they are first named.  A cell is
+# several files (one per suite file), `COLUMN=` (no file) makes a column with
+# no tests, and `COLUMN=?FILE` adds FILE only if it exists (else the inputs
+# list it as absent).  Columns appear in the order they are first named.  A cell is
 # fail if any of the clause's tests failed (not ok without TODO), else todo if
 # any was a TODO test, else pass if any passed, else skip; blank when the column
 # has no test tagged with the clause.  A test names its clauses at the end of its
@@ -39,7 +40,7 @@ my @errors;
 sub problem { push @errors, join('', @_) }
 
 sub usage {
-    print STDERR "usage: perl reports/matrix.pl [--md FILE] [--html FILE] [--junit DIR] CATALOGUE COLUMN=FILE...\n";
+    print STDERR "usage: perl reports/matrix.pl [--md FILE] [--html FILE] [--junit DIR] CATALOGUE COLUMN=[?]FILE...\n";
     exit 2;
 }
 
@@ -61,7 +62,7 @@ while (@ARGV) {
 }
 usage() unless @rest >= 1;
 my $catalogue = shift @rest;
-my (@columns, %streams);
+my (@columns, %streams, %absent);
 for my $arg (@rest) {
     my ($col, $file) = $arg =~ /^([^=]+)=(.*)$/s or do {
         print STDERR "matrix.pl: $arg: expected COLUMN=FILE\n";
@@ -69,6 +70,9 @@ for my $arg (@rest) {
     };
     push @columns, $col unless exists $streams{$col};
     $streams{$col} ||= [];
+    if ($file =~ s/^\?//) {    # optional: an absent file leaves the column without it
+        if (!-e $file) { push @{ $absent{$col} }, $file; next }
+    }
     push @{ $streams{$col} }, $file if length $file;
 }
 usage() unless @columns;
@@ -310,6 +314,7 @@ sub inputs_text {
     my @s;
     for my $col (@columns) {
         my @f = @{ $streams{$col} };
+        push @f, map { "$_ (absent)" } @{ $absent{$col} || [] };
         push @s, [$col, @f ? join(', ', @f) : '(no TAP stream)'];
     }
     return @s;

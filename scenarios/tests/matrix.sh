@@ -18,7 +18,7 @@ result() { # status (0 ok), name [, diagnostic file]
   fi
 }
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 cd "$fx" || exit 1
 ARGS="suite=a.tap suite=b.tap documented=c.tap"
@@ -69,6 +69,11 @@ result $? "JUnit: suite has 2 testsuites and 1 failure; documented 1 failure and
 run --junit "$dir/junit2" 2> /dev/null
 diff -r "$dir/junit" "$dir/junit2" > "$dir/diff"
 result $? "JUnit output is the same on a second run" "$dir/diff"
+
+perl "$script" clauses.tsv "suite=?a.tap" "Windows=?windows-none.tap" > "$dir/opt.md" 2> "$dir/err" &&
+  grep -qxF '| suite | a.tap |' "$dir/opt.md" && grep -qxF '| Windows | windows-none.tap (absent) |' "$dir/opt.md" &&
+  grep -qxF '| clauses without a test | 5 | 8 |' "$dir/opt.md"
+result $? "COLUMN=?FILE: an existing file is read, an absent one leaves the column empty" "$dir/err"
 
 # ---- bad input: FILE:LINE: message, exit 2, nothing written ----------------------------------
 bad() { # name, expected stderr line (fixed string), catalogue, column args...
