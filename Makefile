@@ -7,7 +7,7 @@ BUILD   ?= build
 PKGS    := unicorn capstone lua5.4 jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
             binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
-            libxml2-utils
+            libxml2-utils libtap-formatter-junit-perl
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -86,7 +86,7 @@ deps:
 
 check-deps:
 	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint aarch64-linux-gnu-as \
-	  arm-linux-gnueabi-as >/dev/null || $(MAKE) --no-print-directory deps
+	  arm-linux-gnueabi-as tap2junit >/dev/null || $(MAKE) --no-print-directory deps
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------
@@ -266,3 +266,40 @@ check-determinism:
 	$(MAKE) --no-print-directory SANITIZER=address BUILD=$(word 2,$(DET_BUILDS)) all
 	$(MAKE) --no-print-directory OPT=-O0 BUILD=$(word 3,$(DET_BUILDS)) all
 	sh scenarios/tests/determinism.sh $(foreach b,$(DET_BUILDS),$(b)/hcpsim)
+
+# ---- conformance report and mutation check (reports/README.md, conformance/README.md) ---------
+# make conformance-report: runs every test file of make test (C, Lua, sh; most
+# are in conformance/) into $(BUILD)/conformance/suite/, then reports/matrix.pl
+# writes the matrix of the catalogue's clauses against the "hcpsim suite"
+# column, the native checks in the simulator (hcpsim documented / observed,
+# written by make test), Wine 8.0 and Windows (each only if its TAP file
+# exists).  JUnit XML goes to $(BUILD)/conformance/junit/.  Not part of make
+# test: it runs the suite once more (the valgrind files alone take ~40 CPU s).
+SUITE_FILES := $(C_TESTS) $(LUA_TESTS) $(SH_TESTS)
+CONF_SUITE  := $(BUILD)/conformance/suite
+CONF_OUT    := reports/conformance
+CATALOGUE   ?= conformance/clauses.tsv
+.PHONY: conformance-suite-tap conformance-report check-mutation
+conformance-suite-tap: tests
+	@rm -rf $(CONF_SUITE) && mkdir -p $(CONF_SUITE)
+	@echo "conformance-suite-tap: $(words $(SUITE_FILES)) test files -> $(CONF_SUITE)/"
+	@printf '%s\n' $(SUITE_FILES) | HCPSIM=$(BUILD)/hcpsim xargs -P $(JOBS) -I{} sh -c \
+	  'b=$$(printf %s "$$1" | tr / _); sh scenarios/tests/runtest "$$1" > $(CONF_SUITE)/$$b.tap 2> $(CONF_SUITE)/$$b.err || echo "  $$1: exit $$?"' sh {}
+
+conformance-report: conformance-suite-tap
+	@mkdir -p $(CONF_OUT) $(BUILD)/conformance/junit
+	perl reports/matrix.pl --md $(CONF_OUT)/matrix.md --html $(CONF_OUT)/matrix.html \
+	  --junit $(BUILD)/conformance/junit $(CATALOGUE) \
+	  $(foreach f,$(SUITE_FILES),'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
+	  'hcpsim documented=?$(BUILD)/conformance/hcpsim-documented.tap' \
+	  'hcpsim observed=?$(BUILD)/conformance/hcpsim-observed.tap' \
+	  'Wine 8.0=?$(CONF_OUT)/wine-8.0.tap' \
+	  'Windows=' $(foreach f,$(sort $(wildcard $(CONF_OUT)/windows*.tap)),'Windows=$(f)')
+	@echo "conformance-report: $(CONF_OUT)/matrix.md, $(CONF_OUT)/matrix.html, $(BUILD)/conformance/junit/"
+
+# make check-mutation: conformance/mutate.pl copies the tracked tree to a
+# temporary directory, applies each small semantic mutation of api/ in turn,
+# runs make test there and requires it to fail (conformance/README.md
+# "Mutation check" has the table and the run time: 45 minutes on the shared machine).
+check-mutation:
+	perl conformance/mutate.pl
