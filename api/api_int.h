@@ -73,6 +73,7 @@ typedef struct prof_record {
     uint32_t ctxsw;     /* switch-ins since enable (with THREAD_PROFILING_FLAG_DISPATCH) */
     uint64_t wr_bitmap; /* wait reasons of switch-ins since the last read */
     pmu_bank start;     /* the thread's bank at enable: CycleTime bias and PMC starts */
+    uint32_t inject;    /* concurrent kernel updates the next read meets (hcp_inject_kernel_updates) */
 } prof_record;
 
 typedef struct os_thread {

@@ -173,6 +173,13 @@ const char *hcp_error_name(uint32_t win32);
 #define HCP_MAX_HANDLES 0x3FFFFF
 #define HCP_DEFAULT_MAX_HANDLES 1048576
 void hcp_os_set_max_handles(hcp_os *os, int max_handles);
+/* Test hook (edge case 31; simulator-defined): the next ReadThreadProfilingData
+ * of t's profiling block meets n kernel updates of the block while it reads,
+ * so its seqlock loop (HCP-SPEC §2.4 step 5) runs n + 1 times and RetryCount
+ * is n.  The snapshot it returns is the one after the last update: the
+ * values of a read without updates.  ERROR_INVALID_PARAMETER when t is not
+ * profiling (the hook is kept until the next read, or until Disable). */
+uint32_t hcp_inject_kernel_updates(hcp_os *os, sim_thread *t, uint32_t n);
 int hcp_os_max_handles(const hcp_os *os);
 /* A new handle to thread t with `access`; 0 when the table is full or host
  * memory ran out (hcp_handle_error says which). */

@@ -139,6 +139,13 @@ static prof_record *find_record(hcp_os *os, uint64_t handle, sim_thread **owner)
     return NULL;
 }
 
+uint32_t hcp_inject_kernel_updates(hcp_os *os, sim_thread *t, uint32_t n) {
+    os_thread *ot = hcp_os_thread(os, t);
+    if (!ot || !ot->prof.enabled) return ERROR_INVALID_PARAMETER;
+    ot->prof.inject = n;
+    return ERROR_SUCCESS;
+}
+
 uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags, uint64_t PerformanceData) {
     if (!os->plat->hcp) return hcp_not_implemented(os);
     uint8_t pd[HCP_PERFORMANCE_DATA_SIZE];
@@ -162,12 +169,14 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
     bool hw = Flags & READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS;
     bool dflag = p->flags & THREAD_PROFILING_FLAG_DISPATCH;
     uint64_t cycles = pmu_bank_cycle_time(sim_thread_bank(t)) - pmu_bank_cycle_time(&p->start);
+    uint32_t retries = p->inject; /* the seqlock loop's extra iterations (hcp_inject_kernel_updates) */
+    p->inject = 0;
 
     if (rule->times_always) /* ntdll's reader (HCP-SPEC §2.4 step 4) */
         hcp_put64(pd + PD_OFF(WaitReasonBitMap), 0);
     if (rule->times_always || disp) {
         hcp_put64(pd + PD_OFF(CycleTime), cycles);
-        hcp_put32(pd + PD_OFF(RetryCount), 0); /* no concurrent kernel update in one host thread */
+        hcp_put32(pd + PD_OFF(RetryCount), retries); /* 0 unless a test injected kernel updates */
     }
     if (disp) {
         hcp_put32(pd + PD_OFF(ContextSwitchCount), dflag ? p->ctxsw : 0);

@@ -72,9 +72,8 @@
 --     | "HwCounters[3].Reserved = 0" (over sentinels)                                   |
 -- 30  | hcp_read.lua HCP-READ-UNCONFIGURED-ZERO (both, sentinels); contract_blind        | partial: + here (pre-zeroed
 --     | HCP-READ-UNCONFIGURED-ZERO (documented, pre-zeroed)                             | buffer in both semantics)
--- 31  | hcp_read.lua HCP-READ-DISPATCH-FIELDS "RetryCount 0 without concurrent updates"  | first half covered; the
---     |                                                                                 | injected update: skip (no
---     |                                                                                 | injection hook is built)
+-- 31  | hcp_read.lua HCP-READ-DISPATCH-FIELDS "RetryCount 0 without concurrent updates"; | covered: here, injected
+--     | here HCP-READ-RETRY-INJECTED (t:inject_kernel_updates, guest reads, both sems)   | updates 1 and 3
 -- 32  | hcp_disable_query.lua HCP-DISABLE-TWICE                                          | covered
 -- 33  | hcp_disable_query.lua HCP-DISABLE-WRONG-POINTER; contract_blind HCP-BLIND-ERR-   | covered
 --     | DISABLE                                                                         |
@@ -603,11 +602,51 @@ local function hcp_edges(platform)
     tap.ok(l[1].Index == 16 and l[16].Index == 31, "edge 42: " .. P .. S .. "the failed call changed nothing")
   end
 
-  -- edge 31: an update injected during a read would make RetryCount 1.
+  -- edge 31: RetryCount is the seqlock loop's extra iterations (HCP-SPEC §2.4
+  -- step 6).  t:inject_kernel_updates(n) makes the next read meet n kernel
+  -- updates of the block (simulator-defined hook, api/README.md): RetryCount n,
+  -- every other byte as in the same read without updates; the next read is 0
+  -- again.  Two identical machines, one with the hook, read through the guest
+  -- gate into poisoned buffers; documented semantics writes RetryCount only
+  -- with DISPATCHING, observed always (§11).
   tap.clause("HCP-READ-RETRY-INJECTED")
-  tap.skip("needs an injection hook (not built: reads are atomic in the one-host-thread simulator; RetryCount 0 "
-           .. "is covered in hcp_read.lua)",
-           "edge 31: " .. P .. "RetryCount 1 after a kernel update injected during the read")
+  for _, sem in ipairs(SEMS) do
+    local function run(inject)
+      local m = hcp.machine { platform = platform, semantics = sem, pmc = { "instructions" }, cost = "unit" }
+      assert(m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 } } == hcp.STATUS_SUCCESS)
+      local imp, k = m:imports(), m:load "kernels"
+      local out = {}
+      m:thread { name = "retry", body = function(t)
+        local a, b, c = m:alloc(288), m:alloc(288), m:alloc(288)
+        for _, buf in ipairs { a, b, c } do m:write(buf, string.pack("<I2B", 288, 1) .. string.rep("\xEE", 285)) end
+        local _, ph = t:EnableThreadProfiling(CUR, FLAG, 0x1)
+        t:run(k.spin, 5)
+        if inject then t:inject_kernel_updates(inject) end
+        out.rc = t:run(imp.ReadThreadProfilingData, ph, DISP | HW, a)
+        out.a = m:read(a, 288)
+        out.rc2 = t:run(imp.ReadThreadProfilingData, ph, DISP | HW, b)
+        out.b = m:read(b, 288)
+        if inject then t:inject_kernel_updates(3) end
+        out.rc3 = t:run(imp.ReadThreadProfilingData, ph, HW, c) -- no DISPATCHING
+        out.c = m:read(c, 288)
+        t:DisableThreadProfiling(ph)
+      end }
+      m:run()
+      return out
+    end
+    local plain, hooked = run(nil), run(1)
+    local PS = P .. sem .. ": "
+    tap.ok(plain.rc == 0 and hooked.rc == 0 and hooked.rc2 == 0 and hooked.rc3 == 0,
+           "edge 31: " .. PS .. "the reads succeed with and without injected updates")
+    tap.is(string.unpack("<I4", plain.a, 25), 0, "edge 31: " .. PS .. "RetryCount 0 without concurrent kernel updates")
+    tap.is(string.unpack("<I4", hooked.a, 25), 1, "edge 31: " .. PS .. "RetryCount 1 after one injected kernel update")
+    tap.is(hooked.a:sub(1, 24) .. hooked.a:sub(29), plain.a:sub(1, 24) .. plain.a:sub(29),
+           "edge 31: " .. PS .. "every other byte is what the read without updates wrote")
+    tap.is(hooked.b, plain.b, "edge 31: " .. PS .. "the next read meets no update: RetryCount 0 again, same bytes")
+    tap.is(string.unpack("<I4", hooked.c, 25), sem == "observed" and 3 or 0xEEEEEEEE,
+           "edge 31: " .. PS .. "3 updates, read without DISPATCHING: RetryCount "
+           .. (sem == "observed" and "3 (written regardless of Flags)" or "untouched (documented: only with DISPATCHING)"))
+  end
 end
 
 ------------------------------------------------------------------------------

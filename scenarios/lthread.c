@@ -617,6 +617,18 @@ static int t_counters(lua_State *L) {
     return 1;
 }
 
+/* t:inject_kernel_updates(n): the next read of t's profiling data meets n
+ * concurrent kernel updates (RetryCount = n; edge case 31, simulator-defined). */
+static int t_inject_kernel_updates(lua_State *L) {
+    lthread *lt = lhcp_check_thread(L, 1);
+    uint32_t n = lhcp_check_dword(L, 2);
+    if (hcp_inject_kernel_updates(lt->lm->os, lt->t, n) != ERROR_SUCCESS)
+        return luaL_error(L,
+                          "t:inject_kernel_updates: thread %d is not profiling (call it after EnableThreadProfiling)",
+                          (int)sim_thread_id(lt->t));
+    return 0;
+}
+
 static const char *const state_names[] = {"Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting"};
 
 static int t_index(lua_State *L) {
@@ -662,6 +674,7 @@ void lhcp_thread_register(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"run", t_run},
         {"counters", t_counters},
+        {"inject_kernel_updates", t_inject_kernel_updates},
         {"GetCurrentThread", t_GetCurrentThread},
         {"GetCurrentThreadId", t_GetCurrentThreadId},
         {"GetLastError", t_GetLastError},
