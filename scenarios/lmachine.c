@@ -176,7 +176,7 @@ int lhcp_machine_new(lua_State *L) {
         "platform",         "semantics",  "cpus",        "frequency", "tick",       "quantum",
         "interrupt_cycles", "slice",      "pmc",         "seed",      "max_cycles", "stack_size",
         "precise_faults",   "cost",       "predictor",   "cache",     "boot_time",  "etw_thread_version",
-        "max_threads",      "max_memory", "max_handles", NULL};
+        "max_threads",      "max_memory", "max_handles", "os_heap",   NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -215,6 +215,8 @@ int lhcp_machine_new(lua_State *L) {
     int max_handles = (int)opt_int(L, 1, "max_handles", HCP_DEFAULT_MAX_HANDLES, 1, HCP_MAX_HANDLES);
     /* a FILETIME: 100-ns units since 1601-01-01 UTC (default 2026-01-01) */
     c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
+    /* bytes of the 64 MiB OS heap the profiling blocks come from (0 = all of it) */
+    c.os_heap = (uint64_t)opt_int(L, 1, "os_heap", 0, 0, 64 * 1024 * 1024);
     /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
     int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {

@@ -125,6 +125,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
     const sim_isa *isa = sim_isa_of(c->arch);
     if (!isa) return SIM_ERR_ARCH;
+    if (c->os_heap > isa->lay->heap_size) return SIM_ERR_ARG;
     if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
         pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;
@@ -145,6 +146,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     m->next_data = m->lay->data;
     m->next_code = m->lay->code;
     m->heap_brk = m->lay->heap;
+    m->heap_end = m->lay->heap + (c->os_heap ? c->os_heap : m->lay->heap_size);
     sim_err e = SIM_OK;
     for (int i = 0; i < m->ncpus && e == SIM_OK; i++) { /* each CPU: its own predictor and caches */
         sim_cpu *cpu = &m->cpus[i];
@@ -273,7 +275,7 @@ sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr) {
             return SIM_OK;
         }
     }
-    if (size > m->lay->heap + m->lay->heap_size - m->heap_brk) return SIM_ERR_NOMEM;
+    if (size > m->heap_end - m->heap_brk) return SIM_ERR_NOMEM;
     *addr = m->heap_brk;
     m->heap_brk += size;
     return SIM_OK;

@@ -88,6 +88,7 @@ typedef struct sim_config {
     bool predictor;            /* model branch prediction: branch-misses and their penalty */
     bool cache;                /* model the data caches: cache events and penalties (adds a memory hook) */
     uint64_t boot_time;        /* wall-clock time of virtual time 0: a FILETIME (100 ns since 1601-01-01 UTC) */
+    uint64_t os_heap;          /* bytes of the OS heap sim_heap_alloc may use (0 = all 64 MiB; at most that) */
 } sim_config;
 
 /* FILETIME of 1970-01-01 00:00 UTC: (369 x 365 + 89) days x 86400 s x 10^7

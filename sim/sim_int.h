@@ -144,7 +144,7 @@ struct sim_machine {
 
     region *regions;
     int nregions, cap_regions;
-    uint64_t next_data, next_code, heap_brk;
+    uint64_t next_data, next_code, heap_brk, heap_end;
     struct heap_free {
         uint64_t addr;
         uint32_t size;

@@ -145,7 +145,7 @@ unknown "an unknown PMU event" 'pmc = { "instructions", "cache-misses" }' \
   "hcp.machine: unknown PMU event 'cache-misses' in pmc[2] (valid: instructions, cycles, branches, ref-cycles, cond-branches, branch-misses, loads, stores, l1d-misses, l2-misses, llc-references, llc-misses)"
 unknown "an unknown cost table" 'cost = "fast"' "hcp.machine: unknown cost table 'fast' (valid: default, unit)"
 unknown "an unknown machine option" 'max_thread = 4' \
-  "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles)"
+  "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap)"
 unknown "a limit option out of range" 'max_threads = 0' "hcp.machine: 'max_threads' = 0 is out of range (1..1000000)"
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:trace { flags = 0x1, on_event = print }\n' > u.lua
 expect "unknown kernel logger flags" 2 \
