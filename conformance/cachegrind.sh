@@ -26,6 +26,9 @@
 # two calls use different kernels (memwalk and stride with stride 8 make the
 # same walk) so each is counted alone.  I1 and LL do not affect D1 counts; they
 # are fixed (LL 8 MiB 16-way, a power-of-two set count, so cachegrind keeps it).
+# One valgrind process per geometry runs all its cases (native cache-runall),
+# each in a forked child of its own whose profile (cg.PID) holds only that
+# case's kernel calls: the parent never calls a kernel.
 #
 # Run from the repository root; HCPSIM names the simulator (default
 # build/hcpsim), whose build directory holds the kernel objects.
@@ -90,20 +93,35 @@ d1() {
                     END { print s + 0 }' "$2"
 }
 
+# One valgrind process per geometry, its cases' calls each in a child process.
+for geom in $(awk '{ print $3 "," $4 "," $5 }' "$dir/cases" | sort -u); do
+  args=$(awk -v g="$geom" '$3 "," $4 "," $5 == g { print $1 }' "$dir/cases" | while read -r id; do
+    rsp=$(awk -v id="$id" '$1 == id { sub("rsp=", "", $2); print $2 }' "$dir/hcpsim.out")
+    echo "$id:${rsp:-0}"
+  done)
+  # shellcheck disable=SC2086 # one argument per case
+  valgrind --tool=cachegrind --cache-sim=yes --D1="$geom" --I1=32768,8,64 --LL=8388608,16,64 \
+    --cachegrind-out-file="$dir/cg.%p" "$dir/native" cache-runall $args >>"$dir/native.out" 2>"$dir/vg.$geom" ||
+    { echo "$geom" >>"$dir/failed"; echo "# valgrind --D1=$geom:"; sed 's/^/# /' "$dir/vg.$geom" | tail -5; }
+done
+
 while read -r id name size ways line call1 exp1 call2 exp2; do
-  rsp=$(awk -v id="$id" '$1 == id { sub("rsp=", "", $2); print $2 }' "$dir/hcpsim.out")
   hret=$(awk -v id="$id" '$1 == id { sub("ret=", "", $3); print $3 }' "$dir/hcpsim.out")
   hmiss=$(awk -v id="$id" '$1 == id { sub("misses=", "", $4); print $4 }' "$dir/hcpsim.out")
-  valgrind --tool=cachegrind --cache-sim=yes --D1="$size,$ways,$line" --I1=32768,8,64 --LL=8388608,16,64 \
-    --cachegrind-out-file="$dir/cg.$id" "$dir/native" cache-run "$id" "${rsp:-0}" >"$dir/native.$id" 2>"$dir/vg.$id"
-  st=$?
-  [ "$st" = 0 ] || sed 's/^/# /' "$dir/vg.$id" | tail -5
+  pid=$(awk -v id="$id" '$1 == "pid" && $2 == id { print $3 }' "$dir/native.out")
+  cgf="$dir/cg.${pid:-none}"
+  st=0
+  if [ -z "$pid" ] || [ ! -f "$cgf" ]; then
+    st=missing
+    echo "# $name: no cachegrind profile"
+  fi
+  grep -qx "$size,$ways,$line" "$dir/failed" 2>/dev/null && st=valgrind
   # cachegrind must have simulated exactly the geometry asked for.
   assoc="$ways-way associative"
   [ "$ways" = 1 ] && assoc="direct-mapped"
-  grep -q "^desc: D1 cache: *$size B, $line B, $assoc\$" "$dir/cg.$id" 2>/dev/null || st=geometry
+  grep -q "^desc: D1 cache: *$size B, $line B, $assoc\$" "$cgf" 2>/dev/null || st=geometry
   [ "$st" = geometry ] && echo "# $name: cachegrind did not simulate D1 $size,$ways,$line"
-  nret=$(sed -n 's/^ret=//p' "$dir/native.$id")
+  nret=$(awk -v id="$id" '$1 == id { sub("ret=", "", $2); print $2 }' "$dir/native.out")
 
   [ "$st" = 0 ] && [ -n "$nret" ] && [ "$nret" = "$hret" ]
   result $? "$name: native and hcpsim return the same values (${nret:-?}; ${hret:-?})"
@@ -114,7 +132,7 @@ while read -r id name size ways line call1 exp1 call2 exp2; do
     [ "$1" = - ] && break
     k=${1%%(*}
     label="$name [$size,$ways,$line] call $i $1"
-    cg=$(d1 "$k" "$dir/cg.$id")
+    cg=$(d1 "$k" "$cgf")
     hc=$(echo "$hmiss" | cut -d, -f$i)
     [ "$st" = 0 ] && [ -n "$hc" ] && [ "$cg" = "$hc" ]
     result $? "$label: cachegrind D1 misses $cg = hcpsim l1d-misses ${hc:-?}"

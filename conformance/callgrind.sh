@@ -3,7 +3,12 @@
 # valgrind.  A native host program (scenarios/kernels/native.c, built in a
 # temporary directory) links the very objects the build assembled and calls
 # each kernel as a Windows-x64 (ms_abi) function; callgrind, collecting only
-# inside that kernel (--toggle-collect), counts what the call retires.  The
+# inside the kernels (--toggle-collect), counts what the call retires.  All
+# cases run in one valgrind process (`native runall`); after each case's call
+# the helper enters native_case_end, and --dump-before=native_case_end makes
+# callgrind write the counts collected since the previous dump to a file of
+# its own (part k = case k - 1) and zero them, so each case's counts are its
+# one call's alone; the final part (program end) must be empty.  The
 # same call on the same data runs in hcpsim, which reports the instructions
 # it retired through ReadThreadProfilingData (HwCounters[0]).  For each case:
 #   - callgrind's Ir equals hcpsim's instruction count;
@@ -66,6 +71,7 @@ result $? "hcpsim runs every case (status $st)"
 
 # The value of callgrind event $1 in output file $2 (trailing zero events are omitted).
 event() {
+  [ -f "$2" ] || { echo "missing"; return; }
   awk -v want="$1" '/^events:/ { for (i = 2; i <= NF; i++) idx[$i] = i }
                     /^(totals|summary):/ { for (i = 2; i <= NF; i++) v[i] = $i }
                     END { x = v[idx[want]]; print (x == "" ? 0 : x) }' "$2"
@@ -77,19 +83,26 @@ formula() {
   (eval "$3"; echo $(($f)))
 }
 
+toggles=$(awk '{ print "--toggle-collect=" $2 }' "$dir/cases" | sort -u)
+# shellcheck disable=SC2086 # one option per kernel
+valgrind --tool=callgrind --callgrind-out-file="$dir/cg" --collect-atstart=no $toggles \
+  --dump-before=native_case_end --cache-sim=yes --branch-sim=yes "$dir/native" runall >"$dir/native.out" 2>"$dir/vg.err"
+vst=$?
+[ "$vst" = 0 ] || sed 's/^/# /' "$dir/vg.err" | tail -5
+# Nothing may be collected outside the cases' calls: the part after the last case is empty.
+[ "$(event Ir "$dir/cg")" = 0 ] || { echo "# callgrind collected outside the cases' calls"; vst=outside; }
+
 while read -r id k vars; do
   label="$k($vars)"
-  valgrind --tool=callgrind --callgrind-out-file="$dir/cg.$id" --collect-atstart=no --toggle-collect="$k" \
-    --cache-sim=yes --branch-sim=yes "$dir/native" run "$id" >"$dir/native.$id" 2>"$dir/vg.$id"
-  st=$?
-  ir=$(event Ir "$dir/cg.$id")
+  st=$vst
+  [ -f "$dir/cg.$((id + 1))" ] || st=missing
+  ir=$(event Ir "$dir/cg.$((id + 1))")
   hret=$(awk -v id="$id" '$1 == id { sub("ret=", "", $2); print $2 }' "$dir/hcpsim.out")
   hins=$(awk -v id="$id" '$1 == id { sub("instructions=", "", $3); print $3 }' "$dir/hcpsim.out")
-  nret=$(sed -n 's/^ret=//p' "$dir/native.$id")
+  nret=$(awk -v id="$id" '$1 == id { sub("ret=", "", $2); print $2 }' "$dir/native.out")
 
   [ "$st" = 0 ] && [ -n "$hins" ] && [ "$ir" = "$hins" ]
   result $? "$label: callgrind Ir $ir = hcpsim instructions ${hins:-?}"
-  [ "$st" = 0 ] || sed 's/^/# /' "$dir/vg.$id" | tail -5
 
   [ -n "$nret" ] && [ "$nret" = "$hret" ]
   result $? "$label: native and hcpsim return the same value (${nret:-?}, ${hret:-?})"
@@ -99,7 +112,7 @@ while read -r id k vars; do
   for pair in instructions:Ir loads:Dr stores:Dw conditional:Bc; do
     name=${pair%:*} ev=${pair#*:}
     want=$(formula "$name" "$k" "$vars")
-    have=$(event "$ev" "$dir/cg.$id")
+    have=$(event "$ev" "$dir/cg.$((id + 1))")
     got="$got $name=$have"
     [ "$want" = "$have" ] || bad="$bad $name: callgrind $ev $have, formula $want;"
   done
