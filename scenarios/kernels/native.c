@@ -155,9 +155,7 @@ static void list_case(int id) {
  * previous boundary, which with collection toggled on only inside the kernels is that one call.
  * External and never inlined, so the symbol exists and every case enters it. */
 __attribute__((noinline)) void native_case_end(int id);
-__attribute__((noinline)) void native_case_end(int id) {
-    __asm__ volatile("" : : "r"(id) : "memory");
-}
+__attribute__((noinline)) void native_case_end(int id) { __asm__ volatile("" : : "r"(id) : "memory"); }
 
 static int run_case(int id) {
     const kcase *c = &cases[id];
@@ -700,6 +698,7 @@ int main(int argc, char **argv) {
         int id = atoi(argv[2]);
         if (id >= 0 && id < NCCASES) return cache_run(id, strtoull(argv[3], NULL, 0));
     }
-    fprintf(stderr, "usage: native list | lua | run ID | cache-list | cache-lua | cache-run ID RSP | cache-runall ID:RSP... | bench NAME\n");
+    fprintf(stderr, "usage: native list | lua | run ID | cache-list | cache-lua | cache-run ID RSP | cache-runall "
+                    "ID:RSP... | bench NAME\n");
     return 2;
 }
