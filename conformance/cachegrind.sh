@@ -26,6 +26,9 @@
 # two calls use different kernels (memwalk and stride with stride 8 make the
 # same walk) so each is counted alone.  I1 and LL do not affect D1 counts; they
 # are fixed (LL 8 MiB 16-way, a power-of-two set count, so cachegrind keeps it).
+# One valgrind process per geometry runs all its cases (native cache-runall),
+# each in a forked child of its own whose profile (cg.PID) holds only that
+# case's kernel calls: the parent never calls a kernel.
 #
 # Run from the repository root; HCPSIM names the simulator (default
 # build/hcpsim), whose build directory holds the kernel objects.
@@ -82,40 +85,67 @@ bad=$(awk '{ sub("rsp=", "", $2); if ($2 % 4096 != 4040) print $1 }' "$dir/hcpsi
 [ -s "$dir/hcpsim.out" ] && [ -z "$bad" ]
 result $? "hcpsim's entry rsp is 0xFC8 modulo 4096 in every case (the formulas' assumption)${bad:+; not in cases $bad}"
 
-# D1 misses (D1mr + D1mw) of function $1 in cachegrind output file $2.
-d1() {
-  awk -v want="$1" '/^events:/ { for (i = 2; i <= NF; i++) idx[$i] = i - 1 }
-                    /^fn=/ { fn = substr($0, 4) }
-                    /^[0-9]/ && fn == want { s += $(idx["D1mr"] + 1) + $(idx["D1mw"] + 1) }
-                    END { print s + 0 }' "$2"
-}
+# One valgrind process per geometry, its cases' calls each in a child process.
+for geom in $(awk '{ print $3 "," $4 "," $5 }' "$dir/cases" | sort -u); do
+  args=$(awk -v g="$geom" 'NR == FNR { sub("rsp=", "", $2); rsp[$1] = $2; next }
+                           $3 "," $4 "," $5 == g { print $1 ":" ($1 in rsp ? rsp[$1] : 0) }' "$dir/hcpsim.out" "$dir/cases")
+  # shellcheck disable=SC2086 # one argument per case
+  valgrind --tool=cachegrind --cache-sim=yes --D1="$geom" --I1=32768,8,64 --LL=8388608,16,64 \
+    --cachegrind-out-file="$dir/cg.%p" "$dir/native" cache-runall $args >>"$dir/native.out" 2>"$dir/vg.$geom" ||
+    { echo "$geom" >>"$dir/failed"; echo "# valgrind --D1=$geom:"; sed 's/^/# /' "$dir/vg.$geom" | tail -5; }
+done
+touch "$dir/failed"
 
-while read -r id name size ways line call1 exp1 call2 exp2; do
-  rsp=$(awk -v id="$id" '$1 == id { sub("rsp=", "", $2); print $2 }' "$dir/hcpsim.out")
-  hret=$(awk -v id="$id" '$1 == id { sub("ret=", "", $3); print $3 }' "$dir/hcpsim.out")
-  hmiss=$(awk -v id="$id" '$1 == id { sub("misses=", "", $4); print $4 }' "$dir/hcpsim.out")
-  valgrind --tool=cachegrind --cache-sim=yes --D1="$size,$ways,$line" --I1=32768,8,64 --LL=8388608,16,64 \
-    --cachegrind-out-file="$dir/cg.$id" "$dir/native" cache-run "$id" "${rsp:-0}" >"$dir/native.$id" 2>"$dir/vg.$id"
-  st=$?
-  [ "$st" = 0 ] || sed 's/^/# /' "$dir/vg.$id" | tail -5
-  # cachegrind must have simulated exactly the geometry asked for.
-  assoc="$ways-way associative"
-  [ "$ways" = 1 ] && assoc="direct-mapped"
-  grep -q "^desc: D1 cache: *$size B, $line B, $assoc\$" "$dir/cg.$id" 2>/dev/null || st=geometry
+# One line per case, read in one pass: the case's cache-list fields, then its profile's state
+# (ok; missing: no profile; valgrind: its geometry's valgrind failed; geometry: cachegrind did
+# not simulate exactly SIZE,WAYS,LINE), the D1 misses (D1mr + D1mw) of each call's kernel
+# function in that profile, hcpsim's returns and misses, the native returns ("?": none).
+# shellcheck disable=SC2046 # the profiles
+awk -v dir="$dir" '
+  FNR == 1 { f = FILENAME; seen[f] = 1; fn = "" }
+  /^desc: D1 cache:/ { d = $0; sub("^desc: D1 cache: *", "", d); desc[f] = d }
+  /^events:/ { delete idx; for (i = 2; i <= NF; i++) idx[$i] = i - 1 }
+  /^fn=/ { fn = substr($0, 4) }
+  /^[0-9]/ { d1[f, fn] += $(idx["D1mr"] + 1) + $(idx["D1mw"] + 1) }
+  END {
+    while ((getline l < (dir "/failed")) > 0) failed[l] = 1
+    while ((getline l < (dir "/hcpsim.out")) > 0) {
+      split(l, x, " "); sub("ret=", "", x[3]); sub("misses=", "", x[4]); hr[x[1]] = x[3]; hm[x[1]] = x[4]
+    }
+    while ((getline l < (dir "/native.out")) > 0) {
+      split(l, x, " ")
+      if (x[1] == "pid") pid[x[2]] = x[3]; else { sub("ret=", "", x[2]); nr[x[1]] = x[2] }
+    }
+    while ((getline l < (dir "/cases")) > 0) {
+      split(l, c, " "); p = dir "/cg." (c[1] in pid ? pid[c[1]] : "none")
+      assoc = c[4] == 1 ? "direct-mapped" : c[4] "-way associative"
+      st = "ok"
+      if (!(p in seen)) st = "missing"
+      if ((c[3] "," c[4] "," c[5]) in failed) st = "valgrind"
+      if (desc[p] != c[3] " B, " c[5] " B, " assoc) st = "geometry"
+      k1 = c[6]; sub("[(].*", "", k1); k2 = c[8]; sub("[(].*", "", k2)
+      printf "%s %s %d %d %s %s %s\n", l, st, d1[p, k1], d1[p, k2], (c[1] in hr) ? hr[c[1]] : "?",
+             (c[1] in hm) ? hm[c[1]] : "?", (c[1] in nr) ? nr[c[1]] : "?"
+    }
+  }' $(ls "$dir" | sed -n "s|^cg[.]|$dir/cg.|p") /dev/null >"$dir/table"
+
+while read -r id name size ways line call1 exp1 call2 exp2 st m1 m2 hret hmiss nret; do
+  [ "$hret" = "?" ] && hret=
+  [ "$hmiss" = "?" ] && hmiss=
+  [ "$nret" = "?" ] && nret=
+  [ "$st" = ok ] && st=0
+  [ "$st" = missing ] && echo "# $name: no cachegrind profile"
   [ "$st" = geometry ] && echo "# $name: cachegrind did not simulate D1 $size,$ways,$line"
-  nret=$(sed -n 's/^ret=//p' "$dir/native.$id")
 
   [ "$st" = 0 ] && [ -n "$nret" ] && [ "$nret" = "$hret" ]
   result $? "$name: native and hcpsim return the same values (${nret:-?}; ${hret:-?})"
 
   i=1
-  for pair in "$call1 $exp1" "$call2 $exp2"; do
+  for pair in "$call1 $exp1 $m1 ${hmiss%,*}" "$call2 $exp2 $m2 ${hmiss#*,}"; do
     set -- $pair
     [ "$1" = - ] && break
-    k=${1%%(*}
     label="$name [$size,$ways,$line] call $i $1"
-    cg=$(d1 "$k" "$dir/cg.$id")
-    hc=$(echo "$hmiss" | cut -d, -f$i)
+    cg=$3 hc=$4
     [ "$st" = 0 ] && [ -n "$hc" ] && [ "$cg" = "$hc" ]
     result $? "$label: cachegrind D1 misses $cg = hcpsim l1d-misses ${hc:-?}"
     if [ "$2" = - ]; then
@@ -127,6 +157,6 @@ while read -r id name size ways line call1 exp1 call2 exp2; do
     fi
     i=$((i + 1))
   done
-done <"$dir/cases"
+done <"$dir/table"
 
 [ "$fail" = 0 ]

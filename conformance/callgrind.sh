@@ -3,7 +3,12 @@
 # valgrind.  A native host program (scenarios/kernels/native.c, built in a
 # temporary directory) links the very objects the build assembled and calls
 # each kernel as a Windows-x64 (ms_abi) function; callgrind, collecting only
-# inside that kernel (--toggle-collect), counts what the call retires.  The
+# inside the kernels (--toggle-collect), counts what the call retires.  All
+# cases run in one valgrind process (`native runall`); after each case's call
+# the helper enters native_case_end, and --dump-before=native_case_end makes
+# callgrind write the counts collected since the previous dump to a file of
+# its own (part k = case k - 1) and zero them, so each case's counts are its
+# one call's alone; the final part (program end) must be empty.  The
 # same call on the same data runs in hcpsim, which reports the instructions
 # it retired through ReadThreadProfilingData (HwCounters[0]).  For each case:
 #   - callgrind's Ir equals hcpsim's instruction count;
@@ -64,48 +69,90 @@ st=$?
 result $? "hcpsim runs every case (status $st)"
 [ "$st" = 0 ] || sed 's/^/# /' "$dir/hcpsim.err"
 
-# The value of callgrind event $1 in output file $2 (trailing zero events are omitted).
-event() {
-  awk -v want="$1" '/^events:/ { for (i = 2; i <= NF; i++) idx[$i] = i }
-                    /^(totals|summary):/ { for (i = 2; i <= NF; i++) v[i] = $i }
-                    END { x = v[idx[want]]; print (x == "" ? 0 : x) }' "$2"
-}
-# Formula $1 (instructions, loads, stores, conditional) of kernel $2 with variables $3.
-formula() {
-  f=$(sed -n "s/^# $1:[[:space:]]*//p" "scenarios/kernels/$2.S")
-  [ -n "$f" ] || { echo "none"; return; }
-  (eval "$3"; echo $(($f)))
+# The formulas in the kernels' .S comments, as shell variables F_KERNEL_NAME
+# (NAME: instructions, loads, stores, conditional), read in one pass.
+eval "$(awk '/^# (instructions|loads|stores|conditional):/ {
+               k = FILENAME; sub(".*/", "", k); sub("[.]S$", "", k)
+               name = substr($2, 1, length($2) - 1); f = $0; sub("^# [a-z]+:[ \t]*", "", f)
+               printf "F_%s_%s=\047%s\047\n", k, name, f }' scenarios/kernels/*.S)"
+# Formulas instructions, loads, stores, conditional of kernel $1 with variables
+# $2 ("none" when the .S has no such line), evaluated in a subshell.
+formulas() {
+  eval "_fi=\${F_$1_instructions:-} _fl=\${F_$1_loads:-} _fs=\${F_$1_stores:-} _fc=\${F_$1_conditional:-}"
+  (
+    eval "$2"
+    for _f in "$_fi" "$_fl" "$_fs" "$_fc"; do
+      if [ -n "$_f" ]; then echo $(($_f)); else echo none; fi
+    done
+  )
 }
 
-while read -r id k vars; do
+toggles=$(awk '{ print "--toggle-collect=" $2 }' "$dir/cases" | sort -u)
+# shellcheck disable=SC2086 # one option per kernel
+valgrind --tool=callgrind --callgrind-out-file="$dir/cg" --collect-atstart=no $toggles \
+  --dump-before=native_case_end --cache-sim=yes --branch-sim=yes "$dir/native" runall >"$dir/native.out" 2>"$dir/vg.err"
+vst=$?
+[ "$vst" = 0 ] || sed 's/^/# /' "$dir/vg.err" | tail -5
+
+# One line per case: ID KERNEL Ir Dr Dw Bc (of its profile, cg.ID+1; trailing zero events are
+# omitted from a profile; "missing" without one) HCPSIM-RET HCPSIM-INSTRUCTIONS NATIVE-RET ("?":
+# none) VARS; then "outside Ir" for the profile of what followed the last case.
+profiles=
+for id in $(awk '{ print $1 }' "$dir/cases"); do
+  [ -f "$dir/cg.$((id + 1))" ] && profiles="$profiles $dir/cg.$((id + 1))"
+done
+# shellcheck disable=SC2086 # one file per case
+awk -v cases="$dir/cases" -v hout="$dir/hcpsim.out" -v nout="$dir/native.out" -v last="$dir/cg" '
+  function flush() { if (part != "") for (e in want) ev[part, e] = (idx[e] && v[idx[e]] != "") ? v[idx[e]] : 0 }
+  BEGIN { want["Ir"]; want["Dr"]; want["Dw"]; want["Bc"] }
+  FNR == 1 { flush(); part = FILENAME; delete idx; delete v; seen[part] = 1 }
+  /^events:/ { for (i = 2; i <= NF; i++) idx[$i] = i }
+  /^(totals|summary):/ { for (i = 2; i <= NF; i++) v[i] = $i }
+  END {
+    flush()
+    while ((getline l < hout) > 0) { split(l, f, " "); sub("ret=", "", f[2]); sub("instructions=", "", f[3]); hr[f[1]] = f[2]; hi[f[1]] = f[3] }
+    while ((getline l < nout) > 0) { split(l, f, " "); sub("ret=", "", f[2]); nr[f[1]] = f[2] }
+    while ((getline l < cases) > 0) {
+      split(l, f, " "); vars = l; sub("^[^ ]+ [^ ]+ ", "", vars); p = last "." (f[1] + 1)
+      printf "%s %s", f[1], f[2]
+      split("Ir Dr Dw Bc", es, " ")
+      for (e = 1; e <= 4; e++) printf " %s", (p in seen) ? ev[p, es[e]] : "missing"
+      printf " %s %s %s %s\n", (f[1] in hr) ? hr[f[1]] : "?", (f[1] in hi) ? hi[f[1]] : "?", (f[1] in nr) ? nr[f[1]] : "?", vars
+    }
+    printf "outside %s\n", (last in seen) ? ev[last, "Ir"] : "missing"
+  }' $profiles "$dir/cg" >"$dir/table" 2>"$dir/table.err" || sed 's/^/# /' "$dir/table.err"
+# Nothing may be collected outside the cases' calls: the part after the last case is empty.
+outside=$(sed -n 's/^outside //p' "$dir/table")
+[ "$outside" = 0 ] || { echo "# callgrind collected outside the cases' calls (Ir ${outside:-?})"; vst=outside; }
+
+while read -r id k ir dr dw bc hret hins nret vars; do
+  [ "$id" = outside ] && continue
+  [ "$hret" = "?" ] && hret=
+  [ "$hins" = "?" ] && hins=
+  [ "$nret" = "?" ] && nret=
   label="$k($vars)"
-  valgrind --tool=callgrind --callgrind-out-file="$dir/cg.$id" --collect-atstart=no --toggle-collect="$k" \
-    --cache-sim=yes --branch-sim=yes "$dir/native" run "$id" >"$dir/native.$id" 2>"$dir/vg.$id"
-  st=$?
-  ir=$(event Ir "$dir/cg.$id")
-  hret=$(awk -v id="$id" '$1 == id { sub("ret=", "", $2); print $2 }' "$dir/hcpsim.out")
-  hins=$(awk -v id="$id" '$1 == id { sub("instructions=", "", $3); print $3 }' "$dir/hcpsim.out")
-  nret=$(sed -n 's/^ret=//p' "$dir/native.$id")
+  st=$vst
+  [ "$ir" = missing ] && st=missing
 
   [ "$st" = 0 ] && [ -n "$hins" ] && [ "$ir" = "$hins" ]
   result $? "$label: callgrind Ir $ir = hcpsim instructions ${hins:-?}"
-  [ "$st" = 0 ] || sed 's/^/# /' "$dir/vg.$id" | tail -5
 
   [ -n "$nret" ] && [ "$nret" = "$hret" ]
   result $? "$label: native and hcpsim return the same value (${nret:-?}, ${hret:-?})"
 
+  # shellcheck disable=SC2046 # one word per formula
+  set -- $(formulas "$k" "$vars")
+  [ $# = 4 ] || set -- error error error error
   bad=
   got=
-  for pair in instructions:Ir loads:Dr stores:Dw conditional:Bc; do
-    name=${pair%:*} ev=${pair#*:}
-    want=$(formula "$name" "$k" "$vars")
-    have=$(event "$ev" "$dir/cg.$id")
-    got="$got $name=$have"
-    [ "$want" = "$have" ] || bad="$bad $name: callgrind $ev $have, formula $want;"
+  for pair in "instructions Ir $1 $ir" "loads Dr $2 $dr" "stores Dw $3 $dw" "conditional Bc $4 $bc"; do
+    set -- $pair
+    got="$got $1=$4"
+    [ "$3" = "$4" ] || bad="$bad $1: callgrind $2 $4, formula $3;"
   done
   [ "$st" = 0 ] && [ -z "$bad" ]
   result $? "$label: callgrind Ir/Dr/Dw/Bc match the formulas in $k.S:$got"
   [ -z "$bad" ] || echo "#$bad"
-done <"$dir/cases"
+done <"$dir/table"
 
 [ "$fail" = 0 ]

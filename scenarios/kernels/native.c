@@ -10,7 +10,10 @@
  *   native list      one line per case: ID KERNEL VAR=VALUE...; the variables
  *                    are the ones the kernel's formula comments use (n, odd,
  *                    zeros), computed here from the arguments and the data
- *   native run ID    runs case ID once, prints "ret=VALUE"
+ *   native run ID    runs case ID once, prints "ID ret=VALUE"
+ *   native runall    runs every case in order, as `run` does, in one process;
+ *                    each call is followed by native_case_end (callgrind's dump
+ *                    point: one profile per case)
  *   native lua       prints an hcpsim scenario that places the same data and
  *                    runs every case, printing "ID ret=VALUE instructions=N"
  *                    with N read through ReadThreadProfilingData (HwCounters[0])
@@ -18,12 +21,16 @@
  * Buffers are filled by deterministic generators, so both sides see the same
  * bytes; the scenario receives them as Lua string literals.  Built by the test
  * in a temporary directory, never in the source tree. */
+#define _POSIX_C_SOURCE 200809L /* fork, waitpid (cache-runall) */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MS __attribute__((ms_abi))
 typedef int64_t MS (*kernel_fn)(int64_t, int64_t, int64_t, int64_t);
@@ -143,6 +150,13 @@ static void list_case(int id) {
     for (int j = 0; j < 4; j++) free(buf[j]);
 }
 
+/* The callgrind cross-check's case boundary: `native runall` calls it after each case's kernel
+ * call, and callgrind (--dump-before=native_case_end) writes the counts collected since the
+ * previous boundary, which with collection toggled on only inside the kernels is that one call.
+ * External and never inlined, so the symbol exists and every case enters it. */
+__attribute__((noinline)) void native_case_end(int id);
+__attribute__((noinline)) void native_case_end(int id) { __asm__ volatile("" : : "r"(id) : "memory"); }
+
 static int run_case(int id) {
     const kcase *c = &cases[id];
     int64_t v[4] = {0};
@@ -156,7 +170,8 @@ static int run_case(int id) {
         }
     }
     int64_t r = c->fn(v[0], v[1], v[2], v[3]);
-    printf("ret=%" PRId64 "\n", r);
+    native_case_end(id);
+    printf("%d ret=%" PRId64 "\n", id, r);
     for (int j = 0; j < 4; j++) free(buf[j]);
     return 0;
 }
@@ -209,7 +224,8 @@ static void lua_scenario(void) {
  *   native cache-run ID RSP    runs case ID for cachegrind: the kernel's rsp at entry is made
  *                              congruent to RSP (hcpsim's, from the probe below) modulo 4096,
  *                              D1 is evicted, then the calls run back to back; prints
- *                              "ret=R1,R2" (R2 = 0 without a second call)
+ *                              "ID ret=R1,R2" (R2 = 0 without a second call)
+ *   native cache-runall ID:RSP...  cache-run for each case given, each in a forked child
  *   native cache-lua           an hcpsim scenario: one machine per case with that L1D geometry
  *                              (cold caches), the same buffers, a probe that returns the entry
  *                              rsp, then the calls, each measured alone through
@@ -476,9 +492,44 @@ static int cache_run(int id, uint64_t rsp) {
                        "+r"(r_a2), "+r"(r_fn2), "+r"(r_b0), "+r"(r_b1), "+r"(r_b2)
                      :
                      : "r10", "r15", "memory", "cc");
-    printf("ret=%" PRId64 ",%" PRId64 "\n", (int64_t)r_ev, (int64_t)r_sp);
+    printf("%d ret=%" PRId64 ",%" PRId64 "\n", id, (int64_t)r_ev, (int64_t)r_sp);
     free(ev);
     for (int j = 0; j < 2; j++) free(buf[j]);
+    return 0;
+}
+
+/* `native cache-runall ID:RSP...`: the cases given, each in a child process of its own (fork),
+ * one after another.  Under cachegrind the parent never calls a kernel, and a child calls only its
+ * case's, so the kernels' counts in a child's profile (--cachegrind-out-file=...%p, written when
+ * it exits) are its case's alone, while the whole geometry costs one valgrind start-up.  A child
+ * prints "pid ID PID" before its case's "ID ret=R1,R2". */
+static int cache_runall(int argc, char **argv) {
+    for (int i = 2; i < argc; i++) {
+        char *end;
+        long id = strtol(argv[i], &end, 10);
+        if (end == argv[i] || *end != ':' || id < 0 || id >= NCCASES) {
+            fprintf(stderr, "native: cache-runall: bad case %s (want ID:RSP)\n", argv[i]);
+            return 2;
+        }
+        uint64_t rsp = strtoull(end + 1, NULL, 0);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("native: fork");
+            return 2;
+        }
+        if (pid == 0) {
+            printf("pid %ld %ld\n", id, (long)getpid());
+            int st = cache_run((int)id, rsp);
+            fflush(stdout);
+            _exit(st);
+        }
+        int st;
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "native: case %ld failed\n", id);
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -630,10 +681,15 @@ int main(int argc, char **argv) {
         int id = atoi(argv[2]);
         if (id >= 0 && id < NCASES) return run_case(id);
     }
+    if (argc == 2 && strcmp(argv[1], "runall") == 0) {
+        for (int id = 0; id < NCASES; id++) run_case(id);
+        return 0;
+    }
     if (argc == 2 && strcmp(argv[1], "cache-list") == 0) {
         cache_list();
         return 0;
     }
+    if (argc >= 2 && strcmp(argv[1], "cache-runall") == 0) return cache_runall(argc, argv);
     if (argc == 2 && strcmp(argv[1], "cache-lua") == 0) {
         cache_lua();
         return 0;
@@ -642,6 +698,7 @@ int main(int argc, char **argv) {
         int id = atoi(argv[2]);
         if (id >= 0 && id < NCCASES) return cache_run(id, strtoull(argv[3], NULL, 0));
     }
-    fprintf(stderr, "usage: native list | lua | run ID | cache-list | cache-lua | cache-run ID RSP | bench NAME\n");
+    fprintf(stderr, "usage: native list | lua | run ID | cache-list | cache-lua | cache-run ID RSP | cache-runall "
+                    "ID:RSP... | bench NAME\n");
     return 2;
 }
