@@ -173,10 +173,10 @@ static bool is_cache_event(pmu_event e) {
 
 int lhcp_machine_new(lua_State *L) {
     static const char *const keys[] = {
-        "platform",         "semantics",  "cpus",        "frequency", "tick",       "quantum",
-        "interrupt_cycles", "slice",      "pmc",         "seed",      "max_cycles", "stack_size",
-        "precise_faults",   "cost",       "predictor",   "cache",     "boot_time",  "etw_thread_version",
-        "max_threads",      "max_memory", "max_handles", "os_heap",   NULL};
+        "platform",         "semantics",  "cpus",        "frequency", "tick",         "quantum",
+        "interrupt_cycles", "slice",      "pmc",         "seed",      "max_cycles",   "stack_size",
+        "precise_faults",   "cost",       "predictor",   "cache",     "boot_time",    "etw_thread_version",
+        "max_threads",      "max_memory", "max_handles", "os_heap",   "max_mappings", NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -217,6 +217,7 @@ int lhcp_machine_new(lua_State *L) {
     c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
     /* bytes of the 64 MiB OS heap the profiling blocks come from (0 = all of it) */
     c.os_heap = (uint64_t)opt_int(L, 1, "os_heap", 0, 0, 64 * 1024 * 1024);
+    c.max_mappings = (uint32_t)opt_int(L, 1, "max_mappings", SIM_MAX_MAPPINGS_DEFAULT, 16, SIM_MAX_MAPPINGS_DEFAULT);
     /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
     int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {
@@ -320,7 +321,7 @@ static int m_code(lua_State *L) {
     lhcp_charge_memory(L, lm, n);
     uint64_t a;
     sim_err e = sim_code(lm->m, s, n, &a);
-    if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_strerror(e));
+    if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_machine_strerror(lm->m, e));
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
 }
@@ -332,7 +333,7 @@ static int m_alloc(lua_State *L) {
     lhcp_charge_memory(L, lm, (uint64_t)n);
     uint64_t a;
     sim_err e = sim_alloc(lm->m, (size_t)n, &a);
-    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_strerror(e));
+    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_machine_strerror(lm->m, e));
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
 }
@@ -966,7 +967,7 @@ static int m_import_table(lua_State *L) {
     lhcp_charge_memory(L, lm, (uint64_t)(ps * (unsigned)n));
     sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
     if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
-    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_strerror(e));
+    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_machine_strerror(lm->m, e));
     lua_pushinteger(L, (lua_Integer)addr);
     return 1;
 }

@@ -15,11 +15,20 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
     case SIM_ERR_MAPPINGS:
-        return "limit reached: 3900 guest memory mappings (Unicorn 2.0.1's limit, not an option: fewer m:code/m:alloc "
-               "calls, or fewer threads inside guest calls at once)";
+        return "limit reached: 3900 guest memory mappings (machine option max_mappings, at most 3900: Unicorn "
+               "2.0.1's limit; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
     }
     return "unknown error";
+}
+
+const char *sim_machine_strerror(sim_machine *m, sim_err e) {
+    if (e != SIM_ERR_MAPPINGS || !m) return sim_strerror(e);
+    snprintf(m->errbuf, sizeof m->errbuf,
+             "limit reached: %u guest memory mappings (machine option max_mappings, at most %u: Unicorn 2.0.1's "
+             "limit; default %u; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)",
+             m->cfg.max_mappings, SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_DEFAULT);
+    return m->errbuf;
 }
 
 const char *sim_arch_name(sim_arch a) {
@@ -92,7 +101,7 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
         m->cap_regions = nc;
     }
     if (k != RK_GUARD) {
-        if (m->nmaps >= SIM_MAX_MAPPINGS) return SIM_ERR_MAPPINGS;
+        if ((uint32_t)m->nmaps >= m->cfg.max_mappings) return SIM_ERR_MAPPINGS;
         if (uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
         m->nmaps++;
     }
@@ -125,7 +134,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
     const sim_isa *isa = sim_isa_of(c->arch);
     if (!isa) return SIM_ERR_ARCH;
-    if (c->os_heap > isa->lay->heap_size) return SIM_ERR_ARG;
+    if (c->os_heap > isa->lay->heap_size || c->max_mappings > SIM_MAX_MAPPINGS_DEFAULT) return SIM_ERR_ARG;
     if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
         pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;
@@ -133,6 +142,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     if (!m) return SIM_ERR_NOMEM;
     m->cfg = *c;
     m->isa = isa;
+    if (!m->cfg.max_mappings) m->cfg.max_mappings = SIM_MAX_MAPPINGS_DEFAULT;
     m->lay = isa->lay;
     if (!m->cfg.stack_size) m->cfg.stack_size = 256 * 1024;
     m->cfg.stack_size = (uint32_t)page_round(m->cfg.stack_size);

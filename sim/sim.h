@@ -35,6 +35,10 @@ typedef enum sim_err {
     SIM_ERR_ARCH,     /* guest instruction set not available */
 } sim_err;
 const char *sim_strerror(sim_err e);
+typedef struct sim_machine sim_machine;
+/* sim_strerror with the machine's own limits in the text (SIM_ERR_MAPPINGS
+ * names its max_mappings); the string lives until the next call on m. */
+const char *sim_machine_strerror(sim_machine *m, sim_err e);
 
 /* Thread states, numbered as KTHREAD_STATE (HCP-SPEC §6). */
 typedef enum sim_thread_state {
@@ -88,6 +92,7 @@ typedef struct sim_config {
     bool predictor;            /* model branch prediction: branch-misses and their penalty */
     bool cache;                /* model the data caches: cache events and penalties (adds a memory hook) */
     uint64_t boot_time;        /* wall-clock time of virtual time 0: a FILETIME (100 ns since 1601-01-01 UTC) */
+    uint32_t max_mappings;     /* separate guest mappings allowed (0 = SIM_MAX_MAPPINGS_DEFAULT, at most that) */
     uint64_t os_heap;          /* bytes of the OS heap sim_heap_alloc may use (0 = all 64 MiB; at most that) */
 } sim_config;
 
@@ -96,6 +101,9 @@ typedef struct sim_config {
  * default boot_time. */
 #define SIM_FILETIME_1970 UINT64_C(116444736000000000)
 #define SIM_BOOT_TIME_DEFAULT (SIM_FILETIME_1970 + UINT64_C(20454) * 86400u * 10000000u)
+
+/* Unicorn 2.0.1 fails past about 4000 separate mappings (sim/README.md). */
+#define SIM_MAX_MAPPINGS_DEFAULT 3900u
 
 /* Defaults: 1 CPU, 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 2000-cycle
  * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks, the

@@ -15,7 +15,6 @@
  * off the end faults.  The x64 heap holds 149796 profiling blocks. */
 /* Unicorn 2.0.1 (QEMU) asserts past about 4090 memory sections, one per
  * separate mapping: hcpsim refuses to map beyond this many. */
-#define SIM_MAX_MAPPINGS 3900
 #define SIM_HOOK_PROBE UINT64_C(0x10) /* never mapped; see cpu.c precise faults */
 /* The call gate (cpu.c): one read+execute page of thunks, thunk k at
  * layout gate + k x SIM_GATE_STRIDE (x64: `mov eax, k; syscall; ret` padded
@@ -150,9 +149,10 @@ struct sim_machine {
         uint32_t size;
     } * heap_free; /* freed blocks, LIFO */
     int heap_nfree, heap_capfree;
-    int nmaps;       /* separate mappings made (see SIM_MAX_MAPPINGS) */
-    int nslots;      /* stack slots mapped so far */
-    int *free_slots; /* free stack slots, LIFO */
+    int nmaps;        /* separate mappings made (at most cfg.max_mappings) */
+    char errbuf[256]; /* sim_machine_strerror's text */
+    int nslots;       /* stack slots mapped so far */
+    int *free_slots;  /* free stack slots, LIFO */
     int nfree_slots, capfree_slots;
 
     sim_thread **threads;
