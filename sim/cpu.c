@@ -536,7 +536,7 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
 static sim_err gate_map(sim_machine *m);
 
 sim_err sim_cpu_init(sim_machine *m) {
-    if (uc_open(UC_ARCH_X86, UC_MODE_64, &m->uc) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    if (sim_engine_open(&m->uc, &m->uc_uses) != SIM_OK) return SIM_ERR_UNICORN; /* fresh, or recycled: engine.c */
     if (cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs) != CS_ERR_OK) return SIM_ERR_UNICORN;
     cs_option(m->cs, CS_OPT_DETAIL, CS_OPT_ON);
     /* Hooks are registered before the first uc_emu_start, so every block is translated with them. */
@@ -659,19 +659,26 @@ sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v) {
 }
 
 void sim_cpu_fini(sim_machine *m) {
+    bool recycle = m->uc && sim_engine_recycling(); /* engine.c: hooks go, the engine may stay */
     trap *tr = m->traps;
     while (tr) {
         trap *n = tr->next;
+        if (recycle) uc_hook_del(m->uc, tr->h);
         free(tr);
         tr = n;
     }
     m->traps = NULL;
-    if (m->clean) uc_context_free(m->clean);
-    m->clean = NULL;
+    if (recycle) {
+        uc_hook hs[] = {m->h_block, m->h_intr, m->h_memerr, m->h_probe, m->h_syscall, m->h_mem};
+        for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++)
+            if (hs[i]) uc_hook_del(m->uc, hs[i]);
+    }
     free(m->exits);
     m->exits = NULL;
     m->nexits = m->capexits = 0;
-    if (m->uc) uc_close(m->uc);
+    sim_engine_close(m->uc, m->uc_uses, m->clean);
+    if (m->clean) uc_context_free(m->clean);
+    m->clean = NULL;
     if (m->cs) cs_close(&m->cs);
     m->uc = NULL;
 }

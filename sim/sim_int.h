@@ -144,6 +144,7 @@ typedef struct sim_cpu {
 struct sim_machine {
     sim_config cfg;
     uc_engine *uc;
+    unsigned uc_uses; /* machines the engine served before this one (sim/engine.c) */
     csh cs;
     uc_hook h_block, h_intr, h_memerr, h_probe, h_syscall, h_mem;
 
@@ -209,6 +210,12 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
 /* cpu.c */
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
+/* engine.c: a machine's Unicorn engine, fresh or recycled (sim_engine_recycle).
+ * close keeps it as the spare when recycling, after removing its mappings,
+ * flushing its translations and restoring `fresh` (hooks deleted by the caller). */
+sim_err sim_engine_open(uc_engine **uc, unsigned *uses);
+void sim_engine_close(uc_engine *uc, unsigned uses, uc_context *fresh);
+bool sim_engine_recycling(void);
 /* Code just placed at addr: marks the instructions the engine cannot translate (cpu.c). */
 sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 /* machine.c */
