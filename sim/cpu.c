@@ -581,7 +581,9 @@ sim_err sim_cpu_init(sim_machine *m) {
  * mod = 11 (the CPU raises #UD).  Each place such an instruction may start
  * (the FF, or any of the prefix bytes right before it) becomes an exit, where
  * translation stops before the instruction; sim_call_continue reports
- * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest. */
+ * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest.
+ * CMPS (A6, A7) with a LOCK prefix (#UD on a CPU) aborts the same way: each
+ * place where an instruction that includes the LOCK may start is an exit. */
 static bool is_prefix(uint8_t b) {
     return (b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 || b == 0x26 ||
            b == 0x2E || b == 0x36 || b == 0x3E || b == 0x64 || b == 0x65;
@@ -595,12 +597,21 @@ static bool is_exit(const sim_machine *m, uint64_t a) {
 
 sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
     int before = m->nexits;
-    for (size_t i = 0; i + 1 < n; i++) {
-        uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
-        if (bytes[i] != 0xFF || modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
-        size_t first = i;
+    for (size_t i = 0; i < n; i++) {
+        size_t first = i, last = i; /* exits at first..last */
         while (first > 0 && i - first < 14 && is_prefix(bytes[first - 1])) first--;
-        for (size_t k = first; k <= i; k++) {
+        if (bytes[i] == 0xFF && i + 1 < n) {
+            uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
+            if (modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
+        } else if (bytes[i] == 0xA6 || bytes[i] == 0xA7) { /* CMPS with LOCK: the same abort */
+            last = i;
+            for (size_t k = first; k < i; k++)
+                if (bytes[k] == 0xF0) last = k; /* a start after the last LOCK is a plain CMPS */
+            if (last == i) continue;
+        } else {
+            continue;
+        }
+        for (size_t k = first; k <= last; k++) {
             if (m->nexits == m->capexits) {
                 uint64_t *e = realloc(m->exits, 2 * (size_t)m->capexits * sizeof *e);
                 if (!e) return SIM_ERR_NOMEM;
