@@ -28,7 +28,7 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
 API_SRC := api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c
 REP_SRC := reports/trace.c reports/report.c reports/out.c
@@ -247,7 +247,8 @@ fuzz-deps:
 
 fuzz: check-deps fuzz-deps
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT="-O1 -g" \
-	  SAN_FLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libhcpsim.a
+	  SAN_FLAGS="-fsanitize=fuzzer-no-link -fsanitize-coverage-ignorelist=scenarios/fuzz/hot.ignore $(FUZZ_SAN)" \
+	  $(FUZZ_BUILD)/libhcpsim.a
 	@mkdir -p $(FUZZ_BUILD)/fuzz
 	for t in $(FUZZ_TARGETS); do \
 	  $(FUZZ_CC) -std=c17 -O1 -g $(WARN) -fsanitize=fuzzer $(FUZZ_SAN) -DHCPFZ_LIBFUZZER -I. $(PKG_CFLAGS) \

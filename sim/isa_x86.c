@@ -327,6 +327,8 @@ static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
  * (the FF, or any of the prefix bytes right before it) becomes an exit, where
  * translation stops before the instruction; sim_call_continue reports
  * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest.
+ * CMPS (A6, A7) with a LOCK prefix (#UD on a CPU) aborts the same way: each
+ * place where an instruction that includes the LOCK may start is an exit.
  * REX (40-4F) is a prefix only in 64-bit mode. */
 static bool is_prefix(uint8_t b, bool rex) {
     return (rex && b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 ||
@@ -334,12 +336,20 @@ static bool is_prefix(uint8_t b, bool rex) {
 }
 
 static sim_err placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n, bool rex) {
-    for (size_t i = 0; i + 1 < n; i++) {
-        uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
-        if (bytes[i] != 0xFF || modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
-        size_t first = i;
+    for (size_t i = 0; i < n; i++) {
+        size_t first = i, last = i; /* exits at first..last */
         while (first > 0 && i - first < 14 && is_prefix(bytes[first - 1], rex)) first--;
-        for (size_t k = first; k <= i; k++) {
+        if (bytes[i] == 0xFF && i + 1 < n) {
+            uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
+            if (modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
+        } else if (bytes[i] == 0xA6 || bytes[i] == 0xA7) { /* CMPS with LOCK: the same abort */
+            for (size_t k = first; k < i; k++)
+                if (bytes[k] == 0xF0) last = k; /* a start after the last LOCK is a plain CMPS */
+            if (last == i) continue;
+        } else {
+            continue;
+        }
+        for (size_t k = first; k <= last; k++) {
             sim_err e = sim_cpu_add_exit(m, addr + k);
             if (e != SIM_OK) return e;
         }

@@ -353,6 +353,16 @@ uint32_t sim_wait_status(const sim_thread *t);
 bool sim_yield(sim_thread *t, bool any_priority);
 uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
 
+/* ---- engine recycling (sim/engine.c) ----------------------------------------------------- */
+/* On: a freed machine's Unicorn engine is scrubbed (mappings, translations,
+ * hooks, CPU state) and the next sim_machine_new takes it instead of opening
+ * one, which saves milliseconds per machine under AddressSanitizer.  Off (the
+ * default): each machine opens and closes its own; turning it off closes the
+ * spare.  Process-wide, for one thread; the fuzz targets use it. */
+void sim_engine_recycle(bool on);
+/* How many machines took a recycled engine since the process started. */
+unsigned long sim_engine_reuses(void);
+
 /* ---- speed measurement (make bench) ----------------------------------------------------- */
 #define SIM_BENCH_MODES 7
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */

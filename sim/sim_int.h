@@ -138,6 +138,7 @@ struct sim_machine {
     const sim_isa *isa;    /* the guest ISA (sim/isa.h) */
     const sim_layout *lay; /* its address layout */
     uc_engine *uc;
+    unsigned uc_uses; /* machines the engine served before this one (sim/engine.c) */
     csh cs;
     uc_hook h_block, h_intr, h_memerr, h_probe, h_syscall, h_mem;
 
@@ -206,6 +207,13 @@ sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
 /* A stop address for the engine (where translation must not go). */
 sim_err sim_cpu_add_exit(sim_machine *m, uint64_t a);
+/* engine.c: a machine's Unicorn engine, fresh or recycled (sim_engine_recycle);
+ * a spare serves only a machine of the same Unicorn arch and mode.
+ * close keeps it as the spare when recycling, after removing its mappings,
+ * flushing its translations and restoring `fresh` (hooks deleted by the caller). */
+sim_err sim_engine_open(uc_arch arch, uc_mode mode, uc_engine **uc, unsigned *uses);
+void sim_engine_close(uc_arch arch, uc_mode mode, uc_engine *uc, unsigned uses, uc_context *fresh);
+bool sim_engine_recycling(void);
 /* Code just placed at addr: marks the instructions the engine cannot translate (cpu.c). */
 sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 /* machine.c */

@@ -57,6 +57,7 @@ void hcpfz_fail(const char *target, const char *fmt, ...);
 
 #ifdef HCPFZ_LIBFUZZER
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define HCPFZ_ENTRY(fn)                                                                                                \
     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return fn(data, size); }
 #else

@@ -146,3 +146,15 @@ void hcpfz_lua_main(lua_State *L) {
     if (lua_pcall(L, 0, 0, base) == LUA_OK) (void)lhcp_tap_status(L);
     lua_settop(L, base - 1);
 }
+
+#ifdef HCPFZ_LIBFUZZER
+/* Machines take a recycled Unicorn engine (sim/engine.c): most of a fresh
+ * machine's cost under ASan is opening Unicorn.  HCPFZ_FRESH_ENGINES=1 in the
+ * environment turns it off (to replay an input exactly as regress_test does first). */
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    const char *fresh = getenv("HCPFZ_FRESH_ENGINES");
+    sim_engine_recycle(!(fresh && *fresh == '1'));
+    return 0;
+}
+#endif

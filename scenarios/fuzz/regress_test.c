@@ -3,7 +3,12 @@
  * target) and scenarios/fuzz/seeds/TARGET/ through the targets' entry
  * functions, without libFuzzer and with the normal compiler: make test runs
  * it (as a TAP test), make check-asan and check-ubsan under the sanitizers.
- * A crash, a sanitizer report or a broken invariant (an abort) fails it. */
+ * A crash, a sanitizer report or a broken invariant (an abort) fails it.
+ * Every input runs on fresh Unicorn engines here.  One more test checks what
+ * the libFuzzer builds rely on (sim_engine_recycle, sim/engine.c): each guest
+ * input gives the same digest (results, faults, counters, switches, clock,
+ * memory: fz_guest.c) on a fresh engine and on engines recycled from the
+ * machines of the other inputs, in two orders. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -79,6 +84,50 @@ static unsigned char *slurp(const char *path, size_t *len) {
     return b;
 }
 
+/* The recycling check: fresh digests, then recycled ones forward and backward. */
+static bool recycle_check(const input *list, size_t n, size_t *count, char *why, size_t whylen) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += list[i].t->fn == hcpfz_guest;
+    uint64_t *fresh = calloc(k ? k : 1, sizeof *fresh);
+    unsigned char **data = calloc(k ? k : 1, sizeof *data);
+    size_t *len = calloc(k ? k : 1, sizeof *len);
+    bool ok = fresh && data && len;
+    k = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (list[i].t->fn != hcpfz_guest) continue;
+        if (!(data[k] = slurp(list[i].path, &len[k]))) {
+            snprintf(why, whylen, "cannot read %s", list[i].path);
+            ok = false;
+        }
+        k++;
+    }
+    *count = k;
+    sim_engine_recycle(false);
+    for (size_t i = 0; ok && i < k; i++) fresh[i] = guest_run(data[i], len[i]);
+    unsigned long before = sim_engine_reuses();
+    sim_engine_recycle(true);
+    for (int pass = 0; ok && pass < 2; pass++)
+        for (size_t j = 0; ok && j < k; j++) {
+            size_t i = pass ? k - 1 - j : j;
+            uint64_t d = guest_run(data[i], len[i]);
+            if (d != fresh[i]) {
+                snprintf(why, whylen, "guest input %zu: digest %016llX on a recycled engine, %016llX on a fresh one", i,
+                         (unsigned long long)d, (unsigned long long)fresh[i]);
+                ok = false;
+            }
+        }
+    sim_engine_recycle(false);
+    if (ok && k > 1 && sim_engine_reuses() - before < 2 * k - 1) {
+        snprintf(why, whylen, "only %lu of %zu machines took a recycled engine", sim_engine_reuses() - before, 2 * k);
+        ok = false;
+    }
+    for (size_t i = 0; data && i < k; i++) free(data[i]);
+    free(fresh);
+    free(data);
+    free(len);
+    return ok;
+}
+
 int main(void) {
     input *list = NULL;
     size_t n = 0, cap = 0;
@@ -90,7 +139,7 @@ int main(void) {
         n = collect(dir, &targets[i], &list, n, &cap);
     }
     if (n) qsort(list, n, sizeof *list, cmp_input);
-    printf("TAP version 13\n1..%zu\n", n ? n : (size_t)1);
+    printf("TAP version 13\n1..%zu\n", n + 1);
     if (!n) {
         printf("ok 1 - replay the kept inputs [SIM-FUZZ-REGRESSIONS] # SKIP no inputs under scenarios/fuzz/regressions "
                "or scenarios/fuzz/seeds\n");
@@ -113,6 +162,12 @@ int main(void) {
                list[i].t->name);
         if (r) fail = 1;
     }
+    char why[256] = "";
+    size_t k = 0;
+    bool same = recycle_check(list, n, &k, why, sizeof why);
+    printf("%s %zu - %zu guest inputs give identical digests on fresh and on recycled engines%s%s\n",
+           same ? "ok" : "not ok", n + 1, k, same ? "" : ": ", why);
+    if (!same) fail = 1;
     free(list);
     return fail;
 }
