@@ -367,12 +367,27 @@ static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
     sim_reg_set(m, m->isa->reg_pc, addr + tr->len);
 }
 
+/* A trap hook at `at` (an instruction start); false when one is there already or none could be added. */
+static bool add_trap(sim_machine *m, uint64_t at, uint32_t len, trap_kind k, int reg) {
+    for (trap *x = m->traps; x; x = x->next)
+        if (x->addr == at) return false;
+    trap *tr = calloc(1, sizeof *tr);
+    if (!tr) return false;
+    *tr = (trap){m, at, len, k, reg, 0, m->traps};
+    if (uc_hook_add(m->uc, &tr->h, UC_HOOK_CODE, HOOK(on_trap), tr, at, at) != UC_ERR_OK) {
+        free(tr);
+        return false;
+    }
+    m->traps = tr;
+    return true;
+}
+
 static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
     uint8_t buf[4096];
     if (size > sizeof buf || uc_mem_read(m->uc, addr, buf, size) != UC_ERR_OK) return false;
     const uint8_t *p = buf;
     size_t left = size;
-    uint64_t a = addr;
+    uint64_t a = addr, refused = UINT64_MAX; /* start of the run of refused bytes before `a` */
     bool added = false;
     cs_insn *in = cs_malloc(m->cs);
     while (in && left) {
@@ -382,25 +397,22 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
          * decoded from there is then exactly the one found (found by scenarios/fuzz, target
          * guest: a HLT after lock clc halted Unicorn without a fault). */
         if (!cs_disasm_iter(m->cs, &p, &left, &a, in)) {
+            if (refused == UINT64_MAX) refused = a;
             p++, left--, a++;
             continue;
         }
+        uint64_t run = refused;
+        refused = UINT64_MAX;
         int reg;
         int k = m->isa->trap_of(m->cs, in, &reg);
         if (k < 0) continue;
-        bool known = false;
-        for (trap *x = m->traps; x; x = x->next)
-            if (x->addr == in->address) known = true;
-        if (known) continue;
-        trap *tr = calloc(1, sizeof *tr);
-        if (!tr) break;
-        *tr = (trap){m, in->address, in->size, (trap_kind)k, reg, 0, m->traps};
-        if (uc_hook_add(m->uc, &tr->h, UC_HOOK_CODE, HOOK(on_trap), tr, in->address, in->address) != UC_ERR_OK) {
-            free(tr);
-            continue;
-        }
-        m->traps = tr;
-        added = true;
+        added |= add_trap(m, in->address, in->size, (trap_kind)k, reg);
+        /* Refused bytes right before a trapped instruction may be one instruction with it
+         * (F0 F4, lock hlt, which Unicorn runs as a HLT): an encoding the CPU rejects (#UD),
+         * so an instruction starting at any of them is STATUS_ILLEGAL_INSTRUCTION (found by
+         * scenarios/fuzz, target guest). */
+        for (uint64_t r = run; run != UINT64_MAX && r < in->address; r++)
+            added |= add_trap(m, r, (uint32_t)(in->address + in->size - r), TRAP_ILLEGAL, -1);
     }
     if (in) cs_free(in, 1);
     return added;
