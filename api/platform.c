@@ -4,6 +4,7 @@
  * explains each choice. */
 #include "api/platform.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define OBS_10 "the Windows 10/11 implementation (HCP-SPEC §2, §4: decompiled 11 21H2/24H2 builds)"
@@ -38,4 +39,12 @@ const hcp_platform *hcp_platform_at(int i) { return i >= 0 && i < NPLATFORMS ? &
 
 unsigned hcp_platform_ptr_size(const hcp_platform *p) { return sim_arch_ptr_size(p->arch); }
 
-const char *hcp_platform_names(void) { return "win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm"; }
+const char *hcp_platform_names(void) { /* built from the table, so it cannot fall behind it */
+    static char names[256];
+    if (!names[0])
+        for (int i = 0; i < NPLATFORMS; i++) {
+            size_t n = strlen(names);
+            snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", platforms[i].name);
+        }
+    return names;
+}
