@@ -420,9 +420,42 @@ struct pmu_cache {
     cache_lvl lv[3];
 };
 
+/* Tag arrays kept by pmu_cache_free for the next pmu_cache_new (pmu_cache_recycle). */
+#define PMU_SPARE_TAGS 8
+static bool recycle_tags;
+static int nspare_tags;
+static struct spare_tags {
+    uint64_t *tags;
+    size_t n;
+} spare_tags[PMU_SPARE_TAGS];
+
+void pmu_cache_recycle(bool on) {
+    recycle_tags = on;
+    while (!on && nspare_tags > 0) free(spare_tags[--nspare_tags].tags);
+}
+
+static uint64_t *tags_new(size_t n) {
+    for (int i = nspare_tags - 1; i >= 0; i--) {
+        if (spare_tags[i].n != n) continue;
+        uint64_t *t = spare_tags[i].tags;
+        spare_tags[i] = spare_tags[--nspare_tags];
+        memset(t, LINE_EMPTY, n * sizeof *t);
+        return t;
+    }
+    return calloc(n, sizeof(uint64_t)); /* every way LINE_EMPTY */
+}
+
+static void tags_free(uint64_t *t, size_t n) {
+    if (t && recycle_tags && nspare_tags < PMU_SPARE_TAGS) {
+        spare_tags[nspare_tags++] = (struct spare_tags){t, n};
+        return;
+    }
+    free(t);
+}
+
 void pmu_cache_free(pmu_cache *c) {
     if (!c) return;
-    for (int i = 0; i < 3; i++) free(c->lv[i].tags);
+    for (int i = 0; i < 3; i++) tags_free(c->lv[i].tags, (size_t)c->lv[i].sets * c->lv[i].ways);
     free(c);
 }
 
@@ -438,7 +471,7 @@ pmu_cache *pmu_cache_new(const pmu_cache_params *p) {
         l->pow2 = is_pow2(l->sets);
         l->set_mask = l->sets - 1;
         while ((UINT32_C(1) << l->line_bits) < src[i]->line) l->line_bits++;
-        l->tags = calloc((size_t)l->sets * l->ways, sizeof *l->tags); /* every way LINE_EMPTY */
+        l->tags = tags_new((size_t)l->sets * l->ways);
         if (!l->tags) {
             pmu_cache_free(c);
             return NULL;

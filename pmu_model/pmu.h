@@ -320,6 +320,12 @@ typedef struct pmu_cache pmu_cache;
 pmu_cache *pmu_cache_new(const pmu_cache_params *p);
 void pmu_cache_free(pmu_cache *c);
 void pmu_cache_reset(pmu_cache *c); /* every line invalid */
+/* On: pmu_cache_free keeps a few tag arrays (1.1 MiB for the default
+ * geometry) and pmu_cache_new takes one of the same size, cleared, instead of
+ * allocating: much cheaper where large allocations are fresh mappings each
+ * time (AddressSanitizer).  Off (the default) frees the kept ones.
+ * Process-wide, for one thread; sim_engine_recycle switches it with engines. */
+void pmu_cache_recycle(bool on);
 
 /* A data access of `size` bytes at `addr` (size 0 counts as 1).  Returns the
  * level that served it: 1 L1D, 2 L2, 3 LLC, 4 memory.  Reads and writes are

@@ -234,8 +234,12 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 }
 
 static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
-    (void)uc, (void)size, (void)value;
+    (void)uc, (void)value;
     sim_machine *m = ud;
+    /* The OS heap reads as mapped zeros everywhere (sim_heap_cover): map and retry. */
+    bool unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_FETCH_UNMAPPED;
+    uint64_t mapped = m->heap_mapped;
+    if (unmapped && size > 0 && sim_heap_cover(m, addr, (uint64_t)size) && m->heap_mapped != mapped) return true;
     m->memerr_addr = addr;
     m->memerr_type = (int)type;
     return false;
@@ -334,6 +338,7 @@ static void set_fault(sim_thread *t, uint32_t code, uint64_t address, uint64_t d
     f->address = address;
     f->data = data;
     f->access = access;
+    (void)sim_heap_cover(t->m, address, sizeof f->bytes);
     for (int i = 0; i < (int)sizeof f->bytes; i++) {
         if (uc_mem_read(t->m->uc, address + (uint64_t)i, &f->bytes[i], 1) != UC_ERR_OK) break;
         f->nbytes = i + 1;

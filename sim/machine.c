@@ -100,7 +100,7 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
         m->regions = r;
         m->cap_regions = nc;
     }
-    if (k != RK_GUARD) {
+    if (k != RK_GUARD && k != RK_HEAP) { /* the heap is mapped as it is used (sim_heap_cover) */
         if ((uint32_t)m->nmaps >= m->cfg.max_mappings) return SIM_ERR_MAPPINGS;
         if (uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
         m->nmaps++;
@@ -113,6 +113,29 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
     m->regions[i] = (region){base, size, prot, k, owner};
     m->nregions++;
     return SIM_OK;
+}
+
+/* The OS heap is one read/write region of the table from the start, all of it
+ * zeros until written, but Unicorn maps it only as far as something touched
+ * it: a first 64 KiB chunk, then chunks that double the mapped size (at most
+ * 11 mappings for 64 MiB, not counted against max_mappings: Unicorn's own
+ * limit is about 190 mappings above it).  A machine that enables profiling on
+ * a few threads then maps 64 KiB, not 64 MiB, which Unicorn unmaps page by page. */
+#define SIM_HEAP_CHUNK0 (64u * 1024u)
+
+bool sim_heap_cover(sim_machine *m, uint64_t addr, uint64_t n) {
+    uint64_t lo = m->lay->heap, top = lo + m->lay->heap_size;
+    if (n == 0 || addr >= top) return true;
+    uint64_t last = n - 1 > UINT64_MAX - addr ? UINT64_MAX : addr + (n - 1);
+    if (last < lo) return true;
+    uint64_t end = last >= top ? top : last + 1; /* the heap's part of the range ends here */
+    while (m->heap_mapped < end) {
+        uint64_t used = m->heap_mapped - lo, k = used ? used : SIM_HEAP_CHUNK0;
+        if (k > top - m->heap_mapped) k = top - m->heap_mapped;
+        if (uc_mem_map(m->uc, m->heap_mapped, (size_t)k, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK) return false;
+        m->heap_mapped += k;
+    }
+    return true;
 }
 
 const region *sim_region_find(const sim_machine *m, uint64_t addr) {
@@ -156,6 +179,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     m->next_data = m->lay->data;
     m->next_code = m->lay->code;
     m->heap_brk = m->lay->heap;
+    m->heap_mapped = m->lay->heap;
     m->heap_end = m->lay->heap + (c->os_heap ? c->os_heap : m->lay->heap_size);
     sim_err e = SIM_OK;
     for (int i = 0; i < m->ncpus && e == SIM_OK; i++) { /* each CPU: its own predictor and caches */
@@ -167,6 +191,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     }
     if (e == SIM_OK) e = sim_cpu_init(m);
     if (e == SIM_OK) e = sim_region_add(m, m->lay->heap, m->lay->heap_size, UC_PROT_READ | UC_PROT_WRITE, RK_HEAP, -1);
+    if (e == SIM_OK && !sim_heap_cover(m, m->lay->heap, 1)) e = SIM_ERR_NOMEM;
     if (e == SIM_OK) e = sim_region_add(m, m->lay->sentinel, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
     if (e == SIM_OK) e = sim_region_add(m, m->lay->scratch, SIM_PAGE, UC_PROT_READ | UC_PROT_WRITE, RK_SCRATCH, -1);
     if (e != SIM_OK) {
@@ -259,12 +284,14 @@ sim_err sim_mem_probe(sim_machine *m, uint64_t addr, size_t n, bool write) {
 
 sim_err sim_mem_read(sim_machine *m, uint64_t addr, void *buf, size_t n) {
     sim_err e = check_range(m, addr, n, UC_PROT_READ);
+    if (e == SIM_OK && !sim_heap_cover(m, addr, n)) e = SIM_ERR_NOMEM;
     if (e == SIM_OK && n && uc_mem_read(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
     return e;
 }
 
 sim_err sim_mem_write(sim_machine *m, uint64_t addr, const void *buf, size_t n) {
     sim_err e = check_range(m, addr, n, UC_PROT_READ | UC_PROT_WRITE);
+    if (e == SIM_OK && !sim_heap_cover(m, addr, n)) e = SIM_ERR_NOMEM;
     if (e == SIM_OK && n && uc_mem_write(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
     return e;
 }
@@ -285,7 +312,7 @@ sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr) {
             return SIM_OK;
         }
     }
-    if (size > m->heap_end - m->heap_brk) return SIM_ERR_NOMEM;
+    if (size > m->heap_end - m->heap_brk || !sim_heap_cover(m, m->heap_brk, size)) return SIM_ERR_NOMEM;
     *addr = m->heap_brk;
     m->heap_brk += size;
     return SIM_OK;

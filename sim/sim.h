@@ -358,7 +358,8 @@ uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
  * hooks, CPU state) and the next sim_machine_new takes it instead of opening
  * one, which saves milliseconds per machine under AddressSanitizer.  Off (the
  * default): each machine opens and closes its own; turning it off closes the
- * spare.  Process-wide, for one thread; the fuzz targets use it. */
+ * spares.  It switches pmu_cache_recycle too (the cache model's tag arrays).
+ * Process-wide, for one thread; the fuzz targets use it. */
 void sim_engine_recycle(bool on);
 /* How many machines took a recycled engine since the process started. */
 unsigned long sim_engine_reuses(void);

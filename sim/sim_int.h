@@ -145,6 +145,7 @@ struct sim_machine {
     region *regions;
     int nregions, cap_regions;
     uint64_t next_data, next_code, heap_brk, heap_end;
+    uint64_t heap_mapped; /* the OS heap is mapped in Unicorn up to here (sim_heap_cover) */
     struct heap_free {
         uint64_t addr;
         uint32_t size;
@@ -202,6 +203,9 @@ struct sim_machine {
 const region *sim_region_find(const sim_machine *m, uint64_t addr);
 /* Maps [base, base+size) with prot (a guard region is recorded, not mapped) and records it. */
 sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t prot, region_kind k, int owner);
+/* Maps the part of the OS heap that [addr, addr + n) touches, if not yet mapped.
+ * False when Unicorn refuses (host memory). */
+bool sim_heap_cover(sim_machine *m, uint64_t addr, uint64_t n);
 /* cpu.c */
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);

@@ -310,6 +310,39 @@ static void test_memory(void) {
     is_u64(h3, h1, "the heap reuses the last freed block of that size");
     ok(h1 % 16 == 0 && h2 - h1 == 448, "heap blocks are 16-aligned and packed");
     sim_machine_free(m);
+    /* The OS heap (0x70000000, 64 MiB) reads as zeros everywhere, though Unicorn maps it only
+     * as far as it is used (sim/README.md "Guest memory"): each access below is the first
+     * beyond what was mapped before it, on fresh machines. */
+    static const uint8_t jmp[] = {0x48, 0xB8, 0x00, 0x00, 0x00, 0x71,
+                                  0,    0,    0,    0,    0xFF, 0xE0}; /* mov rax, 0x71000000; jmp rax */
+    static const uint8_t wr[] = {0x48, 0x89, 0x0C, 0x25, 0x10, 0x00, 0x00, 0x72, 0xC3}; /* mov [0x72000010], rcx; ret */
+    static const uint8_t rd[] = {0x48, 0x8B, 0x04, 0x25, 0xF0, 0xFF, 0xFF, 0x73, 0xC3}; /* mov rax, [0x73FFFFF0]; ret */
+    uint64_t v = 0, arg = 0x1234;
+    m = new_machine(156250, 0);
+    sim_thread *t = start_thread(m, "heap");
+    dispatch(m);
+    is_u64(call(t, place(m, jmp, sizeof jmp), NULL, 0), SIM_CALL_FAULTED, "a jump into the OS heap faults");
+    is_u64(sim_call_fault(t)->code, 0xC0000005u, "with STATUS_ACCESS_VIOLATION");
+    is_u64(sim_call_fault(t)->address, 0x71000000, "at the jump's target");
+    is_u64((uint64_t)sim_call_fault(t)->access, 8, "an execute access");
+    is_u64(call(t, place(m, wr, sizeof wr), &arg, 1), SIM_CALL_RETURNED, "guest code writes the heap's middle");
+    ok(sim_mem_read(m, 0x72000010, &v, 8) == SIM_OK && v == 0x1234, "sim_mem_read sees the write");
+    sim_machine_free(m);
+    m = new_machine(156250, 0);
+    t = start_thread(m, "heap");
+    dispatch(m);
+    arg = 7;
+    is_u64(call(t, place(m, rd, sizeof rd), &arg, 1), SIM_CALL_RETURNED, "guest code reads near the heap's end");
+    is_u64(sim_call_result(t), 0, "and reads zero");
+    sim_machine_free(m);
+    m = new_machine(156250, 0);
+    ok(sim_mem_read(m, 0x73FFFFF8, &v, 8) == SIM_OK && v == 0, "sim_mem_read: the heap's last 8 bytes are zeros");
+    v = 0x5A5A;
+    ok(sim_mem_write(m, 0x73FFFFF0, &v, 8) == SIM_OK, "sim_mem_write there");
+    v = 0;
+    ok(sim_mem_read(m, 0x73FFFFF0, &v, 8) == SIM_OK && v == 0x5A5A, "reads back");
+    is_u64(sim_mem_read(m, 0x73FFFFFC, &v, 8), SIM_ERR_UNMAPPED, "a read running past the heap's end fails");
+    sim_machine_free(m);
     sim_machine_free(NULL);
     ok(1, "sim_machine_free(NULL) is a no-op");
 }
