@@ -79,6 +79,11 @@ local FAULTS = {
     { "hvc #0 at EL0", le32(0xd503201f, 0xd4000002), 0, 0xC000001D, 4, 1 },
     -- ldxr x1, [x0] at an odd address: exclusives must be aligned
     { "ldxr misaligned", le32(0xc85f7c01, 0xd65f03c0), "odd", 0x80000002, 0, 0 },
+    -- timer and PMU registers QEMU would serve from the host's clock (sim/README.md "Faults")
+    { "mrs x0, cntv_tval_el0", le32(0xd503201f, 0xd53be300), 0, 0xC000001D, 4, 1 },
+    { "mrs x0, cntp_tval_el0", le32(0xd503201f, 0xd53be200), 0, 0xC000001D, 4, 1 },
+    { "mrs x0, pmxevcntr_el0", le32(0xd503201f, 0xd53b9d40), 0, 0xC000001D, 4, 1 },
+    { "msr pmcr_el0, x0", le32(0xd503201f, 0xd51b9c00), 0, 0xC000001D, 4, 1 },
   },
   arm = {
     -- ldr r0, [r0]; bx lr (first in its block: A32 data faults report the block start)
@@ -88,6 +93,12 @@ local FAULTS = {
     { "wfi in user mode", le32(0xe320f003, 0xe12fff1e), 0, 0xC000001D, 0, 0 },
     -- ldrex r1, [r0] at an odd address
     { "ldrex misaligned", le32(0xe1901f9f, 0xe12fff1e), "odd", 0x80000002, 0, 0 },
+    -- coprocessor 14/15 accesses (sim/README.md "Faults"): QEMU would serve the timer from the
+    -- host's clock, and runs this ldc as mrrc p15, 1, pc, r0, c14 (CNTVCT into r0 and the PC)
+    { "ldc p15, c15, [r0, #-0x78]", le32(0xe1a00000, 0xed10ff1e), 0, 0xC000001D, 4, 1 },
+    { "mrrc p15, 1, r0, r1, c14 (CNTVCT)", le32(0xe1a00000, 0xec510f1e), 0, 0xC000001D, 4, 1 },
+    { "mrc p15, 0, r0, c9, c13, 0 (PMCCNTR)", le32(0xe1a00000, 0xee190f1d), 0, 0xC000001D, 4, 1 },
+    { "mrc p15, 0, r0, c0, c0, 0 (MIDR)", le32(0xe1a00000, 0xee100f10), 0, 0xC000001D, 4, 1 },
   },
 }
 
@@ -314,6 +325,26 @@ do -- rdtsc; mov ecx, eax; nop; nop; rdtsc; sub eax, ecx; ret: served with the v
     tap.is(t:run(pmc), 3, "x86: RDPMC 0 reads the thread's instructions: 3 from one read to the next (rdpmc, mov, nop)")
   end }
   m:run()
+end
+
+tap.clause("SIM-ISA-FAULTS")
+do -- ARM: add r3, pc, #5; bx r3 (Thumb state at offset 12); udf; Thumb-2 mrrc p15, 1, r0, r1, c14; bx lr
+  local code_bytes = le32(0xe28f3005, 0xe12fff13, 0xe7f000f0) .. "\x51\xec\x1e\x0f\x70\x47"
+  local results = {}
+  for run = 1, 2 do
+    local m = hcp.machine { platform = "ce2.12-arm", cost = "unit" }
+    local code = m:code(code_bytes)
+    m:thread { name = "thumb", body = function(t)
+      local r, st, info = t:run(code)
+      results[run] = tostring(r) .. ":" .. tostring(st)
+      if run == 1 then
+        tap.is(st, 0xC000001D, "arm: a Thumb-2 mrrc of CNTVCT (entered by bx to an odd address) is STATUS_ILLEGAL_INSTRUCTION")
+        tap.is(info and info.address, code + 12, "arm: at the Thumb instruction")
+      end
+    end }
+    m:run()
+  end
+  tap.is(results[2], results[1], "arm: two runs of it agree")
 end
 
 tap.clause("SIM-ISA-COUNTERS")

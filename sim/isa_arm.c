@@ -103,21 +103,45 @@ static int a64_xreg(unsigned rt) {
 #define SYSREG_PMCCNTR_EL0 0xDCE8u /* op0 3, op1 3, CRn 9, CRm 13, op2 0 */
 #define SYSREG_CNTVCT_EL0 0xDF02u
 #define SYSREG_CNTPCT_EL0 0xDF01u
+#define SYSREG_CNTFRQ_EL0 0xDF00u
+
+/* The register an MRS or MSR (register) word names, as op0:op1:CRn:CRm:op2 (the
+ * SYSREG_ values), or -1 for another word. */
+static int a64_sysreg(uint32_t w) {
+    if ((w & 0xFFD00000u) != 0xD5100000u) return -1; /* 1101 0101 00 L 1 ...: op0 = 2 + bit 19 */
+    return (int)(((w >> 5) & 0x7FFFu) | 0x8000u);    /* op0 = 2 + o0 */
+}
+
+/* Performance-monitor (CRn 9) and generic-timer (CRn 14) registers of op1 = 3 are
+ * reachable from EL0 when the kernel allows it, and Unicorn runs ARM64 guests at
+ * EL1, where QEMU serves them: the timer values (CNTP_TVAL_EL0, CNTV_TVAL_EL0)
+ * and the counters behind PMXEVCNTR_EL0 come from the host's clock, so two runs
+ * would differ.  Reads of the three counters the model serves read the virtual
+ * clock (TRAP_CLOCK); CNTFRQ_EL0 is a constant; every other read or write of
+ * these registers is STATUS_ILLEGAL_INSTRUCTION.  Found by scenarios/fuzz, target
+ * guest (run twice). */
+static int a64_sysreg_trap(uint32_t w, int *reg) {
+    int sr = a64_sysreg(w);
+    if (sr < 0) return -1;
+    unsigned op1 = ((unsigned)sr >> 11) & 7u, crn = ((unsigned)sr >> 7) & 15u;
+    bool mrs = (w >> 21) & 1u;
+    if ((unsigned)sr >> 14 != 3u || op1 != 3u || (crn != 9u && crn != 14u)) return -1;
+    if (mrs && (sr == SYSREG_PMCCNTR_EL0 || sr == SYSREG_CNTVCT_EL0 || sr == SYSREG_CNTPCT_EL0)) {
+        *reg = a64_xreg(w & 31u);
+        return TRAP_CLOCK;
+    }
+    if (mrs && sr == SYSREG_CNTFRQ_EL0) return -1;
+    return TRAP_ILLEGAL;
+}
 
 static int a64_trap(csh cs, const cs_insn *in, int *reg) {
     (void)cs;
     *reg = -1;
     const cs_arm64 *x = &in->detail->arm64;
+    uint32_t w;
+    memcpy(&w, in->bytes, 4);
     switch (in->id) {
-    case ARM64_INS_MRS: {
-        if (x->op_count < 2 || x->operands[1].type != ARM64_OP_REG_MRS) return -1;
-        unsigned sr = (unsigned)x->operands[1].reg;
-        if (sr != SYSREG_PMCCNTR_EL0 && sr != SYSREG_CNTVCT_EL0 && sr != SYSREG_CNTPCT_EL0) return -1;
-        uint32_t w;
-        memcpy(&w, in->bytes, 4);
-        *reg = a64_xreg(w & 31u);
-        return TRAP_CLOCK;
-    }
+    case ARM64_INS_MRS: return a64_sysreg_trap(w, reg);
     case ARM64_INS_HVC:
     case ARM64_INS_SMC:
     case ARM64_INS_ERET:
@@ -125,7 +149,7 @@ static int a64_trap(csh cs, const cs_insn *in, int *reg) {
     case ARM64_INS_MSR:
         /* msr daifset/daifclr and writes of EL1 registers: UNDEFINED at EL0 */
         if (x->op_count >= 1 && x->operands[0].type == ARM64_OP_PSTATE) return TRAP_ILLEGAL;
-        return -1;
+        return a64_sysreg_trap(w, reg);
     default: return -1;
     }
 }
@@ -221,6 +245,42 @@ static int a32_trap(csh cs, const cs_insn *in, int *reg) {
     case ARM_INS_HVC: return TRAP_ILLEGAL;
     default: return -1;
     }
+}
+
+/* Coprocessor 14 and 15 (debug, system control, generic timer, performance
+ * monitors): Unicorn runs ARM guests in SVC mode, where such accesses reach
+ * QEMU's system registers, and some of those (CNTPCT, CNTVCT, the timer
+ * values, PMCCNTR) come from the host's clock: a guest could read host time
+ * and two runs would differ.  QEMU also decodes every LDC/STC to cp14/cp15 as
+ * MCRR/MRRC (ldc p15, c15, [r0, #-0x78] reads CNTVCT into r0:pc), where
+ * capstone sees a load, so the trap scan cannot be trusted with them.  Each
+ * place such an instruction may start becomes an exit, as x86's far calls
+ * (isa_x86.c): STATUS_ILLEGAL_INSTRUCTION whatever its condition (user mode
+ * without the kernel's permission).  Found by scenarios/fuzz, target guest.
+ * ARM words (4-byte aligned): MRC/MCR (cccc 1110 xxx x xxxx xxxx 111x xxx1)
+ * and LDC/STC/MCRR/MRRC (cccc 110x xxxx xxxx xxxx 111x xxxx xxxx).  Thumb-2
+ * (entered by a branch to an odd address; not modelled otherwise): the same
+ * instructions are 111x 11xx xxxx xxxx, xxxx 111x xxxx xxxx at any halfword.
+ * The same four bytes at a word boundary may be an ARM `svc` whose immediate has
+ * bits 15-13 and 11-10 set: such an svc is STATUS_ILLEGAL_INSTRUCTION too (the
+ * gate's own svc immediates are below 256). */
+static bool a32_is_cp1415(uint32_t w) {
+    if (((w >> 8) & 0xEu) != 0xEu) return false;
+    return ((w >> 25) & 7u) == 6u || (((w >> 24) & 0xFu) == 0xEu && (w & 0x10u));
+}
+
+static sim_err placed_a32(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i += 2) {
+        uint32_t lo = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8;
+        uint32_t hi = (uint32_t)bytes[i + 2] | (uint32_t)bytes[i + 3] << 8;
+        bool arm = (addr + i) % 4 == 0 && a32_is_cp1415(lo | hi << 16);
+        bool thumb = (lo & 0xEC00u) == 0xEC00u && ((hi >> 8) & 0xEu) == 0xEu;
+        if (arm || thumb) {
+            sim_err e = sim_cpu_add_exit(m, addr + i);
+            if (e != SIM_OK) return e;
+        }
+    }
+    return SIM_OK;
 }
 
 /* ---- the gate ------------------------------------------------------------------------------- */
@@ -375,7 +435,7 @@ const sim_isa sim_isa_arm = {
     .reg_ret = UC_ARM_REG_R0,
     .facts = a32_facts,
     .trap_of = a32_trap,
-    .placed = NULL,
+    .placed = placed_a32,
     .thunk = thunk_a32,
     .gate_entry = 0,
     .gate_entry_len = 4,

@@ -1,15 +1,19 @@
 /* scenarios/fuzz/fz_guest.c — target `guest`: arbitrary bytes placed with
- * sim_code and called as a Windows x64 function by one to three threads,
+ * sim_code and called as a Windows function by one to three threads,
  * with the call gate attached (guest code may call the import thunks) and a
  * small max_cycles.  Every call must end as a return, a guest exception with
  * one of the codes sim/ documents, or the cycle limit: never an emulator
  * error, a host crash or a hang.  Inputs with the top bit of the first byte
  * set run twice on fresh machines and must give the same results, counters,
- * clock and memory (determinism).
+ * clock and memory (determinism).  Every guest ISA hcpsim has is reached.
  *
- * Input: [cfg] [entry offset] 4 x [argument selector, payload] [code...]
+ * Input: [cfg] [entry] 4 x [argument selector, payload] [code...]
  *   cfg bit 0 precise_faults, 1 cache model, 2 no predictor, 3 two CPUs,
  *   bits 4-5 threads - 1 (1..3), 6 observed semantics, 7 run twice.
+ *   entry bits 0-5: the entry's offset in the code (modulo its length);
+ *   bits 6-7 the platform, so the guest CPU: win10-x64, win11-arm64,
+ *   win7-x86 (4-byte pointers, stdcall), ce2.12-arm (4-byte pointers; the
+ *   HCP imports fail with ERROR_CALL_NOT_IMPLEMENTED).
  *   selector % 6: 0 a small integer (1 byte), 1 the data buffer + offset
  *   (2 bytes; page 1 holds a PERFORMANCE_DATA header), 2 an import table
  *   (bit 3: the 4 thunks profile_loop takes, else all of them in thunk
@@ -17,6 +21,7 @@
  *   5 the stack area + offset (2 bytes). */
 #include <string.h>
 
+#include "api/platform.h"
 #include "scenarios/fuzz/fuzz.h"
 
 #define GUEST_DATA 0x3000u
@@ -26,7 +31,7 @@ static const char G[] = "guest";
 
 static bool known_code(uint32_t code) {
     static const uint32_t codes[] = {0xC0000005u, 0xC00000FDu, 0xC000001Du, 0xC0000094u, 0x80000004u, 0x80000003u,
-                                     0xC0000095u, 0xC000008Cu, 0xC0000409u, 0xC0000420u, 0xC0000096u};
+                                     0xC0000095u, 0xC000008Cu, 0xC0000409u, 0xC0000420u, 0xC0000096u, 0x80000002u};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
         if (codes[i] == code) return true;
     return false;
@@ -44,10 +49,20 @@ static uint64_t fnv64(uint64_t h, uint64_t v) {
     return fnv(h, b, 8);
 }
 
+/* A guest pointer of ps bytes (little-endian on every guest ISA). */
+static void put_ptr(uint8_t *p, unsigned ps, uint64_t v) {
+    for (unsigned i = 0; i < ps; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+
 /* One run on a fresh machine; returns a digest of everything observable. */
 static uint64_t guest_run(const uint8_t *data, size_t size) {
     hcpfz_in in = {data, size};
-    uint8_t cfg = hcpfz_u8(&in), entry_off = hcpfz_u8(&in);
+    uint8_t cfg = hcpfz_u8(&in), entry_byte = hcpfz_u8(&in), entry_off = entry_byte & 63;
+    static const char *const platforms[4] = {"win10-x64", "win11-arm64", "win7-x86", "ce2.12-arm"};
+    const hcp_platform *plat = hcp_platform_find(platforms[entry_byte >> 6]);
+    if (!plat) hcpfz_fail(G, "no platform %s", platforms[entry_byte >> 6]);
+    unsigned ps = hcp_platform_ptr_size(plat); /* guest pointers: 8 or 4 bytes */
+    uint64_t stack_area = ps == 8 ? UINT64_C(0x7FF000000000) : UINT64_C(0x80000000); /* sim/README.md */
     uint8_t sel[4];
     uint64_t payload[4];
     for (int i = 0; i < 4; i++) {
@@ -63,14 +78,16 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
     }
     size_t ncode;
     const uint8_t *code = hcpfz_take(&in, 4096, &ncode);
-    static const uint8_t ret[] = {0xC3};
+    static const uint8_t ret[] = {0xC3, 0x1E, 0xFF, 0x2F, 0xE1}; /* x86 ret; ARM bx lr */
+    static const uint8_t ret64[] = {0xC0, 0x03, 0x5F, 0xD6};    /* ARM64 ret */
     if (!ncode) {
-        code = ret;
-        ncode = 1;
+        code = plat->arch == SIM_ARCH_ARM64 ? ret64 : plat->arch == SIM_ARCH_ARM ? ret + 1 : ret;
+        ncode = plat->arch == SIM_ARCH_ARM64 || plat->arch == SIM_ARCH_ARM ? 4 : 1;
     }
 
     sim_config c;
     sim_config_default(&c);
+    c.arch = plat->arch;
     c.precise_faults = cfg & 1;
     c.cache = cfg >> 1 & 1;
     c.predictor = !(cfg >> 2 & 1);
@@ -86,6 +103,7 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
     if (sim_machine_new(&c, &m) != SIM_OK) hcpfz_fail(G, "sim_machine_new failed");
     os = hcp_os_new(m, cfg >> 6 & 1 ? HCP_OBSERVED : HCP_DOCUMENTED);
     if (!os) hcpfz_fail(G, "hcp_os_new failed");
+    hcp_os_set_platform(os, plat);
     hcp_gate_attach(os);
 
     uint64_t buf, table_all, table_prof, at;
@@ -94,14 +112,15 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
         hcpfz_fail(G, "guest memory set-up failed");
     uint8_t b[8 * 32];
     memset(b, 0, sizeof b);
-    for (int i = 0; i < 32 && hcp_import_name(i); i++) hcp_put64(b + 8 * i, hcp_import_address(m, hcp_import_name(i)));
+    for (int i = 0; i < 32 && hcp_import_name(i); i++) put_ptr(b + ps * i, ps, hcp_import_address(m, hcp_import_name(i)));
     sim_mem_write(m, table_all, b, sizeof b);
     static const char *const prof[] = {"GetCurrentThread", "EnableThreadProfiling", "ReadThreadProfilingData",
                                        "DisableThreadProfiling"};
-    for (int i = 0; i < 4; i++) hcp_put64(b + 8 * i, hcp_import_address(m, prof[i]));
+    memset(b, 0, sizeof b);
+    for (int i = 0; i < 4; i++) put_ptr(b + ps * i, ps, hcp_import_address(m, prof[i]));
     sim_mem_write(m, table_prof, b, 32);
-    hcp_put64(b, buf); /* the buffer starts with its own address: pointer chains stay mapped */
-    sim_mem_write(m, buf, b, 8);
+    put_ptr(b, ps, buf); /* the buffer starts with its own address: pointer chains stay mapped */
+    sim_mem_write(m, buf, b, ps);
     uint8_t pd[4] = {0x20, 0x01, PERFORMANCE_DATA_VERSION, 0}; /* Size 288, Version 1 */
     sim_mem_write(m, buf + 0x1000, pd, 4);
     if (sim_code(m, code, ncode, &at) != SIM_OK) hcpfz_fail(G, "sim_code failed");
@@ -114,7 +133,7 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
         case 2: args[i] = sel[i] & 8 ? table_prof : table_all; break;
         case 3: args[i] = at + payload[i]; break;
         case 4: args[i] = payload[i]; break;
-        default: args[i] = UINT64_C(0x7FF000000000) + payload[i]; break;
+        default: args[i] = stack_area + payload[i]; break;
         }
     }
     uint64_t entry = at + entry_off % ncode;

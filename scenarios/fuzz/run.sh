@@ -23,14 +23,20 @@ mkdir -p "$F/artifacts" "$F/seeds-lua" "$F/seeds-guest"
 
 # ---- seeds ----------------------------------------------------------------------------
 cp conformance/*.lua scenarios/examples/*.lua scenarios/tests/sandbox.lua "$F/seeds-lua/"
-# Guest code: each kernel behind three headers (fz_guest.c documents the layout):
-# buffer arguments, counts, and profile_loop's import table, on 1-3 threads.
-for bin in "$B"/scenarios/kernels/*.bin; do
-  [ -f "$bin" ] || continue
-  k=$(basename "$bin" .bin)
-  { printf '\201\000\001\000\000\000\100\001\000\020\000\010'; cat "$bin"; } > "$F/seeds-guest/$k-buf"
-  { printf '\223\000\000\310\000\005\000\000\000\000'; cat "$bin"; } > "$F/seeds-guest/$k-n"
-  { printf '\241\000\012\000\024\001\000\020\004\007\000\000\000\000\000\000\000'; cat "$bin"; } > "$F/seeds-guest/$k-imports"
+# Guest code: each kernel of each ISA behind three headers (fz_guest.c documents the layout):
+# buffer arguments, counts, and profile_loop's import table, on 1-3 threads.  The second
+# byte's top bits choose the platform: x64 0, ARM64 0100, x86 0200, ARM 0300 (octal).
+for isa in x64:000 arm64:100 x86:200 arm:300; do
+  dir=$B/scenarios/kernels
+  [ "${isa%%:*}" = x64 ] || dir=$dir/${isa%%:*}
+  e=${isa#*:}
+  for bin in "$dir"/*.bin; do
+    [ -f "$bin" ] || continue
+    k=${isa%%:*}-$(basename "$bin" .bin)
+    { printf "\\201\\$e\\001\\000\\000\\000\\100\\001\\000\\020\\000\\010"; cat "$bin"; } > "$F/seeds-guest/$k-buf"
+    { printf "\\223\\$e\\000\\310\\000\\005\\000\\000\\000\\000"; cat "$bin"; } > "$F/seeds-guest/$k-n"
+    { printf "\\241\\$e\\012\\000\\024\\001\\000\\020\\004\\007\\000\\000\\000\\000\\000\\000\\000"; cat "$bin"; } > "$F/seeds-guest/$k-imports"
+  done
 done
 
 seeds_of() { # target -> seed directories
