@@ -162,7 +162,7 @@ deps-browser:
 check-browser: all
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
-NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch])
+NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c
 format:
 	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 lint:
@@ -170,6 +170,10 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(LIB_SRC) $(MAIN)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. -Iconformance/native/shim \
 	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c
+	@# native.c loads the kernels' argument registers through register-asm variables, whose
+	@# initialisers cppcheck takes for statements without effect (constStatement).
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
+	  --suppress=constStatement:scenarios/kernels/native.c scenarios/kernels/native.c
 
 clean:
 	rm -rf build build-*
