@@ -94,15 +94,8 @@ fi
 
 # ---- the TAP tests -------------------------------------------------------------------------
 golden=$top/scenarios/tests/report_golden.md
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-cd "$dir" || exit 1
-n=0
-fail=0
-result() { # status (0 ok), name [, diagnostic]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2 [SIM-REPORT]"; else fail=$((fail + 1)); echo "not ok $n - $2 [SIM-REPORT]"; [ -n "$3" ] && echo "# $3"; fi
-}
+CLAUSE=SIM-REPORT
+. "$top/scenarios/tests/lib/tap.sh"
 echo "TAP version 13"
 
 # The derivations (scenarios/kernels/README.md, api/README.md "Call gate", sim/README.md):
@@ -141,20 +134,14 @@ result $st "the scenario runs with --report PATH.json: status 0" "status $st; st
 [ -s small.json ] && [ ! -e small.json.tmp ] && [ ! -s out.txt ]
 result $? "the report is at PATH, PATH.tmp is gone, and the scenario's stdout is untouched"
 
-# The checker prints one line per check: "ok NAME" or "not ok NAME: detail".
+# The checker (CheckJson.pm) prints one line per check: "ok NAME" or "not ok NAME: detail".
 cat > check.pl <<'EOF'
 use strict;
 use warnings;
 use B;
 use JSON::PP;
-my ($file) = @ARGV;
-my @out;
-sub check { my ($ok, $name, $detail) = @_; ($detail //= '') =~ s/\s+/ /g; push @out, $ok ? "ok $name" : "not ok $name: $detail"; }
-open my $fh, '<', $file or die "$file: $!";
-my $text = do { local $/; <$fh> };
-my $d = eval { JSON::PP->new->decode($text) };
-check(defined $d && ref $d eq 'HASH', 'the file parses as a JSON object', $@);
-$d //= {};
+use CheckJson;
+my ($d, $text) = load_json($ARGV[0]);
 
 # ---- a small validator: the schema's required keys and their types (reports/SCHEMA.md) ----
 # A spec is a type name ('int', 'str', 'bool', 'null', alternatives joined by '|', 'map:int' an
@@ -295,21 +282,10 @@ check($got eq 'lua:Sleep:[1]:[]:2004-6002000 guest:GetCurrentThreadId:[]:[1000]:
       'api: Sleep(1) from Lua returns nothing when a runs again; GetCurrentThreadId from guest code returns 1000', $got);
 check(($api->{total} // 0) == 2 && ($api->{by_function}{Sleep}{lua} // 0) == 1 && ($api->{by_function}{GetCurrentThreadId}{guest} // 0) == 1
       && ($a->{api_calls} // 0) == 2 && ($b->{api_calls} // -1) == 0, 'api: 2 calls, counted by function and by thread');
-print "$_\n" for @out;
+finish();
 EOF
 
-tap_checks() { # file of "ok NAME" / "not ok NAME: detail" lines
-  while IFS= read -r line; do
-    case "$line" in
-      "ok "*) result 0 "${line#ok }" ;;
-      "not ok "*) rest=${line#not ok }; result 1 "${rest%%: *}" "${rest#*: }" ;;
-      *) result 1 "checker output: $line" ;;
-    esac
-  done <"$1"
-}
-perl check.pl small.json >checks.txt 2>perl.err
-tap_checks checks.txt
-sed 's/^/# /' perl.err
+check_json check.pl small.json
 
 # ---- Markdown: golden ----
 $HCPSIM run --report small.md small.lua >/dev/null 2>err.txt

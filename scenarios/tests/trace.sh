@@ -4,18 +4,8 @@
 # sleeper that then sets an event, a waiter on that event) runs with --trace;
 # a perl script (core JSON::PP) checks the file's structure against what the
 # scenario must produce: tracks, spans, wait reasons, counters, timestamps.
-top=$(pwd)
-HCPSIM=${HCPSIM:-$top/build/hcpsim}
-case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-cd "$dir" || exit 1
-n=0
-fail=0
-result() { # status (0 ok), name [, diagnostic]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2 [SIM-TRACE-FILE]"; else fail=$((fail + 1)); echo "not ok $n - $2 [SIM-TRACE-FILE]"; [ -n "$3" ] && echo "# $3"; fi
-}
+CLAUSE=SIM-TRACE-FILE
+. scenarios/tests/lib/tap.sh
 echo "TAP version 13"
 echo "1..30"
 
@@ -45,19 +35,13 @@ result $st "the scenario runs with --trace: status 0" "status $st; stderr: $(cat
 [ -s a.json ] && [ ! -e a.json.tmp ]
 result $? "the trace is at PATH and PATH.tmp is gone"
 
-# The checker prints one line per check: "ok NAME" or "not ok NAME: detail".
+# The checker (CheckJson.pm) prints one line per check: "ok NAME" or "not ok NAME: detail".
 cat > check.pl <<'EOF'
 use strict;
 use warnings;
 use JSON::PP;
-my ($file) = @ARGV;
-my @out;
-sub check { my ($ok, $name, $detail) = @_; ($detail //= '') =~ s/\s+/ /g; push @out, $ok ? "ok $name" : "not ok $name: $detail"; }
-open my $fh, '<', $file or die "$file: $!";
-my $text = do { local $/; <$fh> };
-my $d = eval { JSON::PP->new->decode($text) };
-check(defined $d && ref $d eq 'HASH', 'the file parses as a JSON object', $@);
-$d //= {};
+use CheckJson;
+my ($d, $text) = load_json($ARGV[0]);
 my $evs = $d->{traceEvents};
 check(ref $evs eq 'ARRAY' && @$evs > 0, 'it has a non-empty traceEvents array');
 $evs = [] unless ref $evs eq 'ARRAY';
@@ -162,18 +146,10 @@ check($val eq '', "each thread's last counter sample has spin's instructions (4+
 my @ready = grep { $_->{ph} eq 'C' && $_->{pid} == 1 && $_->{name} eq 'ready threads' } @$evs;
 my @rbad = grep { $_->{args}{ready} < 0 || $_->{args}{ready} > 3 } @ready;
 check(@ready && !@rbad && $ready[-1]{args}{ready} == 0, 'the ready-threads counter stays within 0..3 and ends at 0');
-print "$_\n" for @out;
+finish();
 EOF
 
-perl check.pl a.json >checks.txt 2>perl.err
-while IFS= read -r line; do
-  case "$line" in
-    "ok "*) result 0 "${line#ok }" ;;
-    "not ok "*) rest=${line#not ok }; result 1 "${rest%%: *}" "${rest#*: }" ;;
-    *) result 1 "checker output: $line" ;;
-  esac
-done <checks.txt
-sed 's/^/# /' perl.err
+check_json check.pl a.json
 
 $HCPSIM run --trace b.json sched.lua >/dev/null 2>&1
 cmp -s a.json b.json

@@ -1,0 +1,36 @@
+# scenarios/tests/lib/tap.sh — sourced by the shell tests that write TAP and check JSON files
+# (../trace.sh, ../report.sh), from the source tree's top, after they set CLAUSE (the clause id
+# every TAP line names).  It sets `top` (the source tree) and HCPSIM (absolute, or a valgrind
+# command line), makes a temporary directory the current one (removed at exit), and defines:
+#   result STATUS NAME [DIAGNOSTIC]   one TAP line: ok when STATUS is 0; counts in n and fail
+#   check_json CHECKER FILE           runs a perl checker written with CheckJson.pm (beside
+#                                     this file) on FILE: one TAP line per check it makes
+top=$(pwd)
+HCPSIM=${HCPSIM:-$top/build/hcpsim}
+case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+n=0
+fail=0
+result() { # status (0 ok), name [, diagnostic]
+  n=$((n + 1))
+  if [ "$1" = 0 ]; then
+    echo "ok $n - $2 [$CLAUSE]"
+  else
+    fail=$((fail + 1))
+    echo "not ok $n - $2 [$CLAUSE]"
+    [ -n "${3:-}" ] && echo "# $3"
+  fi
+}
+check_json() { # checker.pl, file.json
+  perl -I"$top/scenarios/tests/lib" "$1" "$2" >checks.txt 2>perl.err
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) result 0 "${line#ok }" ;;
+      "not ok "*) rest=${line#not ok }; result 1 "${rest%%: *}" "${rest#*: }" ;;
+      *) result 1 "checker output: $line" ;;
+    esac
+  done <checks.txt
+  sed 's/^/# /' perl.err
+}
