@@ -3,17 +3,11 @@
 # 1 a TAP test failed, 2 usage/scenario/simulation error with FILE:LINE:
 # message on stderr.  Each case writes a small scenario and checks the exact
 # status and message.
-top=$(pwd)
-HCPSIM=${HCPSIM:-$top/build/hcpsim}
+CLAUSE=SIM-CLI # the clause every line names (conformance/clauses.tsv)
+. scenarios/tests/lib/tap.sh
 HCPSIM_CLAUSES=${HCPSIM_CLAUSES:-$top/conformance/clauses.tsv}
 export HCPSIM_CLAUSES
-case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-cd "$dir" || exit 1
-n=0
-fail=0
-clause=SIM-CLI # the clause every line names (conformance/clauses.tsv)
+clause=$CLAUSE
 check() { # name, expected status, expected stderr (exact, one line) , file
   n=$((n + 1))
   $HCPSIM run "$4" >out.txt 2>err.txt

@@ -9,14 +9,7 @@
 # follow the formats the README states, with positions, addresses and thread
 # ids derived by hand (first thread id 1000, the first m:code at 0x140000000,
 # each m:code block a whole page followed by an unmapped guard page).
-top=$(pwd)
-HCPSIM=${HCPSIM:-$top/build/hcpsim}
-case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
-dir=$(mktemp -d) || exit 1
-trap 'chmod -R u+rwx "$dir" 2>/dev/null; rm -rf "$dir"' EXIT
-cd "$dir" || exit 1
-n=0
-fail=0
+. scenarios/tests/lib/tap.sh
 
 # expect NAME STATUS STDERR [--out STDOUT] -- hcpsim ARGUMENTS...
 expect() {

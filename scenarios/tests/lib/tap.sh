@@ -1,6 +1,6 @@
-# scenarios/tests/lib/tap.sh — sourced by the shell tests that write TAP and check JSON files
-# (../trace.sh, ../report.sh), from the source tree's top, after they set CLAUSE (the clause id
-# every TAP line names).  It sets `top` (the source tree) and HCPSIM (absolute, or a valgrind
+# scenarios/tests/lib/tap.sh — sourced by the shell tests (../cli.sh, ../errors.sh,
+# ../trace.sh, ../report.sh) from the source tree's top, after they set CLAUSE (the clause id
+# every TAP line of `result` names).  It sets `top` (the source tree) and HCPSIM (absolute, or a valgrind
 # command line), makes a temporary directory the current one (removed at exit), and defines:
 #   result STATUS NAME [DIAGNOSTIC]   one TAP line: ok when STATUS is 0; counts in n and fail
 #   check_json CHECKER FILE           runs a perl checker written with CheckJson.pm (beside
@@ -9,7 +9,7 @@ top=$(pwd)
 HCPSIM=${HCPSIM:-$top/build/hcpsim}
 case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
 dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
+trap 'chmod -R u+rwx "$dir" 2>/dev/null; rm -rf "$dir"' EXIT # a test may leave unreadable files
 cd "$dir" || exit 1
 n=0
 fail=0
