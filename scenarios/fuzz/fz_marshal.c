@@ -13,9 +13,12 @@
  * leaves the array alone unless it succeeds; EnableThreadProfiling writes its
  * out-parameter only when it succeeds (or returns ERROR_NOACCESS);
  * KeSetHardwareCounterConfiguration changes the configuration only when it
- * succeeds. */
+ * succeeds.  Bits 3-4 of the first byte choose the platform (win10-x64,
+ * win11-arm64, win7-x86, ce2.12-arm), so 4-byte handles and pointers and the
+ * 32-bit memory plan are marshalled too. */
 #include <string.h>
 
+#include "api/platform.h"
 #include "scenarios/fuzz/fuzz.h"
 
 #define MARSHAL_MAX_OPS 96
@@ -27,6 +30,7 @@ typedef struct marshal {
     sim_machine *m;
     hcp_os *os;
     uint64_t data, data2, code, spin; /* an m:alloc-like buffer of 2 pages, one of 1 page, a code page */
+    unsigned ps;                      /* guest pointer and HANDLE size: 8 or 4 */
     uint64_t handles[HANDLES];        /* thread handles, profiling blocks, anything seen */
     int nhandles;
     sim_thread *threads[MAX_THREADS];
@@ -39,7 +43,7 @@ static const char T[] = "marshal";
 static void keep(marshal *s, uint64_t v) { s->handles[s->nhandles++ % HANDLES] = v; }
 
 static uint64_t ms_address(marshal *s) {
-    static const uint64_t bases[] = {
+    static const uint64_t bases64[] = {
         0,
         UINT64_C(0x70000000),     /* the OS heap (profiling blocks) */
         UINT64_C(0x100000000),    /* the call gate: read+execute */
@@ -49,6 +53,12 @@ static uint64_t ms_address(marshal *s) {
         UINT64_C(0x20000000),     /* never mapped */
         UINT64_MAX - 15,
     };
+    static const uint64_t bases32[] = {
+        /* the same places in the 32-bit plan (sim/README.md "Guest memory"), and past 4 GiB */
+        0, UINT64_C(0x70000000), UINT64_C(0x7FFE0000), UINT64_C(0xFFFD0000), UINT64_C(0xFFFE0000),
+        UINT64_C(0x80000000), UINT64_C(0x20000000), UINT64_C(0xFFFFFFF0),
+    };
+    const uint64_t *bases = s->ps == 8 ? bases64 : bases32;
     static const int64_t ends[] = {0, 1, 2, 4, 8, 16, 287, 288, 289, 447, 448, 4096};
     uint8_t k = hcpfz_u8(&s->in);
     uint64_t base;
@@ -176,7 +186,7 @@ static void op_enable(marshal *s) {
     bool r = readable(s, out, 8, before);
     uint32_t rc = EnableThreadProfiling(s->os, h, flags, mask, out);
     bool r2 = readable(s, out, 8, after);
-    if (rc == ERROR_SUCCESS && r2) keep(s, hcp_get64(after));
+    if (rc == ERROR_SUCCESS && r2) keep(s, s->ps == 8 ? hcp_get64(after) : hcp_get32(after));
     bool in_heap = out >= UINT64_C(0x70000000) && out < UINT64_C(0x74000000); /* the block it made and freed */
     if (rc != ERROR_SUCCESS && rc != ERROR_NOACCESS && r && r2 && !in_heap && memcmp(before, after, 8) != 0)
         hcpfz_fail(T, "EnableThreadProfiling failed (%u) but wrote its out-parameter", rc);
@@ -265,17 +275,42 @@ static bool op_sched(marshal *s) {
     return settle(s);
 }
 
+/* spin(n): n turns of a loop, per guest ISA (its calling convention's first argument). */
+static const uint8_t spin_x64[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
+/* mov ecx, [esp+4]; mov eax, ecx; test ecx, ecx; jz ret; dec ecx; jnz dec; ret 4 */
+static const uint8_t spin_x86[] = {0x8b, 0x4c, 0x24, 0x04, 0x89, 0xc8, 0x85, 0xc9, 0x74,
+                                   0x03, 0x49, 0x75, 0xfd, 0xc2, 0x04, 0x00};
+/* cbz x0, ret; subs x0, x0, #1; b.ne subs; ret */
+static const uint8_t spin_arm64[] = {0x60, 0x00, 0x00, 0xb4, 0x00, 0x04, 0x00, 0xf1,
+                                     0xe1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
+/* cmp r0, #0; bxeq lr; subs r0, r0, #1; bne subs; bx lr */
+static const uint8_t spin_arm[] = {0x00, 0x00, 0x50, 0xe3, 0x1e, 0xff, 0x2f, 0x01, 0x01, 0x00,
+                                   0x50, 0xe2, 0xfd, 0xff, 0xff, 0x1a, 0x1e, 0xff, 0x2f, 0xe1};
+
 static void marshal_run(marshal *s) {
     sim_config c;
     sim_config_default(&c);
     uint8_t cfg = hcpfz_u8(&s->in);
+    static const char *const platforms[4] = {"win10-x64", "win11-arm64", "win7-x86", "ce2.12-arm"};
+    const hcp_platform *plat = hcp_platform_find(platforms[cfg >> 3 & 3]);
+    if (!plat) hcpfz_fail(T, "no platform %s", platforms[cfg >> 3 & 3]);
+    s->ps = hcp_platform_ptr_size(plat);
+    c.arch = plat->arch;
     c.max_cycles = HCPFZ_GUEST_CYCLES * 4;
     c.cpus = 1 + (cfg >> 1 & 1);
     if (sim_machine_new(&c, &s->m) != SIM_OK) return;
     s->os = hcp_os_new(s->m, cfg & 1 ? HCP_OBSERVED : HCP_DOCUMENTED);
-    static const uint8_t spin[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
+    if (s->os) hcp_os_set_platform(s->os, plat);
+    const uint8_t *spin = spin_x64;
+    size_t nspin = sizeof spin_x64;
+    switch (plat->arch) {
+    case SIM_ARCH_X64: break;
+    case SIM_ARCH_X86: spin = spin_x86, nspin = sizeof spin_x86; break;
+    case SIM_ARCH_ARM64: spin = spin_arm64, nspin = sizeof spin_arm64; break;
+    case SIM_ARCH_ARM: spin = spin_arm, nspin = sizeof spin_arm; break;
+    }
     if (!s->os || sim_alloc(s->m, 0x2000, &s->data) != SIM_OK || sim_alloc(s->m, 0x1000, &s->data2) != SIM_OK ||
-        sim_code(s->m, spin, sizeof spin, &s->spin) != SIM_OK)
+        sim_code(s->m, spin, nspin, &s->spin) != SIM_OK)
         hcpfz_fail(T, "machine set-up failed");
     s->code = s->spin;
     for (int i = 0; i < 2; i++) {
