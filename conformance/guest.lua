@@ -69,6 +69,34 @@ m:thread { name = "guest", body = function(t)
   tap.ok(rf == nil and cf == hcp.STATUS_ILLEGAL_INSTRUCTION,
          "a far call through a register (ff d9) -> STATUS_ILLEGAL_INSTRUCTION, the host survives")
   tap.is(t:run(negate, -7), 7, "and the thread runs guest code again")
+  -- LOCK (f0) is allowed only on read-modify-write instructions with a memory destination
+  -- (Intel SDM vol. 2, "LOCK"); elsewhere a CPU raises #UD, and Unicorn 2.0.1 aborts the host
+  -- on some of them (lock cmpsb, lock cmp: sim/isa_x86.c).  rcx = the argument, a buffer.
+  local lockbuf = m:alloc(16)
+  for _, c in ipairs {
+    { "lock cmp dword [rcx], 0x100", "\xf0\x81\x39\x00\x01\x00\x00\xc3", false },
+    { "lock lock cmp dword [rcx], 0x100", "\xf0\xf0\x81\x39\x00\x01\x00\x00\xc3", false },
+    { "lock cmpsb", "\x48\x89\xce\x48\x89\xcf\xf0\xa6\xc3", false },
+    { "lock movsb", "\x48\x89\xce\x48\x89\xcf\xf0\xa4\xc3", false },
+    { "lock clc", "\xf0\xf8\xc3", false },
+    { "lock add eax, 1 (a register destination)", "\xf0\x83\xc0\x01\xc3", false },
+    { "lock mov [rcx], eax", "\xf0\x89\x01\xc3", false },
+    { "lock add dword [rcx], 1", "\xf0\x83\x01\x01\xc3", true },
+    { "lock xchg [rcx], eax", "\xf0\x87\x01\xc3", true },
+    { "lock cmpxchg [rcx], edx", "\xf0\x0f\xb1\x11\xc3", true },
+    { "lock inc qword [rcx]", "\xf0\x48\xff\x01\xc3", true },
+  } do
+    local r, code = t:run(m:code(c[2]), lockbuf)
+    if c[3] then
+      tap.ok(code == nil, c[1] .. ": runs (got " .. tostring(code) .. ")")
+    else
+      tap.ok(r == nil and code == hcp.STATUS_ILLEGAL_INSTRUCTION,
+             c[1] .. " -> STATUS_ILLEGAL_INSTRUCTION, the host survives (got " .. tostring(code) .. ")")
+    end
+  end
+  local before = string.unpack("<I4", m:read(lockbuf, 4))
+  t:run(m:code("\xf0\x83\x01\x01\xc3"), lockbuf)
+  tap.is(string.unpack("<I4", m:read(lockbuf, 4)), (before + 1) & 0xFFFFFFFF, "lock add dword [rcx], 1 adds 1")
 
   tap.clause("SIM-GUEST-RUN-ARGS")
   local ok1, e1 = pcall(function() return t:run("x") end)

@@ -322,34 +322,107 @@ static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
 }
 
 /* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when
- * it translates a far call or jump through a register, FF /3 or FF /5 with
- * mod = 11 (the CPU raises #UD).  Each place such an instruction may start
- * (the FF, or any of the prefix bytes right before it) becomes an exit, where
- * translation stops before the instruction; sim_call_continue reports
- * STATUS_ILLEGAL_INSTRUCTION there.  Found by scenarios/fuzz, target guest.
- * CMPS (A6, A7) with a LOCK prefix (#UD on a CPU) aborts the same way: each
- * place where an instruction that includes the LOCK may start is an exit.
+ * it translates some instructions a CPU refuses with #UD, so each place such
+ * an instruction may start becomes an exit, where translation stops before
+ * it; sim_call_continue reports STATUS_ILLEGAL_INSTRUCTION there.  Found by
+ * scenarios/fuzz, target guest:
+ * - a far call or jump through a register, FF /3 or FF /5 with mod = 11: the
+ *   FF, or any of the prefix bytes right before it, may start one;
+ * - a LOCK prefix on an instruction that cannot take it (CMPS, CMP: fixes 8
+ *   and 12).  A CPU allows LOCK only on ADD, ADC, AND, BTC, BTR, BTS,
+ *   CMPXCHG, CMPXCHG8B, CMPXCHG16B, DEC, INC, NEG, NOT, OR, SBB, SUB, XOR,
+ *   XADD and XCHG with a memory destination, and raises #UD for any other
+ *   (Intel SDM vol. 2, "LOCK").  Every start at or before an F0 byte within
+ *   its run of prefixes is decoded; a start whose instruction has the LOCK
+ *   where a CPU refuses it, or that capstone refuses although 15 bytes are
+ *   there, is an exit (one cut short by the end of the code is left to fault
+ *   on its fetch).
  * REX (40-4F) is a prefix only in 64-bit mode. */
 static bool is_prefix(uint8_t b, bool rex) {
     return (rex && b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 ||
            b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x64 || b == 0x65;
 }
 
+static bool lock_allowed(const cs_insn *in) {
+    switch (in->id) {
+    case X86_INS_ADD:
+    case X86_INS_ADC:
+    case X86_INS_AND:
+    case X86_INS_BTC:
+    case X86_INS_BTR:
+    case X86_INS_BTS:
+    case X86_INS_CMPXCHG:
+    case X86_INS_CMPXCHG8B:
+    case X86_INS_CMPXCHG16B:
+    case X86_INS_DEC:
+    case X86_INS_INC:
+    case X86_INS_NEG:
+    case X86_INS_NOT:
+    case X86_INS_OR:
+    case X86_INS_SBB:
+    case X86_INS_SUB:
+    case X86_INS_XOR:
+    case X86_INS_XADD:
+    case X86_INS_XCHG: break;
+    default: return false;
+    }
+    const cs_x86 *x = &in->detail->x86;
+    for (int i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM) return i == 0 || in->id == X86_INS_XCHG;
+    return false;
+}
+
+/* The instruction at bytes[j] (n - j bytes left) carries a LOCK a CPU refuses. */
+static bool bad_lock(sim_machine *m, const uint8_t *bytes, size_t n, size_t j, bool rex) {
+    const uint8_t *p = bytes + j;
+    size_t left = n - j < 15 ? n - j : 15;
+    uint64_t a = j;
+    cs_insn *in = cs_malloc(m->cs);
+    if (!in) return true; /* no host memory to decide: refuse the instruction */
+    bool bad;
+    if (cs_disasm_iter(m->cs, &p, &left, &a, in)) {
+        const cs_x86 *x = &in->detail->x86;
+        bad = x->prefix[0] == X86_PREFIX_LOCK && !lock_allowed(in);
+    } else if (n - j >= 15) {
+        bad = true; /* refused, though a whole instruction's bytes are there */
+    } else {
+        /* Refused with fewer bytes left: capstone refuses LOCK on what cannot take it
+         * (lock cmp, lock clc); the same bytes without their F0s decode if they are a whole
+         * instruction. */
+        uint8_t copy[15];
+        size_t k = 0, q = j;
+        while (q < n && k < sizeof copy && is_prefix(bytes[q], rex)) {
+            if (bytes[q] != 0xF0) copy[k++] = bytes[q];
+            q++;
+        }
+        while (q < n && k < sizeof copy) copy[k++] = bytes[q++];
+        p = copy;
+        left = k;
+        a = j;
+        bad = cs_disasm_iter(m->cs, &p, &left, &a, in);
+    }
+    cs_free(in, 1);
+    return bad;
+}
+
 static sim_err placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n, bool rex) {
+    size_t next_lock_start = 0; /* starts below it were decoded for a LOCK already */
     for (size_t i = 0; i < n; i++) {
-        size_t first = i, last = i; /* exits at first..last */
+        size_t first = i; /* where an instruction ending its prefixes at i may start */
         while (first > 0 && i - first < 14 && is_prefix(bytes[first - 1], rex)) first--;
-        if (bytes[i] == 0xFF && i + 1 < n) {
-            uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
-            if (modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
-        } else if (bytes[i] == 0xA6 || bytes[i] == 0xA7) { /* CMPS with LOCK: the same abort */
-            for (size_t k = first; k < i; k++)
-                if (bytes[k] == 0xF0) last = k; /* a start after the last LOCK is a plain CMPS */
-            if (last == i) continue;
-        } else {
+        if (bytes[i] == 0xF0) {
+            for (size_t j = first > next_lock_start ? first : next_lock_start; j <= i; j++)
+                if (bad_lock(m, bytes, n, j, rex)) {
+                    sim_err e = sim_cpu_add_exit(m, addr + j);
+                    if (e != SIM_OK) return e;
+                }
+            next_lock_start = i + 1;
             continue;
         }
-        for (size_t k = first; k <= last; k++) {
+        if (bytes[i] != 0xFF || i + 1 >= n) continue;
+        uint8_t modrm = bytes[i + 1], reg = (modrm >> 3) & 7;
+        if (modrm >> 6 != 3 || (reg != 3 && reg != 5)) continue;
+        for (size_t k = first; k <= i; k++) {
             sim_err e = sim_cpu_add_exit(m, addr + k);
             if (e != SIM_OK) return e;
         }
