@@ -77,6 +77,7 @@ m:thread { name = "guest", body = function(t)
     { "lock cmp dword [rcx], 0x100", "\xf0\x81\x39\x00\x01\x00\x00\xc3", false },
     { "lock lock cmp dword [rcx], 0x100", "\xf0\xf0\x81\x39\x00\x01\x00\x00\xc3", false },
     { "lock cmpsb", "\x48\x89\xce\x48\x89\xcf\xf0\xa6\xc3", false },
+    { "lock rep cmpsd (ecx = 0)", "\x48\x89\xce\x48\x89\xcf\x31\xc9\xf0\xf3\xa7\xc3", false },
     { "lock movsb", "\x48\x89\xce\x48\x89\xcf\xf0\xa4\xc3", false },
     { "lock clc", "\xf0\xf8\xc3", false },
     { "lock add eax, 1 (a register destination)", "\xf0\x83\xc0\x01\xc3", false },

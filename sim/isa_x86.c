@@ -381,8 +381,9 @@ static bool bad_lock(sim_machine *m, const uint8_t *bytes, size_t n, size_t j, b
     if (!in) return true; /* no host memory to decide: refuse the instruction */
     bool bad;
     if (cs_disasm_iter(m->cs, &p, &left, &a, in)) {
-        const cs_x86 *x = &in->detail->x86;
-        bad = x->prefix[0] == X86_PREFIX_LOCK && !lock_allowed(in);
+        /* Its prefixes include the F0 (every byte from j to it is a prefix); capstone's
+         * prefix[0] would show only the last of LOCK, REP and REPNE (lock rep cmpsd). */
+        bad = !lock_allowed(in);
     } else if (n - j >= 15) {
         bad = true; /* refused, though a whole instruction's bytes are there */
     } else {
