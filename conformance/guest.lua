@@ -80,6 +80,8 @@ m:thread { name = "guest", body = function(t)
     { "lock rep cmpsd (ecx = 0)", "\x48\x89\xce\x48\x89\xcf\x31\xc9\xf0\xf3\xa7\xc3", false },
     { "lock movsb", "\x48\x89\xce\x48\x89\xcf\xf0\xa4\xc3", false },
     { "lock clc", "\xf0\xf8\xc3", false },
+    -- the code ends inside the instruction; the page's zeros complete it: lock cmp [rax+0xf00f], al
+    { "lock cmp [rax + 0xf00f], al (its last bytes are the page's zeros)", "\x48\x89\xc8\xf0\x38\x80\x0f\xf0", false },
     { "lock add eax, 1 (a register destination)", "\xf0\x83\xc0\x01\xc3", false },
     { "lock mov [rcx], eax", "\xf0\x89\x01\xc3", false },
     { "lock add dword [rcx], 1", "\xf0\x83\x01\x01\xc3", true },

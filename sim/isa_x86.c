@@ -372,10 +372,18 @@ static bool lock_allowed(const cs_insn *in) {
     return false;
 }
 
-/* The instruction at bytes[j] (n - j bytes left) carries a LOCK a CPU refuses. */
+/* The instruction at bytes[j] carries a LOCK a CPU refuses.  The code's pages
+ * read as zeros after its n bytes (sim_code places it at a page start and
+ * rounds its region up to whole pages; a guard page follows), so an
+ * instruction may run on into them: the bytes decoded are the code's, then
+ * zeros up to the region's end. */
 static bool bad_lock(sim_machine *m, const uint8_t *bytes, size_t n, size_t j, bool rex) {
-    const uint8_t *p = bytes + j;
-    size_t left = n - j < 15 ? n - j : 15;
+    size_t span = (n + SIM_PAGE - 1) & ~(size_t)(SIM_PAGE - 1);
+    uint8_t buf[15] = {0};
+    size_t avail = span - j < sizeof buf ? span - j : sizeof buf; /* bytes before the guard page */
+    memcpy(buf, bytes + j, n - j < avail ? n - j : avail);
+    const uint8_t *p = buf;
+    size_t left = avail;
     uint64_t a = j;
     cs_insn *in = cs_malloc(m->cs);
     if (!in) return true; /* no host memory to decide: refuse the instruction */
@@ -384,19 +392,19 @@ static bool bad_lock(sim_machine *m, const uint8_t *bytes, size_t n, size_t j, b
         /* Its prefixes include the F0 (every byte from j to it is a prefix); capstone's
          * prefix[0] would show only the last of LOCK, REP and REPNE (lock rep cmpsd). */
         bad = !lock_allowed(in);
-    } else if (n - j >= 15) {
+    } else if (avail == sizeof buf) {
         bad = true; /* refused, though a whole instruction's bytes are there */
     } else {
-        /* Refused with fewer bytes left: capstone refuses LOCK on what cannot take it
-         * (lock cmp, lock clc); the same bytes without their F0s decode if they are a whole
-         * instruction. */
-        uint8_t copy[15];
-        size_t k = 0, q = j;
-        while (q < n && k < sizeof copy && is_prefix(bytes[q], rex)) {
-            if (bytes[q] != 0xF0) copy[k++] = bytes[q];
+        /* Refused, the guard page within 15 bytes: capstone refuses LOCK on what cannot take
+         * it (lock cmp, lock clc); the same bytes without their F0s decode if they are a whole
+         * instruction before the guard page. */
+        uint8_t copy[sizeof buf];
+        size_t k = 0, q = 0;
+        while (q < avail && is_prefix(buf[q], rex)) {
+            if (buf[q] != 0xF0) copy[k++] = buf[q];
             q++;
         }
-        while (q < n && k < sizeof copy) copy[k++] = bytes[q++];
+        while (q < avail) copy[k++] = buf[q++];
         p = copy;
         left = k;
         a = j;
