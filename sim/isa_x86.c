@@ -333,10 +333,8 @@ static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
  *   CMPXCHG, CMPXCHG8B, CMPXCHG16B, DEC, INC, NEG, NOT, OR, SBB, SUB, XOR,
  *   XADD and XCHG with a memory destination, and raises #UD for any other
  *   (Intel SDM vol. 2, "LOCK").  Every start at or before an F0 byte within
- *   its run of prefixes is decoded; a start whose instruction has the LOCK
- *   where a CPU refuses it, or that capstone refuses although 15 bytes are
- *   there, is an exit (one cut short by the end of the code is left to fault
- *   on its fetch).
+ *   its run of prefixes is decoded (bad_lock) and is an exit when its
+ *   instruction has the LOCK where a CPU refuses it.
  * REX (40-4F) is a prefix only in 64-bit mode. */
 static bool is_prefix(uint8_t b, bool rex) {
     return (rex && b >= 0x40 && b <= 0x4F) || b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 ||

@@ -49,6 +49,10 @@ lua_State *hcpfz_lua_open(void);
  * protected, then the TAP status), as hcpsim run does. */
 void hcpfz_lua_main(lua_State *L);
 
+/* The platform two input bits choose (k % 4): win10-x64, win11-arm64, win7-x86,
+ * ce2.12-arm, one per guest ISA (targets guest and marshal). */
+const struct hcp_platform *hcpfz_platform(unsigned k);
+
 /* Aborts with "hcpsim fuzz: <target>: <message>" on stderr: a broken invariant. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noreturn, format(printf, 2, 3)))

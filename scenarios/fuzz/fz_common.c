@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/platform.h"
 #include "scenarios/fuzz/fuzz.h"
 
 uint8_t hcpfz_u8(hcpfz_in *in) {
@@ -145,6 +146,13 @@ void hcpfz_lua_main(lua_State *L) {
     lhcp_strict_globals(L);
     if (lua_pcall(L, 0, 0, base) == LUA_OK) (void)lhcp_tap_status(L);
     lua_settop(L, base - 1);
+}
+
+const hcp_platform *hcpfz_platform(unsigned k) {
+    static const char *const names[4] = {"win10-x64", "win11-arm64", "win7-x86", "ce2.12-arm"};
+    const hcp_platform *p = hcp_platform_find(names[k % 4]);
+    if (!p) hcpfz_fail("common", "no platform %s", names[k % 4]);
+    return p;
 }
 
 #ifdef HCPFZ_LIBFUZZER

@@ -58,9 +58,7 @@ static void put_ptr(uint8_t *p, unsigned ps, uint64_t v) {
 static uint64_t guest_run(const uint8_t *data, size_t size) {
     hcpfz_in in = {data, size};
     uint8_t cfg = hcpfz_u8(&in), entry_byte = hcpfz_u8(&in), entry_off = entry_byte & 63;
-    static const char *const platforms[4] = {"win10-x64", "win11-arm64", "win7-x86", "ce2.12-arm"};
-    const hcp_platform *plat = hcp_platform_find(platforms[entry_byte >> 6]);
-    if (!plat) hcpfz_fail(G, "no platform %s", platforms[entry_byte >> 6]);
+    const hcp_platform *plat = hcpfz_platform(entry_byte >> 6);
     unsigned ps = hcp_platform_ptr_size(plat); /* guest pointers: 8 or 4 bytes */
     uint64_t stack_area = ps == 8 ? UINT64_C(0x7FF000000000) : UINT64_C(0x80000000); /* sim/README.md */
     uint8_t sel[4];

@@ -291,9 +291,7 @@ static void marshal_run(marshal *s) {
     sim_config c;
     sim_config_default(&c);
     uint8_t cfg = hcpfz_u8(&s->in);
-    static const char *const platforms[4] = {"win10-x64", "win11-arm64", "win7-x86", "ce2.12-arm"};
-    const hcp_platform *plat = hcp_platform_find(platforms[cfg >> 3 & 3]);
-    if (!plat) hcpfz_fail(T, "no platform %s", platforms[cfg >> 3 & 3]);
+    const hcp_platform *plat = hcpfz_platform(cfg >> 3);
     s->ps = hcp_platform_ptr_size(plat);
     c.arch = plat->arch;
     c.max_cycles = HCPFZ_GUEST_CYCLES * 4;
