@@ -14,7 +14,10 @@ uint8_t hcpfz_u8(hcpfz_in *in) {
     return *in->p++;
 }
 
-uint16_t hcpfz_u16(hcpfz_in *in) { return (uint16_t)(hcpfz_u8(in) | hcpfz_u8(in) << 8); }
+uint16_t hcpfz_u16(hcpfz_in *in) {
+    uint16_t lo = hcpfz_u8(in); /* two statements: the operands of | are unsequenced (gcc and clang differ) */
+    return (uint16_t)(lo | hcpfz_u8(in) << 8);
+}
 
 uint32_t hcpfz_u32(hcpfz_in *in) {
     uint32_t lo = hcpfz_u16(in);

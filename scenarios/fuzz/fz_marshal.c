@@ -9,13 +9,15 @@
  * Besides crashes it checks what the specification promises about bytes
  * (HCP-SPEC §2, §4; api/README.md): a ReadThreadProfilingData that fails
  * leaves the 288-byte buffer as it was, one that succeeds keeps Size and
- * Version and reports at most 16 counters; KeQueryHardwareCounterConfiguration
+ * Version, reports at most 16 counters when asked for them and leaves the
+ * fields its flags do not name, and Reserved, as the caller set them; KeQueryHardwareCounterConfiguration
  * leaves the array alone unless it succeeds; EnableThreadProfiling writes its
  * out-parameter only when it succeeds (or returns ERROR_NOACCESS);
  * KeSetHardwareCounterConfiguration changes the configuration only when it
  * succeeds.  Bits 3-4 of the first byte choose the platform (win10-x64,
  * win11-arm64, win7-x86, ce2.12-arm), so 4-byte handles and pointers and the
  * 32-bit memory plan are marshalled too. */
+#include <stddef.h>
 #include <string.h>
 
 #include "api/platform.h"
@@ -104,6 +106,9 @@ static uint32_t ms_dword(marshal *s) {
 }
 
 static bool readable(marshal *s, uint64_t a, size_t n, uint8_t *buf) { return sim_mem_read(s->m, a, buf, n) == SIM_OK; }
+
+/* Every function here reads the input in statement order: the arguments of one call are
+ * unsequenced, and gcc (make test) and clang (make fuzz) would read a kept input differently. */
 
 /* Fills a writable buffer with input bytes (or a pattern) before a call. */
 static void fill(marshal *s, uint64_t a, size_t n) {
@@ -215,7 +220,18 @@ static void op_read(marshal *s) {
         if (!r || !r2) hcpfz_fail(T, "ReadThreadProfilingData succeeded on an unreadable buffer");
         if (hcp_get16(after) != HCP_PERFORMANCE_DATA_SIZE || after[2] != PERFORMANCE_DATA_VERSION)
             hcpfz_fail(T, "ReadThreadProfilingData succeeded but Size/Version changed");
-        if (after[3] > MAX_HW_COUNTERS) hcpfz_fail(T, "HwCountersCount %u > 16", after[3]);
+        /* HCP-SPEC §2.4: HARDWARE_COUNTERS writes HwCountersCount and HwCounters, DISPATCHING
+         * ContextSwitchCount; what a flag does not write, and Reserved, stays as the caller set
+         * it (edge case 20). */
+        bool hw = flags & READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS;
+        size_t hc = offsetof(PERFORMANCE_DATA, HwCounters), cs = offsetof(PERFORMANCE_DATA, ContextSwitchCount);
+        size_t cnt = offsetof(PERFORMANCE_DATA, HwCountersCount), rsv = offsetof(PERFORMANCE_DATA, Reserved);
+        if (hw && after[cnt] > MAX_HW_COUNTERS) hcpfz_fail(T, "HwCountersCount %u > 16", after[cnt]);
+        if (!hw && (after[cnt] != before[cnt] || memcmp(after + hc, before + hc, sizeof after - hc) != 0))
+            hcpfz_fail(T, "ReadThreadProfilingData without HARDWARE_COUNTERS wrote HwCountersCount or HwCounters");
+        if (!(flags & READ_THREAD_PROFILING_FLAG_DISPATCHING) && memcmp(after + cs, before + cs, 4) != 0)
+            hcpfz_fail(T, "ReadThreadProfilingData without DISPATCHING wrote ContextSwitchCount");
+        if (memcmp(after + rsv, before + rsv, 4) != 0) hcpfz_fail(T, "ReadThreadProfilingData wrote Reserved");
     }
 }
 
@@ -223,7 +239,11 @@ static void op_misc(marshal *s) {
     uint8_t k = hcpfz_u8(&s->in);
     switch (k % 8) {
     case 0: (void)DisableThreadProfiling(s->os, ms_handle(s)); break;
-    case 1: (void)QueryThreadProfiling(s->os, ms_handle(s), ms_address(s)); break;
+    case 1: {
+        uint64_t h = ms_handle(s), a = ms_address(s);
+        (void)QueryThreadProfiling(s->os, h, a);
+        break;
+    }
     case 2: {
         uint64_t h = ms_handle(s);
         uint64_t a[4];
@@ -231,15 +251,24 @@ static void op_misc(marshal *s) {
         (void)GetThreadTimes(s->os, h, a[0], a[1], a[2], a[3]);
         break;
     }
-    case 3: (void)QueryThreadCycleTime(s->os, ms_handle(s), ms_address(s)); break;
+    case 3: {
+        uint64_t h = ms_handle(s), a = ms_address(s);
+        (void)QueryThreadCycleTime(s->os, h, a);
+        break;
+    }
     case 4: {
-        uint64_t h = OpenThread(s->os, ms_dword(s), hcpfz_u8(&s->in) & 1, 1000 + 4u * (hcpfz_u8(&s->in) % 8));
+        uint32_t access = ms_dword(s);
+        bool inherit = hcpfz_u8(&s->in) & 1;
+        uint64_t h = OpenThread(s->os, access, inherit, 1000 + 4u * (hcpfz_u8(&s->in) % 8));
         if (h) keep(s, h);
         break;
     }
     case 5: (void)CloseHandle(s->os, ms_handle(s)); break;
     case 6:
-        if (s->nthreads) keep(s, hcp_thread_handle(s->os, s->threads[hcpfz_u8(&s->in) % s->nthreads], ms_dword(s)));
+        if (s->nthreads) {
+            sim_thread *t = s->threads[hcpfz_u8(&s->in) % s->nthreads];
+            keep(s, hcp_thread_handle(s->os, t, ms_dword(s)));
+        }
         break;
     default: SetLastError(s->os, ms_dword(s)); break;
     }
