@@ -99,6 +99,9 @@ local FAULTS = {
     { "mrrc p15, 1, r0, r1, c14 (CNTVCT)", le32(0xe1a00000, 0xec510f1e), 0, 0xC000001D, 4, 1 },
     { "mrc p15, 0, r0, c9, c13, 0 (PMCCNTR)", le32(0xe1a00000, 0xee190f1d), 0, 0xC000001D, 4, 1 },
     { "mrc p15, 0, r0, c0, c0, 0 (MIDR)", le32(0xe1a00000, 0xee100f10), 0, 0xC000001D, 4, 1 },
+    -- no floating-point unit (sim/README.md "Not modelled"): with one, this load of address 0
+    -- would be an access violation
+    { "vldr d0, [r0] (no VFP)", le32(0xe1a00000, 0xed900b00), 0, 0xC000001D, 4, 1 },
   },
 }
 
