@@ -217,7 +217,7 @@ int lhcp_machine_new(lua_State *L) {
     c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
     /* bytes of the 64 MiB OS heap the profiling blocks come from (0 = all of it) */
     c.os_heap = (uint64_t)opt_int(L, 1, "os_heap", 0, 0, 64 * 1024 * 1024);
-    c.max_mappings = (uint32_t)opt_int(L, 1, "max_mappings", SIM_MAX_MAPPINGS_DEFAULT, 16, SIM_MAX_MAPPINGS_DEFAULT);
+    c.max_mappings = (uint32_t)opt_int(L, 1, "max_mappings", SIM_MAX_MAPPINGS_DEFAULT, 16, SIM_MAX_MAPPINGS_LIMIT);
     /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
     int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {

@@ -347,6 +347,10 @@ static int cmd_describe(int argc, char **argv) {
     printf("  handles           %d open per machine (machine option max_handles, at most %d); a full table\n"
            "                    is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)\n",
            HCP_DEFAULT_MAX_HANDLES, HCP_MAX_HANDLES);
+    printf("  guest mappings    %u per machine (machine option max_mappings, at most %u): each m:alloc and m:code\n"
+           "                    block, and the stack of each thread inside a guest call; n of them cost host time\n"
+           "                    as n^3 (sim/README.md \"Guest memory\")\n",
+           SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_LIMIT);
     printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
            (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
     printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",

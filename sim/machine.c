@@ -5,6 +5,9 @@
 
 #include "sim/sim_int.h"
 
+_Static_assert(SIM_MAX_MAPPINGS_DEFAULT == 1024u && SIM_MAX_MAPPINGS_LIMIT == 3900u,
+               "sim_strerror's SIM_ERR_MAPPINGS text names both numbers");
+
 const char *sim_strerror(sim_err e) {
     switch (e) {
     case SIM_OK: return "success";
@@ -15,8 +18,8 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
     case SIM_ERR_MAPPINGS:
-        return "limit reached: 3900 guest memory mappings (machine option max_mappings, at most 3900: Unicorn "
-               "2.0.1's limit; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)";
+        return "limit reached: guest memory mappings (machine option max_mappings, default 1024, at most 3900: "
+               "Unicorn 2.0.1's limit; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
     }
     return "unknown error";
@@ -27,7 +30,7 @@ const char *sim_machine_strerror(sim_machine *m, sim_err e) {
     snprintf(m->errbuf, sizeof m->errbuf,
              "limit reached: %u guest memory mappings (machine option max_mappings, at most %u: Unicorn 2.0.1's "
              "limit; default %u; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)",
-             m->cfg.max_mappings, SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_DEFAULT);
+             m->cfg.max_mappings, SIM_MAX_MAPPINGS_LIMIT, SIM_MAX_MAPPINGS_DEFAULT);
     return m->errbuf;
 }
 
@@ -157,7 +160,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
     const sim_isa *isa = sim_isa_of(c->arch);
     if (!isa) return SIM_ERR_ARCH;
-    if (c->os_heap > isa->lay->heap_size || c->max_mappings > SIM_MAX_MAPPINGS_DEFAULT) return SIM_ERR_ARG;
+    if (c->os_heap > isa->lay->heap_size || c->max_mappings > SIM_MAX_MAPPINGS_LIMIT) return SIM_ERR_ARG;
     if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
         pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;

@@ -92,7 +92,8 @@ typedef struct sim_config {
     bool predictor;            /* model branch prediction: branch-misses and their penalty */
     bool cache;                /* model the data caches: cache events and penalties (adds a memory hook) */
     uint64_t boot_time;        /* wall-clock time of virtual time 0: a FILETIME (100 ns since 1601-01-01 UTC) */
-    uint32_t max_mappings;     /* separate guest mappings allowed (0 = SIM_MAX_MAPPINGS_DEFAULT, at most that) */
+    uint32_t max_mappings;     /* separate guest mappings allowed (0 = SIM_MAX_MAPPINGS_DEFAULT, at most
+                                  SIM_MAX_MAPPINGS_LIMIT) */
     uint64_t os_heap;          /* bytes of the OS heap sim_heap_alloc may use (0 = all 64 MiB; at most that) */
 } sim_config;
 
@@ -102,8 +103,12 @@ typedef struct sim_config {
 #define SIM_FILETIME_1970 UINT64_C(116444736000000000)
 #define SIM_BOOT_TIME_DEFAULT (SIM_FILETIME_1970 + UINT64_C(20454) * 86400u * 10000000u)
 
-/* Unicorn 2.0.1 fails past about 4000 separate mappings (sim/README.md). */
-#define SIM_MAX_MAPPINGS_DEFAULT 3900u
+/* Unicorn 2.0.1 fails past about 4000 separate mappings, and each mapping costs
+ * time in proportion to the square of those already made, so n of them cost n^3
+ * (sim/README.md "Guest memory"): the default keeps a machine's mappings near
+ * 2 s of host time at worst, the limit is Unicorn's. */
+#define SIM_MAX_MAPPINGS_DEFAULT 1024u
+#define SIM_MAX_MAPPINGS_LIMIT 3900u
 
 /* Defaults: 1 CPU, 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 2000-cycle
  * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks, the

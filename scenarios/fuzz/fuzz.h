@@ -25,6 +25,8 @@ int hcpfz_guest(const uint8_t *data, size_t size);   /* arbitrary guest machine 
 #define HCPFZ_MEMORY_LIMIT (64u << 20) /* bytes of Lua heap per input */
 #define HCPFZ_MAX_CYCLES 1000000       /* guest cycles per machine (caps max_cycles options) */
 #define HCPFZ_GUEST_CYCLES 300000      /* guest cycles per guest-code input */
+#define HCPFZ_MAX_MAPPINGS 256         /* guest mappings per machine (caps max_mappings options): n of
+                                          them cost n^3, and under ASan 822 took 50 s */
 
 /* ---- fz_common.c ----------------------------------------------------------------------- */
 
@@ -42,7 +44,8 @@ const uint8_t *hcpfz_take(hcpfz_in *in, size_t n, size_t *got);
 
 /* A scenario Lua state: the sandboxed runtime with the limits above, print
  * swallowed (its arguments still converted), warnings off, `arg` empty, and
- * hcp.machine / m:run capped at HCPFZ_MAX_CYCLES.  NULL on host memory
+ * hcp.machine / m:run capped at HCPFZ_MAX_CYCLES, hcp.machine at
+ * HCPFZ_MAX_MAPPINGS.  NULL on host memory
  * exhaustion.  Close with lua_close. */
 lua_State *hcpfz_lua_open(void);
 /* Runs the function on top of L's stack as the main chunk (strict globals,

@@ -57,7 +57,24 @@ static int fz_print(lua_State *L) {
     return 0;
 }
 
-/* hcp.machine{...} with max_cycles capped (absent, 0 or larger: the cap). */
+/* The field t[name] of the table at index t: its type, and *v its integer value (0 when it has none). */
+static int int_field(lua_State *L, int t, const char *name, lua_Integer *v, int *isint) {
+    lua_pushstring(L, name);
+    int ty = lua_rawget(L, t);
+    *v = lua_tointegerx(L, -1, isint);
+    lua_pop(L, 1);
+    return ty;
+}
+
+static void set_int_field(lua_State *L, int t, const char *name, lua_Integer v) {
+    lua_pushstring(L, name);
+    lua_pushinteger(L, v);
+    lua_rawset(L, t);
+}
+
+/* hcp.machine{...} with max_cycles capped (absent, 0 or larger: the cap) and max_mappings capped
+ * (absent, or larger but still valid: the cap; n mappings cost n^3, sim/README.md).  Values the
+ * machine refuses stay, so that its errors are still reached. */
 static int fz_machine(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
@@ -65,15 +82,13 @@ static int fz_machine(lua_State *L) {
     }
     if (lua_type(L, 1) == LUA_TTABLE) {
         int isint;
-        lua_pushliteral(L, "max_cycles");
-        int ty = lua_rawget(L, 1);
-        lua_Integer v = lua_tointegerx(L, -1, &isint);
-        lua_pop(L, 1);
-        if (ty == LUA_TNIL || (isint && (v > HCPFZ_MAX_CYCLES || v <= 0))) { /* 0: the default, 2e10 */
-            lua_pushliteral(L, "max_cycles");
-            lua_pushinteger(L, HCPFZ_MAX_CYCLES);
-            lua_rawset(L, 1);
-        }
+        lua_Integer v;
+        int ty = int_field(L, 1, "max_cycles", &v, &isint);
+        if (ty == LUA_TNIL || (isint && (v > HCPFZ_MAX_CYCLES || v <= 0))) /* 0: the default, 2e10 */
+            set_int_field(L, 1, "max_cycles", HCPFZ_MAX_CYCLES);
+        ty = int_field(L, 1, "max_mappings", &v, &isint);
+        if (ty == LUA_TNIL || (isint && v > HCPFZ_MAX_MAPPINGS && v <= SIM_MAX_MAPPINGS_LIMIT))
+            set_int_field(L, 1, "max_mappings", HCPFZ_MAX_MAPPINGS);
     }
     return lhcp_machine_new(L);
 }
@@ -82,15 +97,9 @@ static int fz_machine(lua_State *L) {
 static int fz_run(lua_State *L) {
     if (lua_type(L, 2) == LUA_TTABLE) {
         int isint;
-        lua_pushliteral(L, "max_cycles");
-        lua_rawget(L, 2);
-        lua_Integer v = lua_tointegerx(L, -1, &isint);
-        lua_pop(L, 1);
-        if (isint && v > HCPFZ_MAX_CYCLES) {
-            lua_pushliteral(L, "max_cycles");
-            lua_pushinteger(L, HCPFZ_MAX_CYCLES);
-            lua_rawset(L, 2);
-        }
+        lua_Integer v;
+        (void)int_field(L, 2, "max_cycles", &v, &isint);
+        if (isint && v > HCPFZ_MAX_CYCLES) set_int_field(L, 2, "max_cycles", HCPFZ_MAX_CYCLES);
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);

@@ -273,14 +273,19 @@ m:code("\xc3")
 m:alloc(1)
 EOF
 expect "max_memory: the third page" 2 "memory.lua:5: limit reached: 8192 bytes of guest memory (machine option max_memory; default 1073741824)" -- run memory.lua
-# Guest memory mappings: Unicorn 2.0.1 holds at most 3900 (3900 of them take a minute: each
-# uc_mem_map re-lays the whole map), so the machine option max_mappings lowers the limit; each
+# Guest memory mappings: Unicorn 2.0.1 holds at most 3900, and n mappings cost host time as n^3
+# (each uc_mem_map searches its RAM blocks pairwise and re-lays the whole map: 3800 took 88 s), so
+# the default is 1024 (about 1.6 s) and the machine option max_mappings moves it (16..3900); each
 # m:alloc is one mapping (its guard page none).
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 20 }\nfor i = 1, 40 do\n  m:alloc(1)\nend\n' > maps.lua
 expect "guest memory mappings (max_mappings)" 2 \
-  "maps.lua:4: m:alloc: limit reached: 20 guest memory mappings (machine option max_mappings, at most 3900: Unicorn 2.0.1's limit; default 3900; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)" -- run maps.lua
+  "maps.lua:4: m:alloc: limit reached: 20 guest memory mappings (machine option max_mappings, at most 3900: Unicorn 2.0.1's limit; default 1024; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)" -- run maps.lua
 printf 'local hcp = require "hcpsim"\nhcp.machine { max_mappings = 3901 }\n' > maps2.lua
 expect "max_mappings above Unicorn's limit" 2 "maps2.lua:2: hcp.machine: 'max_mappings' = 3901 is out of range (16..3900)" -- run maps2.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 3900 }\nm:alloc(1)\nprint("ok")\n' > maps3.lua
+expect "max_mappings may be raised to Unicorn's limit, above the default" 0 "" --out "ok" -- run maps3.lua
+$HCPSIM describe | grep -qx '  guest mappings    1024 per machine (machine option max_mappings, at most 3900): each m:alloc and m:code'
+result $? "describe states the mappings default (1024) and limit (3900)"
 # max_handles = 3: the thread's own handle is one, two OpenThread calls fill the table; the third
 # fails as Windows does when the handle table is full: NULL and ERROR_NO_SYSTEM_RESOURCES (1450).
 cat > handles.lua <<'EOF'
