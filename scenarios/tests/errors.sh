@@ -275,7 +275,7 @@ EOF
 expect "max_memory: the third page" 2 "memory.lua:5: limit reached: 8192 bytes of guest memory (machine option max_memory; default 1073741824)" -- run memory.lua
 # Guest memory mappings: Unicorn 2.0.1 holds at most 3900, and n mappings cost host time as n^3
 # (each uc_mem_map searches its RAM blocks pairwise and re-lays the whole map: 3800 took 88 s), so
-# the default is 1024 (about 1.6 s) and the machine option max_mappings moves it (16..3900); each
+# the default is 1024 (about 1.7 s) and the machine option max_mappings moves it (16..3900); each
 # m:alloc is one mapping (its guard page none).
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 20 }\nfor i = 1, 40 do\n  m:alloc(1)\nend\n' > maps.lua
 expect "guest memory mappings (max_mappings)" 2 \
