@@ -230,8 +230,8 @@ static void check_preempt(sim_machine *m, sim_cpu *c) {
         leave_ready(m, c, SIM_WR_PREEMPTED, SIM_READY_PREEMPTED, true);
         switch_to(m, c, n);
         c->check_preempt = false;
-    } else if (!(m->rq_summary >> (t->priority + 1))) {
-        c->check_preempt = false; /* nothing of higher priority is ready any more */
+    } else if (t->priority >= 31 || !(m->rq_summary >> (t->priority + 1))) {
+        c->check_preempt = false; /* nothing of higher priority is ready any more (none above 31) */
     }
 }
 
