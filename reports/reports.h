@@ -41,6 +41,8 @@ void rep_trace_detach(rep_trace *tr, sim_machine *m);
  * (scenarios/README.md "Limits"); the spans still open are closed at the time
  * of the last record kept. */
 #define REP_TRACE_DEFAULT_LIMIT UINT64_C(10000000)
+/* The message of a run that the limit ended (a lua_pushfstring format: the limit, then the default). */
+#define REP_TRACE_LIMIT_MESSAGE "limit reached: %I trace events (hcpsim run --trace-limit N; default %I)"
 void rep_trace_set_limit(rep_trace *tr, uint64_t max_events);
 uint64_t rep_trace_limit(const rep_trace *tr);
 bool rep_trace_full(const rep_trace *tr);

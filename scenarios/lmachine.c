@@ -640,8 +640,8 @@ static void check_trace_full(lua_State *L, lmachine *lm) {
     if (!lm->trace || !rep_trace_full(lm->trace)) return;
     lm->running = false;
     trace_end(L, 1, false, false);
-    luaL_error(L, "limit reached: %I trace events (hcpsim run --trace-limit N; default %I)",
-               (lua_Integer)rep_trace_limit(lm->trace), (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
+    luaL_error(L, REP_TRACE_LIMIT_MESSAGE, (lua_Integer)rep_trace_limit(lm->trace),
+               (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
 }
 
 /* m:run{max_cycles=}: resumes thread bodies as the scheduler dispatches them,

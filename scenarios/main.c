@@ -217,6 +217,15 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
         status = EXIT_ERROR;
         errmsg = strdup_or_null(msg);
+    } else if (rep_trace_full(trace)) {
+        /* Records were dropped where no m:run step checked (outside m:run): the run still ends at
+         * the limit, named after the file as no line caused it. */
+        const char *msg = lua_pushfstring(L, "%s: " REP_TRACE_LIMIT_MESSAGE, file, (lua_Integer)rep_trace_limit(trace),
+                                          (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
+        fflush(stdout);
+        fprintf(stderr, "%s\n", msg);
+        status = EXIT_ERROR;
+        errmsg = strdup_or_null(msg);
     } else {
         status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
@@ -341,16 +350,18 @@ static int cmd_describe(int argc, char **argv) {
            (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
     printf("  threads           %d per machine (machine option max_threads)\n", LHCP_DEFAULT_MAX_THREADS);
     printf("  guest memory      %llu bytes of m:alloc, m:code, m:import_table per machine (machine option\n"
-           "                    max_memory); the OS heap (profiling blocks) is a fixed 64 MiB: when it is full\n"
-           "                    EnableThreadProfiling fails with ERROR_NOT_ENOUGH_MEMORY, as on Windows\n",
+           "                    max_memory); the OS heap (profiling blocks) is 64 MiB (machine option os_heap,\n"
+           "                    smaller only): when it is full EnableThreadProfiling fails with\n"
+           "                    ERROR_NOT_ENOUGH_MEMORY, as on Windows\n",
            (unsigned long long)LHCP_DEFAULT_MAX_MEMORY);
     printf("  handles           %d open per machine (machine option max_handles, at most %d); a full table\n"
            "                    is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)\n",
            HCP_DEFAULT_MAX_HANDLES, HCP_MAX_HANDLES);
-    printf("  guest mappings    %u per machine (machine option max_mappings, at most %u): each m:alloc and m:code\n"
-           "                    block, and the stack of each thread inside a guest call; n of them cost host time\n"
-           "                    as n^3 (sim/README.md \"Guest memory\")\n",
-           SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_LIMIT);
+    printf(
+        "  guest mappings    %u per machine (machine option max_mappings, at most %u): each m:alloc, m:code\n"
+        "                    and m:import_table block, and each stack slot (as many as threads were inside\n"
+        "                    guest calls at once); n of them cost host time as n^3 (sim/README.md \"Guest memory\")\n",
+        SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_LIMIT);
     printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
            (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
     printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",

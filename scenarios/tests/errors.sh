@@ -140,6 +140,12 @@ unknown "an unknown cost table" 'cost = "fast"' "hcp.machine: unknown cost table
 unknown "an unknown machine option" 'max_thread = 4' \
   "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings)"
 unknown "a limit option out of range" 'max_threads = 0' "hcp.machine: 'max_threads' = 0 is out of range (1..1000000)"
+# The other limit options' ranges (lmachine.c): each refused value names its range.
+unknown "max_memory below a page" 'max_memory = 4095' "hcp.machine: 'max_memory' = 4095 is out of range (4096..1099511627776)"
+unknown "max_handles of 0" 'max_handles = 0' "hcp.machine: 'max_handles' = 0 is out of range (1..4194303)"
+unknown "os_heap above 64 MiB" 'os_heap = 67108865' "hcp.machine: 'os_heap' = 67108865 is out of range (0..67108864)"
+unknown "stack_size below a page" 'stack_size = 100' "hcp.machine: 'stack_size' = 100 is out of range (4096..67108864)"
+unknown "a negative max_cycles" 'max_cycles = -1' "hcp.machine: 'max_cycles' = -1 is out of range (0..9223372036854775807)"
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:trace { flags = 0x1, on_event = print }\n' > u.lua
 expect "unknown kernel logger flags" 2 \
   "u.lua:3: m:trace: flags 0x1 are not simulated (valid: EVENT_TRACE_FLAG_THREAD 0x2, EVENT_TRACE_FLAG_CSWITCH 0x10, EVENT_TRACE_FLAG_DISPATCHER 0x800)" -- run u.lua
@@ -284,7 +290,26 @@ printf 'local hcp = require "hcpsim"\nhcp.machine { max_mappings = 3901 }\n' > m
 expect "max_mappings above Unicorn's limit" 2 "maps2.lua:2: hcp.machine: 'max_mappings' = 3901 is out of range (16..3900)" -- run maps2.lua
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 3900 }\nm:alloc(1)\nprint("ok")\n' > maps3.lua
 expect "max_mappings may be raised to Unicorn's limit, above the default" 0 "" --out "ok" -- run maps3.lua
-$HCPSIM describe | grep -qx '  guest mappings    1024 per machine (machine option max_mappings, at most 3900): each m:alloc and m:code'
+# The same limit reached by m:code and m:import_table (each block one mapping), named by the caller.
+MAPS="limit reached: 16 guest memory mappings (machine option max_mappings, at most 3900: Unicorn 2.0.1's limit; default 1024; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)"
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 16 }\nfor i = 1, 40 do\n  m:code("\\xc3")\nend\n' > maps4.lua
+expect "guest memory mappings through m:code" 2 "maps4.lua:4: m:code: $MAPS" -- run maps4.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 16 }\nfor i = 1, 40 do\n  m:import_table { "GetLastError" }\nend\n' > maps5.lua
+expect "guest memory mappings through m:import_table" 2 "maps5.lua:4: m:import_table: $MAPS" -- run maps5.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:alloc(0)\n' > alloc0.lua
+expect "m:alloc of 0 bytes" 2 "alloc0.lua:3: bad argument #1 to 'alloc' (size must be 1..268435456 bytes)" -- run alloc0.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:alloc(268435457)\n' > alloc1.lua
+expect "m:alloc above 256 MiB" 2 "alloc1.lua:3: bad argument #1 to 'alloc' (size must be 1..268435456 bytes)" -- run alloc1.lua
+# m:alloc blocks live in 0x10000000..0x70000000 (1.5 GiB), each followed by a guard page: five
+# 256 MiB blocks fit, the sixth does not, whatever max_memory allows (here 4 GiB).
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_memory = 1 << 32 }\nfor i = 1, 6 do\n  m:alloc(256 * 1024 * 1024)\n  print(i)\nend\n' > space.lua
+expect "the m:alloc address range is used up" 2 "space.lua:4: m:alloc: out of memory (host or guest address space)" \
+  --out "1
+2
+3
+4
+5" -- run space.lua
+$HCPSIM describe | grep -qx '  guest mappings    1024 per machine (machine option max_mappings, at most 3900): each m:alloc, m:code'
 result $? "describe states the mappings default (1024) and limit (3900)"
 # max_handles = 3: the thread's own handle is one, two OpenThread calls fill the table; the third
 # fails as Windows does when the handle table is full: NULL and ERROR_NO_SYSTEM_RESOURCES (1450).
@@ -305,6 +330,16 @@ expect "max_handles: Windows' error from the API, a limit message from m:event" 
   --out "true	0
 true	0
 false	1450" -- run handles.lua
+HANDLES="ERROR_NO_SYSTEM_RESOURCES: the handle table is full"
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_handles = 2 }\nfor i = 1, 3 do\n  m:thread { name = "w" .. i, body = function(t) end }\nend\n' > handles2.lua
+expect "max_handles from m:thread (each thread holds one handle)" 2 \
+  "handles2.lua:4: m:thread: $HANDLES (2 handles open; machine option max_handles, default 1048576)" -- run handles2.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_handles = 1 }\nm:event {}\nm:mutex {}\n' > handles3.lua
+expect "max_handles from m:mutex" 2 \
+  "handles3.lua:4: m:mutex: $HANDLES (1 handles open; machine option max_handles, default 1048576)" -- run handles3.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_handles = 1 }\nm:mutex {}\nm:semaphore { initial = 0, max = 1 }\n' > handles4.lua
+expect "max_handles from m:semaphore" 2 \
+  "handles4.lua:4: m:semaphore: $HANDLES (1 handles open; machine option max_handles, default 1048576)" -- run handles4.lua
 cat > cycles.lua <<'EOF'
 local hcp = require "hcpsim"
 local m = hcp.machine { max_cycles = 100000 }
@@ -324,6 +359,8 @@ m:run { max_cycles = 1000000 }
 EOF
 expect "max_cycles while every thread sleeps" 2 \
   "sleep.lua:4: limit reached: 1000000 cycles (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)" -- run sleep.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:run { max_cycles = 0 }\n' > run0.lua
+expect "m:run{max_cycles = 0}" 2 "run0.lua:3: m:run: max_cycles must be a positive integer" -- run run0.lua
 printf 'local x = 0\nwhile true do\n  x = x + 1\nend\n' > spin.lua
 expect "Lua instructions in the main chunk" 2 \
   "spin.lua:3: limit reached: 100000 Lua instructions (hcpsim run --lua-instructions N; default 5000000000)" -- run --lua-instructions 100000 spin.lua
@@ -372,6 +409,24 @@ perl -MJSON::PP -e 'local $/; open my $t, "<", "busy.json" or exit 1; my $d = JS
   open my $r, "<", "busy.report.json" or exit 2; my $rep = JSON::PP->new->decode(<$r>);
   exit(exists $d->{otherData}{partial} && !defined $d->{otherData}{partial} && !defined $rep->{run}{partial} ? 0 : 3)' 2>/dev/null
 result $? "without the limit the same run completes: partial is null in the trace and the report" "status $st"
+# Records dropped where no m:run step checks: m:thread readies its thread at once (a ready-counter
+# sample and a Ready span begin for each of three threads), and no m:run follows.  With
+# --trace-limit 1 no record fits: the scenario's end names the limit after the file.
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nfor i = 1, 3 do m:thread { name = "w" .. i, body = function(t) end } end\nprint("done")\n' > norun.lua
+WHY="norun.lua: limit reached: 1 trace events (hcpsim run --trace-limit N; default 10000000)"
+expect "--trace-limit outside m:run: named after the file at the scenario's end" 2 "$WHY" --out "done" \
+  -- run --trace-limit 1 --trace norun.json --report norun.report.json norun.lua
+WHY="$WHY" perl -MJSON::PP -e 'local $/; open my $t, "<", "norun.json" or exit 1; my $d = JSON::PP->new->decode(<$t>);
+  open my $r, "<", "norun.report.json" or exit 2; my $rep = JSON::PP->new->decode(<$r>);
+  exit 3 if grep { $_->{ph} ne "M" } @{$d->{traceEvents}};
+  exit 4 unless ($d->{otherData}{partial} // "") eq $ENV{WHY};
+  exit 5 unless ($rep->{run}{partial} // "") eq $ENV{WHY} && $rep->{run}{exit_status} == 2;
+  exit 0' 2>/dev/null
+result $? "the trace keeps only its metadata and it and the report say partial" "check $?"
+$HCPSIM run --trace norun.json norun.lua >/dev/null 2>&1
+perl -MJSON::PP -e 'local $/; open my $t, "<", "norun.json" or exit 1; my $d = JSON::PP->new->decode(<$t>);
+  exit((grep { $_->{ph} eq "X" && $_->{name} eq "Ready" } @{$d->{traceEvents}}) == 3 ? 0 : 3)' 2>/dev/null
+result $? "without the limit the same scenario records three Ready spans (so the limit did drop records)"
 
 # Report lists: not a run-ending limit.  busy.lua's single CPU switches between its three threads
 # more than twice, and the scenario makes no API call but m:load's (none recorded): with
