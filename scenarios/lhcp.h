@@ -52,6 +52,9 @@ typedef struct lthread {
 const char *lhcp_limit_message(lua_State *L, const char *err);
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io);
 void lhcp_limit_hook(lua_State *L);
+void lhcp_charge_instructions(lua_State *L, uint64_t n); /* C work counted against the limit */
+/* lorder.c: pairs, next, tostring, print and string.format without host order or addresses */
+void lhcp_open_order(lua_State *L);
 void lhcp_strict_globals(lua_State *L);
 /* after the scenario's globals are set up */ /* installs the instruction-count bound on a coroutine */
 int lhcp_tap_status(lua_State *L);            /* 0 all passed, 1 a failure, after the scenario ran */

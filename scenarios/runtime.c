@@ -6,7 +6,8 @@
  * `require` for the embedded modules "hcpsim" and "hcpsim.tap" only.  No io,
  * os, debug, package or collectgarbage (the CLI's --unsafe-io opens io,
  * without popen); no string.dump, getmetatable refuses hcpsim objects and
- * strings, and setmetatable refuses __gc and __mode.  Reading
+ * strings, and setmetatable refuses __gc and __mode; pairs, next, tostring,
+ * print and string.format show no host order or address (lorder.c).  Reading
  * an undeclared global or writing one outside the main chunk (rawset too) is
  * an error (a typo would otherwise read nil silently).  A count hook bounds
  * the Lua instructions a scenario may run, so a runaway loop ends with a
@@ -52,6 +53,10 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
 }
 
 void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, COUNT_STEP); }
+
+/* Work a C function does for the scenario (a table scan) counts as n instructions; the hook
+ * raises the limit at its next step. */
+void lhcp_charge_instructions(lua_State *L, uint64_t n) { rt_of(L)->count += n; }
 
 /* The memory limit: an allocation that would take the heap past it fails, and
  * Lua raises "not enough memory" (after an emergency collection). */
@@ -368,6 +373,7 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     lua_pushcfunction(L, l_no_dump);
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
+    lhcp_open_order(L); /* pairs, next, tostring, print, string.format: no host order or address */
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.loaded");
     lua_pushcfunction(L, l_require);

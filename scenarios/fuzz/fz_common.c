@@ -72,9 +72,10 @@ static void set_int_field(lua_State *L, int t, const char *name, lua_Integer v) 
     lua_rawset(L, t);
 }
 
-/* hcp.machine{...} with max_cycles capped (absent, 0 or larger: the cap) and max_mappings capped
- * (absent, or larger but still valid: the cap; n mappings cost n^3, sim/README.md).  Values the
- * machine refuses stay, so that its errors are still reached. */
+/* hcp.machine{...} with max_cycles capped (absent, at most 0 or larger: the cap; 0 would mean the
+ * default, 2e10) and max_mappings capped (absent, or larger but still valid: the cap; n mappings
+ * cost n^3, sim/README.md).  Refused max_mappings values stay, so that the machine's error is
+ * still reached. */
 static int fz_machine(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);

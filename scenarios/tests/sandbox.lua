@@ -121,6 +121,59 @@ local ok_seed, err_seed = pcall(math.randomseed)
 tap.ok(not ok_seed and err_seed:find("number expected, got no value", 1, true),
        "math.randomseed() without a seed (host clock) is refused")
 
+tap.clause("SIM-RT-SANDBOX-DETERMINISTIC-ORDER")
+-- Lua seeds its string hash per process, so stock pairs visits these ten keys in a different order
+-- on (nearly) every run; the sandbox visits keys sorted: numbers, strings (bytes), false, true.
+local greek = {}
+for _, k in ipairs { "kappa", "alpha", "theta", "eta", "beta", "zeta", "iota", "eps", "gamma", "delta" } do
+  greek[k] = #k
+end
+local seen = {}
+for k, v in pairs(greek) do seen[#seen + 1] = k .. "=" .. v end
+tap.is(table.concat(seen, " "), "alpha=5 beta=4 delta=5 eps=3 eta=3 gamma=5 iota=4 kappa=5 theta=5 zeta=4",
+       "pairs visits string keys in byte order")
+local mixed = { 10, 20, 30, [2.5] = "f", [-1] = "m", b = 1, a = 2, [true] = 3, [false] = 4, ab = 5 }
+seen = {}
+for k, v in pairs(mixed) do seen[#seen + 1] = tostring(k) .. "=" .. tostring(v) end
+tap.is(table.concat(seen, " "), "-1=m 1=10 2=20 2.5=f 3=30 a=2 ab=5 b=1 false=4 true=3",
+       "numbers by value, then strings, then false, then true")
+local nums = { [2 ^ 53] = 1, [1.5] = 1, [-0.5] = 1, [math.huge] = 1, [-math.huge] = 1, [math.mininteger] = 1,
+               [math.maxinteger] = 1 }
+seen = {}
+for k in pairs(nums) do seen[#seen + 1] = tostring(k) end
+tap.is(table.concat(seen, " "),
+       "-inf -9223372036854775808 -0.5 1.5 9007199254740992 9223372036854775807 inf",
+       "integers and floats in one order, at the ends of both ranges")
+tap.is(next(mixed), -1, "next(t) is the least key")
+tap.is(select(2, next(mixed)), "m", "with its value")
+tap.is(next(mixed, "a"), "ab", "next(t, k) is the least key after k")
+tap.is(next(mixed, "aa"), "ab", "next(t, k) for a k not in t: the least key after it")
+tap.is(next(mixed, true), nil, "next(t, k) after the last key is nil")
+tap.is(next({}), nil, "next of an empty table is nil")
+for k in pairs(greek) do greek[k] = nil end
+tap.is(next(greek), nil, "clearing every field during pairs empties the table")
+local proxy = setmetatable({}, { __pairs = function(t) return function(_, k) if not k then return 1, "one" end end, t, nil end })
+seen = {}
+for k, v in pairs(proxy) do seen[#seen + 1] = k .. "=" .. v end
+tap.is(table.concat(seen, " "), "1=one", "a table's __pairs is honoured")
+tap.like(err_of(pairs, nil), "bad argument #1 to 'pairs' %(table expected, got nil%)", "pairs(nil) is an error")
+-- Objects are named by number in the order they are first named, not by host address.
+local a, b = {}, {}
+local na, nb = tostring(a), tostring(b)
+local ia, ib = tonumber(na:match("^table: #(%d+)$")), tonumber(nb:match("^table: #(%d+)$"))
+tap.ok(ia ~= nil and ib == ia + 1, "tables are named table: #N, numbered as first named (" .. na .. ", " .. nb .. ")")
+tap.is(tostring(a), na, "a table keeps its name")
+tap.is(string.format("%s|%s", b, a), nb .. "|" .. na, "string.format('%s') uses the same names")
+tap.is(("%s"):format(a), na, "so does the method form")
+tap.like(tostring(print), "^function: #%d+$", "functions are named by number")
+tap.like(tostring(coroutine.create(print)), "^thread: #%d+$", "coroutines are named by number")
+tap.is(tostring(setmetatable({}, { __tostring = function() return "mine" end })), "mine", "__tostring is honoured")
+tap.is(tostring(setmetatable({}, { __name = "Point" })):match("^Point: #%d+$") ~= nil, true, "__name names the kind")
+tap.like(tostring(hcp.machine {}), "^hcpsim%.Machine", "hcpsim objects keep their own names")
+tap.like(err_of(string.format, "%p", {}),
+         "bad argument #2 to '[%w.]*format' %('%%p' prints a host address, which differs from run to run%)",
+         "string.format('%p') is refused")
+
 tap.clause("SIM-RT-STRICT-GLOBALS")
 declared_in_main = 1
 tap.is(declared_in_main, 1, "the main chunk may declare globals")
