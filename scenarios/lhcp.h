@@ -55,6 +55,8 @@ void lhcp_limit_hook(lua_State *L);
 void lhcp_charge_instructions(lua_State *L, uint64_t n); /* C work counted against the limit */
 /* lorder.c: pairs, next, tostring, print and string.format without host order or addresses */
 void lhcp_open_order(lua_State *L);
+/* Pushes a sequence of the keys of the table at t in that order (a scan: counted as instructions). */
+void lhcp_push_sorted_keys(lua_State *L, int t);
 void lhcp_strict_globals(lua_State *L);
 /* after the scenario's globals are set up */ /* installs the instruction-count bound on a coroutine */
 int lhcp_tap_status(lua_State *L);            /* 0 all passed, 1 a failure, after the scenario ran */

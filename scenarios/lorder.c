@@ -191,7 +191,7 @@ typedef struct entry {
 static int cmp_entry(const void *a, const void *b) { return cmp_key(&((const entry *)a)->k, &((const entry *)b)->k); }
 
 /* Pushes a sequence of the keys of the table at t, sorted; charges the scan to the instruction count. */
-static void push_sorted_keys(lua_State *L, int t) {
+void lhcp_push_sorted_keys(lua_State *L, int t) {
     t = lua_absindex(L, t);
     lua_Integer n = 0;
     lua_pushnil(L);
@@ -254,7 +254,7 @@ static int l_pairs(lua_State *L) {
         return 3;
     }
     luaL_checktype(L, 1, LUA_TTABLE);
-    push_sorted_keys(L, 1);
+    lhcp_push_sorted_keys(L, 1);
     lua_pushinteger(L, 0);
     lua_pushcclosure(L, pairs_step, 2);
     lua_pushvalue(L, 1);

@@ -133,17 +133,16 @@ static void record_value(lua_State *L, api_ctx *c, int idx, int depth) {
             pool_add_obj(L, "s", idx);
         break;
     case LUA_TTABLE:
-        if (depth < 2) {
-            int k = 0;
-            lua_pushnil(L);
-            while (lua_next(L, idx)) {
-                if (++k > 48) {
-                    lua_pop(L, 2);
-                    break;
-                }
+        if (depth < 2) { /* in key order, not lua_next's: that varies with the process's hash seed */
+            lhcp_push_sorted_keys(L, idx);
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            for (lua_Integer k = 1; k <= n && k <= 48; k++) {
+                lua_rawgeti(L, -1, k);
+                lua_rawget(L, idx);
                 record_value(L, c, -1, depth + 1);
                 lua_pop(L, 1);
             }
+            lua_pop(L, 1);
         }
         break;
     default: break;
