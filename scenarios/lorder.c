@@ -62,19 +62,16 @@ static bool is_object(int type) {
 /* Pushes the text of the value at idx, as tostring does, with an object number for an address. */
 static const char *value_text(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    if (!is_object(lua_type(L, idx)) || luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
-        if (is_object(lua_type(L, idx))) lua_pop(L, 1);
+    if (!is_object(lua_type(L, idx))) return luaL_tolstring(L, idx, NULL);
+    if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+        lua_pop(L, 1);
         return luaL_tolstring(L, idx, NULL);
     }
-    const char *kind = luaL_typename(L, idx);
-    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
-        kind = lua_tostring(L, -1);
-        lua_Integer n = object_number(L, idx);
-        const char *s = lua_pushfstring(L, "%s: #%I", kind, n);
-        lua_remove(L, -2);
-        return s;
-    }
-    return lua_pushfstring(L, "%s: #%I", kind, object_number(L, idx));
+    lua_Integer n = object_number(L, idx);
+    int name = luaL_getmetafield(L, idx, "__name"); /* pushed unless nil */
+    const char *s = lua_pushfstring(L, "%s: #%I", name == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx), n);
+    if (name != LUA_TNIL) lua_remove(L, -2);
+    return s;
 }
 
 static int l_tostring(lua_State *L) {
@@ -193,36 +190,31 @@ static int cmp_entry(const void *a, const void *b) { return cmp_key(&((const ent
 /* Pushes a sequence of the keys of the table at t, sorted; charges the scan to the instruction count. */
 void lhcp_push_sorted_keys(lua_State *L, int t) {
     t = lua_absindex(L, t);
-    lua_Integer n = 0;
+    lua_newtable(L); /* raw: the keys as found, which keep the strings alive */
+    int raw = lua_gettop(L), n = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
-        n++;
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, raw, ++n);
     }
     lhcp_charge_instructions(L, (uint64_t)n);
-    if (n > INT32_MAX / (lua_Integer)sizeof(entry)) luaL_error(L, "pairs: a table of %I keys is too large", n);
+    if ((size_t)n > INT32_MAX / sizeof(entry)) luaL_error(L, "pairs: a table of %d keys is too large", n);
     entry *e = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *e, 0);
-    int ud = lua_gettop(L);
-    lua_createtable(L, (int)n, 0); /* ud + 1: the keys as found, which keep the strings alive */
-    int i = 0;
-    lua_pushnil(L);
-    while (lua_next(L, t)) { /* nothing is added to t in between: the same n keys */
-        lua_pop(L, 1);
-        if (i == n) continue;
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, ud + 1, i + 1);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, raw, i + 1);
         e[i].slot = i + 1;
-        e[i].k = key_at(L, -1);
-        i++;
+        e[i].k = key_at(L, -1); /* a string stays alive in raw */
+        lua_pop(L, 1);
     }
-    qsort(e, (size_t)i, sizeof *e, cmp_entry);
-    lua_createtable(L, i, 0);
-    for (int j = 0; j < i; j++) {
-        lua_rawgeti(L, ud + 1, e[j].slot);
-        lua_rawseti(L, -2, j + 1);
+    qsort(e, (size_t)n, sizeof *e, cmp_entry);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, raw, e[i].slot);
+        lua_rawseti(L, -2, i + 1);
     }
-    lua_replace(L, ud);
-    lua_settop(L, ud);
+    lua_replace(L, raw);
+    lua_settop(L, raw);
 }
 
 /* The iterator pairs returns: upvalues are the sorted keys and the position. */
@@ -269,7 +261,6 @@ static int l_next(lua_State *L) {
     bool first = lua_isnil(L, 2);
     key after = {0}, best = {0};
     if (!first) after = key_at(L, 2);
-    bool found = false;
     uint64_t n = 0;
     lua_pushnil(L); /* 3: the best key so far */
     lua_pushnil(L);
@@ -277,18 +268,14 @@ static int l_next(lua_State *L) {
         lua_pop(L, 1);
         n++;
         key k = key_at(L, -1);
-        if ((first || cmp_key(&k, &after) > 0) && (!found || cmp_key(&k, &best) < 0)) {
+        if ((first || cmp_key(&k, &after) > 0) && (lua_isnil(L, 3) || cmp_key(&k, &best) < 0)) {
             best = k;
-            found = true;
             lua_pushvalue(L, -1);
             lua_replace(L, 3);
         }
     }
     lhcp_charge_instructions(L, n);
-    if (!found) {
-        lua_pushnil(L);
-        return 1;
-    }
+    if (lua_isnil(L, 3)) return 1; /* no key after k: nil */
     lua_pushvalue(L, 3);
     lua_rawget(L, 1);
     return 2;

@@ -169,6 +169,8 @@ tap.like(tostring(print), "^function: #%d+$", "functions are named by number")
 tap.like(tostring(coroutine.create(print)), "^thread: #%d+$", "coroutines are named by number")
 tap.is(tostring(setmetatable({}, { __tostring = function() return "mine" end })), "mine", "__tostring is honoured")
 tap.is(tostring(setmetatable({}, { __name = "Point" })):match("^Point: #%d+$") ~= nil, true, "__name names the kind")
+tap.is(string.format("%s|%s", setmetatable({}, { __name = 42 }), "x"):match("^table: #%d+|x$") ~= nil, true,
+       "a __name that is not a string is ignored, and the arguments after it stay in place")
 tap.like(tostring(hcp.machine {}), "^hcpsim%.Machine", "hcpsim objects keep their own names")
 tap.like(err_of(string.format, "%p", {}),
          "bad argument #2 to '[%w.]*format' %('%%p' prints a host address, which differs from run to run%)",
