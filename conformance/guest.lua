@@ -123,4 +123,38 @@ end }
 m:run()
 local ok4, e4 = pcall(outsider.run, outsider, negate, 1)
 tap.ok(not ok4 and e4:find("not the running thread", 1, true), "t:run outside m:run is refused")
+
+-- Trap points (sim/README.md "Faults"): each place where an instruction the engine must not
+-- translate may start.  66 ff d8 is two (the prefix and the ff may each start the far call),
+-- ff d8 one; past max_trap_points m:code is refused and places nothing.
+tap.clause("SIM-GUEST-TRAP-POINTS")
+local m2 = hcp.machine { max_trap_points = 3 }
+local far16 = m2:code("\x66\xff\xd8\xc3")
+local far = m2:code("\xff\xd8")
+local ok5, e5 = pcall(m2.code, m2, "\x90\xff\xd8")
+tap.is(not ok5 and e5:gsub("^guest%.lua:%d+: ", ""),
+       "m:code: limit reached: 3 trap points in guest code (machine option max_trap_points, at most 16384; " ..
+       "default 1024: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
+       "a fourth trap point is refused with the limit, its value and the option")
+local ret = m2:code("\xc3")
+tap.is(ret, far + 0x2000, "the refused code took no address: the next code follows the last placed page and its guard")
+m2:thread { name = "traps", body = function(t)
+  local r1, c1, i1 = t:run(far16)
+  tap.ok(r1 == nil and c1 == hcp.STATUS_ILLEGAL_INSTRUCTION and i1.address == far16,
+         "66 ff d8 from its prefix -> STATUS_ILLEGAL_INSTRUCTION at the prefix")
+  local r2, c2, i2 = t:run(far16 + 1)
+  tap.ok(r2 == nil and c2 == hcp.STATUS_ILLEGAL_INSTRUCTION and i2.address == far16 + 1,
+         "66 ff d8 from its ff -> STATUS_ILLEGAL_INSTRUCTION at the ff")
+  local r3, c3 = t:run(ret)
+  tap.ok(c3 == nil, "code placed after the refusal runs (got " .. tostring(c3) .. ")")
+end }
+m2:run()
+local m4 = hcp.machine { max_trap_points = 2 }
+local ok7 = pcall(m4.code, m4, "\xf0\xff\xd8\xc3")
+tap.ok(ok7, "f0 ff d8 (a LOCK on a far call) is two trap points, its f0 counted once")
+local m3 = hcp.machine {}
+m3:code(string.rep("\xff\xd8", 1024))
+local ok6, e6 = pcall(m3.code, m3, "\xff\xd8")
+tap.ok(not ok6 and e6:find("limit reached: 1024 trap points", 1, true),
+       "the default is 1024: 1024 far calls fit, the 1025th is refused")
 tap.done_testing()

@@ -172,11 +172,31 @@ static bool is_cache_event(pmu_event e) {
 }
 
 int lhcp_machine_new(lua_State *L) {
-    static const char *const keys[] = {
-        "platform",         "semantics",  "cpus",        "frequency", "tick",         "quantum",
-        "interrupt_cycles", "slice",      "pmc",         "seed",      "max_cycles",   "stack_size",
-        "precise_faults",   "cost",       "predictor",   "cache",     "boot_time",    "etw_thread_version",
-        "max_threads",      "max_memory", "max_handles", "os_heap",   "max_mappings", NULL};
+    static const char *const keys[] = {"platform",
+                                       "semantics",
+                                       "cpus",
+                                       "frequency",
+                                       "tick",
+                                       "quantum",
+                                       "interrupt_cycles",
+                                       "slice",
+                                       "pmc",
+                                       "seed",
+                                       "max_cycles",
+                                       "stack_size",
+                                       "precise_faults",
+                                       "cost",
+                                       "predictor",
+                                       "cache",
+                                       "boot_time",
+                                       "etw_thread_version",
+                                       "max_threads",
+                                       "max_memory",
+                                       "max_handles",
+                                       "os_heap",
+                                       "max_mappings",
+                                       "max_trap_points",
+                                       NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -218,6 +238,8 @@ int lhcp_machine_new(lua_State *L) {
     /* bytes of the 64 MiB OS heap the profiling blocks come from (0 = all of it) */
     c.os_heap = (uint64_t)opt_int(L, 1, "os_heap", 0, 0, 64 * 1024 * 1024);
     c.max_mappings = (uint32_t)opt_int(L, 1, "max_mappings", SIM_MAX_MAPPINGS_DEFAULT, 16, SIM_MAX_MAPPINGS_LIMIT);
+    /* places in m:code's bytes where an instruction the engine must not translate may start */
+    c.max_trap_points = (uint32_t)opt_int(L, 1, "max_trap_points", SIM_MAX_TRAPS_DEFAULT, 1, SIM_MAX_TRAPS_LIMIT);
     /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
     int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
     if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {

@@ -362,6 +362,10 @@ static int cmd_describe(int argc, char **argv) {
         "                    and m:import_table block, and each stack slot (as many as threads were inside\n"
         "                    guest calls at once); n of them cost host time as n^3 (sim/README.md \"Guest memory\")\n",
         SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_LIMIT);
+    printf("  trap points       %u per machine (machine option max_trap_points, at most %u): places in m:code's\n"
+           "                    bytes where an instruction the engine must not translate may start; each costs\n"
+           "                    host time on every guest call (sim/README.md \"Faults\")\n",
+           SIM_MAX_TRAPS_DEFAULT, SIM_MAX_TRAPS_LIMIT);
     printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
            (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
     printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",

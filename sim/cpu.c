@@ -461,12 +461,13 @@ sim_err sim_cpu_init(sim_machine *m) {
      * starts from this state instead (found by scenarios/fuzz, target guest). */
     if (uc_context_alloc(m->uc, &m->clean) != UC_ERR_OK || uc_context_save(m->uc, m->clean) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
-    /* Calls end at exits (sim_cpu_code_placed adds more), not at uc_emu_start's `until`. */
+    /* Calls end at exits (sim_code adds trap points), not at uc_emu_start's `until`. */
     if (!(m->exits = malloc(16 * sizeof *m->exits))) return SIM_ERR_NOMEM;
     m->capexits = 16;
     m->exits[m->nexits++] = m->lay->sentinel;
-    if (uc_ctl_exits_enable(m->uc) != UC_ERR_OK || uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK)
-        return SIM_ERR_UNICORN;
+    if (uc_ctl_exits_enable(m->uc) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    sim_err se = sim_cpu_exits_sync(m);
+    if (se != SIM_OK) return se;
     return gate_map(m);
 }
 
@@ -476,7 +477,13 @@ static bool is_exit(const sim_machine *m, uint64_t a) {
     return false;
 }
 
+/* A trap point at a.  The ISA scans may name a place twice (f0 ff d8: the LOCK's
+ * start, then again among the far call's prefixes), always among the last few
+ * they named (within one run of at most 15 prefixes): a trap point counts once. */
 sim_err sim_cpu_add_exit(sim_machine *m, uint64_t a) {
+    for (int i = m->nexits - 1; i >= 1 && i >= m->nexits - 32; i--)
+        if (m->exits[i] == a) return SIM_OK;
+    if ((uint32_t)(m->nexits - 1) >= m->cfg.max_trap_points) return SIM_ERR_TRAPS; /* the sentinel is not one */
     if (m->nexits == m->capexits) {
         uint64_t *e = realloc(m->exits, 2 * (size_t)m->capexits * sizeof *e);
         if (!e) return SIM_ERR_NOMEM;
@@ -487,13 +494,18 @@ sim_err sim_cpu_add_exit(sim_machine *m, uint64_t a) {
     return SIM_OK;
 }
 
-sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
+sim_err sim_cpu_code_traps(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
     if (!m->isa->placed) return SIM_OK;
     int before = m->nexits;
     sim_err e = m->isa->placed(m, addr, bytes, n);
-    if (e != SIM_OK) return e;
-    if (m->nexits != before && uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK)
-        return SIM_ERR_UNICORN;
+    if (e != SIM_OK) m->nexits = before;
+    return e;
+}
+
+sim_err sim_cpu_exits_sync(sim_machine *m) {
+    if (m->nexits == m->synced_exits) return SIM_OK;
+    if (uc_ctl_set_exits(m->uc, m->exits, (size_t)m->nexits) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    m->synced_exits = m->nexits;
     return SIM_OK;
 }
 
@@ -575,7 +587,7 @@ void sim_cpu_fini(sim_machine *m) {
     }
     free(m->exits);
     m->exits = NULL;
-    m->nexits = m->capexits = 0;
+    m->nexits = m->capexits = m->synced_exits = 0;
     sim_engine_close(m->isa->uc_arch, m->isa->uc_mode, m->uc, m->uc_uses, m->clean);
     if (m->clean) uc_context_free(m->clean);
     m->clean = NULL;

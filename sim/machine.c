@@ -7,6 +7,8 @@
 
 _Static_assert(SIM_MAX_MAPPINGS_DEFAULT == 1024u && SIM_MAX_MAPPINGS_LIMIT == 3900u,
                "sim_strerror's SIM_ERR_MAPPINGS text names both numbers");
+_Static_assert(SIM_MAX_TRAPS_DEFAULT == 1024u && SIM_MAX_TRAPS_LIMIT == 16384u,
+               "sim_strerror's SIM_ERR_TRAPS text names both numbers");
 
 const char *sim_strerror(sim_err e) {
     switch (e) {
@@ -21,12 +23,22 @@ const char *sim_strerror(sim_err e) {
         return "limit reached: guest memory mappings (machine option max_mappings, default 1024, at most 3900: "
                "Unicorn 2.0.1's limit; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
+    case SIM_ERR_TRAPS:
+        return "limit reached: trap points in guest code (machine option max_trap_points, default 1024, at most "
+               "16384: each costs host time on every guest call; data belongs in m:alloc, not m:code)";
     }
     return "unknown error";
 }
 
 const char *sim_machine_strerror(sim_machine *m, sim_err e) {
-    if (e != SIM_ERR_MAPPINGS || !m) return sim_strerror(e);
+    if (!m || (e != SIM_ERR_MAPPINGS && e != SIM_ERR_TRAPS)) return sim_strerror(e);
+    if (e == SIM_ERR_TRAPS) {
+        snprintf(m->errbuf, sizeof m->errbuf,
+                 "limit reached: %u trap points in guest code (machine option max_trap_points, at most %u; default "
+                 "%u: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
+                 m->cfg.max_trap_points, SIM_MAX_TRAPS_LIMIT, SIM_MAX_TRAPS_DEFAULT);
+        return m->errbuf;
+    }
     snprintf(m->errbuf, sizeof m->errbuf,
              "limit reached: %u guest memory mappings (machine option max_mappings, at most %u: Unicorn 2.0.1's "
              "limit; default %u; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)",
@@ -160,7 +172,9 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     *out = NULL;
     const sim_isa *isa = sim_isa_of(c->arch);
     if (!isa) return SIM_ERR_ARCH;
-    if (c->os_heap > isa->lay->heap_size || c->max_mappings > SIM_MAX_MAPPINGS_LIMIT) return SIM_ERR_ARG;
+    if (c->os_heap > isa->lay->heap_size || c->max_mappings > SIM_MAX_MAPPINGS_LIMIT ||
+        c->max_trap_points > SIM_MAX_TRAPS_LIMIT)
+        return SIM_ERR_ARG;
     if (!c->frequency || !c->tick || !c->quantum || c->cpus < 1 || c->cpus > SIM_MAX_CPUS || !c->slice ||
         pmu_cost_check(&c->cost) != PMU_OK)
         return SIM_ERR_ARG;
@@ -169,6 +183,7 @@ sim_err sim_machine_new(const sim_config *c, sim_machine **out) {
     m->cfg = *c;
     m->isa = isa;
     if (!m->cfg.max_mappings) m->cfg.max_mappings = SIM_MAX_MAPPINGS_DEFAULT;
+    if (!m->cfg.max_trap_points) m->cfg.max_trap_points = SIM_MAX_TRAPS_DEFAULT;
     m->lay = isa->lay;
     if (!m->cfg.stack_size) m->cfg.stack_size = 256 * 1024;
     m->cfg.stack_size = (uint32_t)page_round(m->cfg.stack_size);
@@ -244,10 +259,15 @@ int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap) {
 
 /* ---- memory --------------------------------------------------------------------------- */
 
+static bool fits(uint64_t cursor, uint64_t limit, size_t n) {
+    uint64_t size = page_round(n ? n : 1);
+    return size <= limit - cursor && limit - cursor - size >= SIM_PAGE;
+}
+
 static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n, uint32_t prot, region_kind k,
                      uint64_t *addr) {
     uint64_t size = page_round(n ? n : 1);
-    if (size > limit - *cursor || limit - *cursor - size < SIM_PAGE) return SIM_ERR_NOMEM;
+    if (!fits(*cursor, limit, n)) return SIM_ERR_NOMEM;
     uint64_t base = *cursor;
     sim_err e = sim_region_add(m, base, size, prot, k, -1);
     if (e != SIM_OK) return e;
@@ -258,9 +278,18 @@ static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n,
 
 sim_err sim_code(sim_machine *m, const void *bytes, size_t n, uint64_t *addr) {
     if (!n) return SIM_ERR_ARG;
-    sim_err e = place(m, &m->next_code, m->lay->code_end, n, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, addr);
-    if (e == SIM_OK && uc_mem_write(m->uc, *addr, bytes, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    if (e == SIM_OK) e = sim_cpu_code_placed(m, *addr, bytes, n);
+    if (!fits(m->next_code, m->lay->code_end, n)) return SIM_ERR_NOMEM;
+    /* Its trap points first, at the address place() will choose: code the
+     * engine must not translate is never mapped without its exits. */
+    int before = m->nexits;
+    sim_err e = sim_cpu_code_traps(m, m->next_code, bytes, n);
+    if (e == SIM_OK) e = place(m, &m->next_code, m->lay->code_end, n, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, addr);
+    if (e != SIM_OK) {
+        m->nexits = before;
+        return e;
+    }
+    e = sim_cpu_exits_sync(m);
+    if (e == SIM_OK && uc_mem_write(m->uc, *addr, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
     return e;
 }
 

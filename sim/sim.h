@@ -33,11 +33,13 @@ typedef enum sim_err {
     SIM_ERR_UNICORN,  /* the CPU emulator failed */
     SIM_ERR_MAPPINGS, /* too many separate guest mappings (Unicorn 2.0.1 limit; see sim/README.md) */
     SIM_ERR_ARCH,     /* guest instruction set not available */
+    SIM_ERR_TRAPS,    /* too many trap points in placed code (each costs time per guest call; sim/README.md) */
 } sim_err;
 const char *sim_strerror(sim_err e);
 typedef struct sim_machine sim_machine;
 /* sim_strerror with the machine's own limits in the text (SIM_ERR_MAPPINGS
- * names its max_mappings); the string lives until the next call on m. */
+ * names its max_mappings, SIM_ERR_TRAPS its max_trap_points); the string
+ * lives until the next call on m. */
 const char *sim_machine_strerror(sim_machine *m, sim_err e);
 
 /* Thread states, numbered as KTHREAD_STATE (HCP-SPEC §6). */
@@ -95,6 +97,8 @@ typedef struct sim_config {
     uint32_t max_mappings;     /* separate guest mappings allowed (0 = SIM_MAX_MAPPINGS_DEFAULT, at most
                                   SIM_MAX_MAPPINGS_LIMIT) */
     uint64_t os_heap;          /* bytes of the OS heap sim_heap_alloc may use (0 = all 64 MiB; at most that) */
+    uint32_t max_trap_points;  /* trap points allowed in placed code (0 = SIM_MAX_TRAPS_DEFAULT, at most
+                                  SIM_MAX_TRAPS_LIMIT) */
 } sim_config;
 
 /* FILETIME of 1970-01-01 00:00 UTC: (369 x 365 + 89) days x 86400 s x 10^7
@@ -109,6 +113,16 @@ typedef struct sim_config {
  * 2 s of host time at worst, the limit is Unicorn's. */
 #define SIM_MAX_MAPPINGS_DEFAULT 1024u
 #define SIM_MAX_MAPPINGS_LIMIT 3900u
+
+/* A trap point is a place in placed code where an instruction the engine must
+ * not translate may start (sim/README.md "Faults"): it becomes an exit, and
+ * Unicorn 2.0.1 invalidates every exit at the end of each emulation pass, so
+ * each costs host time on every guest call (sim/README.md "Known costs").  The
+ * default keeps that cost near a third of a millisecond per pass; the limit
+ * keeps re-registering the exits (all of them, at each sim_code that adds some)
+ * within seconds. */
+#define SIM_MAX_TRAPS_DEFAULT 1024u
+#define SIM_MAX_TRAPS_LIMIT 16384u
 
 /* Defaults: 1 CPU, 3 GHz, 156250 (15.625 ms) tick, 2-tick quantum, 2000-cycle
  * clock interrupt, 10000-cycle lock-step rounds, 256 KiB stacks, the

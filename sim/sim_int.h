@@ -163,6 +163,7 @@ struct sim_machine {
     uc_context *clean;  /* the engine's CPU state before any guest code ran; each guest call starts from it */
     uint64_t *exits;    /* where emulation stops untranslated: the sentinel, then cpu.c's bad_insn addresses */
     int nexits, capexits;
+    int synced_exits;    /* how many of them the engine has (sim_cpu_exits_sync) */
     sim_thread *running; /* the executing thread (its body or guest code runs now) */
     sim_cpu *exec;       /* its CPU */
     sim_observer obs[SIM_MAX_OBSERVERS];
@@ -218,8 +219,12 @@ sim_err sim_cpu_add_exit(sim_machine *m, uint64_t a);
 sim_err sim_engine_open(uc_arch arch, uc_mode mode, uc_engine **uc, unsigned *uses);
 void sim_engine_close(uc_arch arch, uc_mode mode, uc_engine *uc, unsigned uses, uc_context *fresh);
 bool sim_engine_recycling(void);
-/* Code just placed at addr: marks the instructions the engine cannot translate (cpu.c). */
-sim_err sim_cpu_code_placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
+/* Code about to be placed at addr: its trap points (where an instruction the
+ * engine cannot translate may start) join the machine's exits, within
+ * cfg.max_trap_points (SIM_ERR_TRAPS, none added); sim_cpu_exits_sync hands
+ * the exits to the engine (cpu.c). */
+sim_err sim_cpu_code_traps(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
+sim_err sim_cpu_exits_sync(sim_machine *m);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */

@@ -28,6 +28,8 @@ int hcpfz_guest(const uint8_t *data, size_t size);   /* arbitrary guest machine 
 #define HCPFZ_MAX_MAPPINGS 64          /* guest mappings per machine (caps max_mappings options): n of
                                           them cost n^3; under ASan 822 took 50 s, and at 256 the
                                           slowest 3% of api inputs took half the time */
+#define HCPFZ_MAX_TRAPS 256            /* trap points per machine (caps max_trap_points options): each
+                                          costs time on every guest call (sim/README.md "Faults") */
 
 /* ---- fz_common.c ----------------------------------------------------------------------- */
 

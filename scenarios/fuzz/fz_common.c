@@ -73,9 +73,9 @@ static void set_int_field(lua_State *L, int t, const char *name, lua_Integer v) 
 }
 
 /* hcp.machine{...} with max_cycles capped (absent, at most 0 or larger: the cap; 0 would mean the
- * default, 2e10) and max_mappings capped (absent, or larger but still valid: the cap; n mappings
- * cost n^3, sim/README.md).  Refused max_mappings values stay, so that the machine's error is
- * still reached. */
+ * default, 2e10), max_mappings capped (absent, or larger but still valid: the cap; n mappings
+ * cost n^3, sim/README.md) and max_trap_points capped the same way (each costs time on every
+ * guest call).  Refused values stay, so that the machine's error is still reached. */
 static int fz_machine(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
@@ -90,6 +90,9 @@ static int fz_machine(lua_State *L) {
         ty = int_field(L, 1, "max_mappings", &v, &isint);
         if (ty == LUA_TNIL || (isint && v > HCPFZ_MAX_MAPPINGS && v <= SIM_MAX_MAPPINGS_LIMIT))
             set_int_field(L, 1, "max_mappings", HCPFZ_MAX_MAPPINGS);
+        ty = int_field(L, 1, "max_trap_points", &v, &isint);
+        if (ty == LUA_TNIL || (isint && v > HCPFZ_MAX_TRAPS && v <= SIM_MAX_TRAPS_LIMIT))
+            set_int_field(L, 1, "max_trap_points", HCPFZ_MAX_TRAPS);
     }
     return lhcp_machine_new(L);
 }

@@ -138,7 +138,7 @@ unknown "an unknown PMU event" 'pmc = { "instructions", "cache-misses" }' \
   "hcp.machine: unknown PMU event 'cache-misses' in pmc[2] (valid: instructions, cycles, branches, ref-cycles, cond-branches, branch-misses, loads, stores, l1d-misses, l2-misses, llc-references, llc-misses)"
 unknown "an unknown cost table" 'cost = "fast"' "hcp.machine: unknown cost table 'fast' (valid: default, unit)"
 unknown "an unknown machine option" 'max_thread = 4' \
-  "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings)"
+  "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)"
 unknown "a limit option out of range" 'max_threads = 0' "hcp.machine: 'max_threads' = 0 is out of range (1..1000000)"
 # The other limit options' ranges (lmachine.c): each refused value names its range.
 unknown "max_memory below a page" 'max_memory = 4095' "hcp.machine: 'max_memory' = 4095 is out of range (4096..1099511627776)"
@@ -296,6 +296,17 @@ printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 16 
 expect "guest memory mappings through m:code" 2 "maps4.lua:4: m:code: $MAPS" -- run maps4.lua
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 16 }\nfor i = 1, 40 do\n  m:import_table { "GetLastError" }\nend\n' > maps5.lua
 expect "guest memory mappings through m:import_table" 2 "maps5.lua:4: m:import_table: $MAPS" -- run maps5.lua
+# Trap points (sim/README.md "Faults"): f0 3b c0 (lock cmp eax, eax) is one, at its f0; five
+# of them on a machine that takes four end the run at the m:code that brings the fifth.
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_trap_points = 4 }\nm:code(string.rep("\\xf0\\x3b\\xc0", 5))\n' > traps.lua
+expect "trap points (max_trap_points)" 2 \
+  "traps.lua:3: m:code: limit reached: 4 trap points in guest code (machine option max_trap_points, at most 16384; default 1024: each costs host time on every guest call; data belongs in m:alloc, not m:code)" -- run traps.lua
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_trap_points = 5 }\nm:code(string.rep("\\xf0\\x3b\\xc0", 5))\nprint("ok")\n' > traps2.lua
+expect "five trap points fit in five" 0 "" --out "ok" -- run traps2.lua
+printf 'local hcp = require "hcpsim"\nhcp.machine { max_trap_points = 16385 }\n' > traps3.lua
+expect "max_trap_points above its limit" 2 "traps3.lua:2: hcp.machine: 'max_trap_points' = 16385 is out of range (1..16384)" -- run traps3.lua
+printf 'local hcp = require "hcpsim"\nhcp.machine { max_trap_points = 0 }\n' > traps4.lua
+expect "max_trap_points of 0" 2 "traps4.lua:2: hcp.machine: 'max_trap_points' = 0 is out of range (1..16384)" -- run traps4.lua
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:alloc(0)\n' > alloc0.lua
 expect "m:alloc of 0 bytes" 2 "alloc0.lua:3: bad argument #1 to 'alloc' (size must be 1..268435456 bytes)" -- run alloc0.lua
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:alloc(268435457)\n' > alloc1.lua
