@@ -322,6 +322,8 @@ expect "the m:alloc address range is used up" 2 "space.lua:4: m:alloc: out of me
 5" -- run space.lua
 $HCPSIM describe | grep -qx '  guest mappings    1024 per machine (machine option max_mappings, at most 3900): each m:alloc, m:code'
 result $? "describe states the mappings default (1024) and limit (3900)"
+$HCPSIM describe | grep -qx "  trap points       1024 per machine (machine option max_trap_points, at most 16384): places in m:code's"
+result $? "describe states the trap points default (1024) and limit (16384)"
 # max_handles = 3: the thread's own handle is one, two OpenThread calls fill the table; the third
 # fails as Windows does when the handle table is full: NULL and ERROR_NO_SYSTEM_RESOURCES (1450).
 cat > handles.lua <<'EOF'
