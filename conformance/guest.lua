@@ -132,7 +132,7 @@ local m2 = hcp.machine { max_trap_points = 3 }
 local far16 = m2:code("\x66\xff\xd8\xc3")
 local far = m2:code("\xff\xd8")
 local ok5, e5 = pcall(m2.code, m2, "\x90\xff\xd8")
-tap.is(not ok5 and e5:gsub("^guest%.lua:%d+: ", ""),
+tap.is(not ok5 and e5,
        "m:code: limit reached: 3 trap points in guest code (machine option max_trap_points, at most 16384; " ..
        "default 1024: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
        "a fourth trap point is refused with the limit, its value and the option")
@@ -150,8 +150,25 @@ m2:thread { name = "traps", body = function(t)
 end }
 m2:run()
 local m4 = hcp.machine { max_trap_points = 2 }
-local ok7 = pcall(m4.code, m4, "\xf0\xff\xd8\xc3")
+local ok7, lockfar = pcall(m4.code, m4, "\xf0\xff\xd8\xc3")
 tap.ok(ok7, "f0 ff d8 (a LOCK on a far call) is two trap points, its f0 counted once")
+local m4b = hcp.machine { max_trap_points = 1 }
+tap.ok(not pcall(m4b.code, m4b, "\xf0\xff\xd8\xc3"), "and a machine that takes one refuses it")
+m4:thread { name = "lockfar", body = function(t)
+  local _, c8, i8 = t:run(lockfar + 1)
+  tap.ok(c8 == hcp.STATUS_ILLEGAL_INSTRUCTION and i8.address == lockfar + 1,
+         "its ff is a trap point: STATUS_ILLEGAL_INSTRUCTION there (got " .. tostring(c8) .. ")")
+end }
+m4:run()
+-- A refusal undoes the whole m:code: its trap points and its guest memory (max_memory) too.
+local m5 = hcp.machine { max_trap_points = 4, max_memory = 8192 }
+m5:code("\xff\xd8\xff\xd8")
+tap.ok(not pcall(m5.code, m5, "\x90\x90\xff\xd8\xff\xd8\xff\xd8"), "2 trap points taken, 3 more refused")
+tap.ok(pcall(m5.code, m5, "\xff\xd8\xff\xd8"),
+       "2 more fit afterwards: the refused code left none of its trap points behind")
+local ok9, e9 = pcall(m5.code, m5, "\xc3")
+tap.ok(not ok9 and e9:find("limit reached: 8192 bytes of guest memory", 1, true),
+       "two placed pages use up max_memory = 8192; the refused code took none")
 local m3 = hcp.machine {}
 m3:code(string.rep("\xff\xd8", 1024))
 local ok6, e6 = pcall(m3.code, m3, "\xff\xd8")

@@ -90,7 +90,7 @@ void lhcp_machine_register(lua_State *L);
 void lhcp_thread_register(lua_State *L);
 int lhcp_machine_new(lua_State *L);
 int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx);
-void lhcp_charge_memory(lua_State *L, lmachine *lm, uint64_t n);
+uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n);
 
 /* embedded Lua sources (generated: build/scenarios/luasrc.c) */
 typedef struct lhcp_luasrc {

@@ -325,14 +325,16 @@ int lhcp_machine_new(lua_State *L) {
 
 /* ---- memory --------------------------------------------------------------------------------- */
 
-/* Counts n bytes (whole pages) of scenario guest memory against max_memory;
- * past it, the limit error (scenarios/README.md "Limits"). */
-void lhcp_charge_memory(lua_State *L, lmachine *lm, uint64_t n) {
+/* The bytes (whole pages) n bytes of scenario guest memory take of
+ * max_memory; past it, the limit error (scenarios/README.md "Limits").  The
+ * caller adds them to memory_used once the memory is placed: a request the
+ * machine refuses costs none. */
+uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n) {
     uint64_t pages = (n + 4095) / 4096 * 4096;
     if (pages > lm->max_memory || lm->memory_used > lm->max_memory - pages)
         luaL_error(L, "limit reached: %I bytes of guest memory (machine option max_memory; default %I)",
                    (lua_Integer)lm->max_memory, (lua_Integer)LHCP_DEFAULT_MAX_MEMORY);
-    lm->memory_used += pages;
+    return pages;
 }
 
 static int m_code(lua_State *L) {
@@ -340,10 +342,11 @@ static int m_code(lua_State *L) {
     size_t n;
     const char *s = luaL_checklstring(L, 2, &n);
     if (n == 0) return luaL_argerror(L, 2, "empty code");
-    lhcp_charge_memory(L, lm, n);
+    uint64_t pages = lhcp_memory_pages(L, lm, n);
     uint64_t a;
     sim_err e = sim_code(lm->m, s, n, &a);
     if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_machine_strerror(lm->m, e));
+    lm->memory_used += pages;
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
 }
@@ -352,10 +355,11 @@ static int m_alloc(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     lua_Integer n = luaL_checkinteger(L, 2);
     if (n < 1 || n > 256 * 1024 * 1024) return luaL_argerror(L, 2, "size must be 1..268435456 bytes");
-    lhcp_charge_memory(L, lm, (uint64_t)n);
+    uint64_t pages = lhcp_memory_pages(L, lm, (uint64_t)n);
     uint64_t a;
     sim_err e = sim_alloc(lm->m, (size_t)n, &a);
     if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_machine_strerror(lm->m, e));
+    lm->memory_used += pages;
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
 }
@@ -986,8 +990,9 @@ static int m_import_table(lua_State *L) {
             hcp_put64(table + 8 * (i - 1), a);
     }
     uint64_t addr;
-    lhcp_charge_memory(L, lm, (uint64_t)(ps * (unsigned)n));
+    uint64_t pages = lhcp_memory_pages(L, lm, (uint64_t)(ps * (unsigned)n));
     sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
+    if (e == SIM_OK) lm->memory_used += pages;
     if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
     if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_machine_strerror(lm->m, e));
     lua_pushinteger(L, (lua_Integer)addr);

@@ -175,7 +175,6 @@ static const char *const dict[] = {
     /* machine options and their values */
     "platform", "semantics", "cpus", "frequency", "tick", "quantum", "interrupt_cycles", "slice", "pmc", "seed",
     "max_cycles", "stack_size", "precise_faults", "cost", "predictor", "cache", "boot_time", "win10-x64", "win7-x64",
-    "etw_thread_version", "max_threads", "max_memory", "max_handles", "os_heap", "max_mappings", "max_trap_points",
     "documented", "observed", "default", "unit", "table", "mispredict", "l2_hit", "llc_hit", "memory", "api_call",
     "classes", "alu", "mov", "history", "index", "pc_shift", "ras", "btb", "l1d", "l2", "llc", "size", "ways", "line",
     /* events */
@@ -416,9 +415,7 @@ static void gen_events(lua_State *L, api_ctx *c) {
 static const char *const machine_keys[] = {"platform",   "semantics",        "cpus",           "frequency", "tick",
                                            "quantum",    "interrupt_cycles", "slice",          "pmc",       "seed",
                                            "max_cycles", "stack_size",       "precise_faults", "cost",      "predictor",
-                                           "cache",      "boot_time",        "etw_thread_version",
-                                           "max_threads", "max_memory",      "max_handles",    "os_heap",
-                                           "max_mappings", "max_trap_points"};
+                                           "cache",      "boot_time"};
 
 static void gen_machine_opts(lua_State *L, api_ctx *c) {
     uint16_t want = hcpfz_u16(&c->in);
