@@ -42,6 +42,16 @@ result() { # status name [diagnostic]
   n=$((n + 1))
   if [ "$1" = 0 ]; then echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; [ -n "$3" ] && echo "# $3"; fi
 }
+# machine_lua FILE OPTIONS [LINES [ARGS...]]: a scenario whose lines 1-2 load hcpsim and make the
+# machine m with OPTIONS; LINES (a printf format, ARGS filling its %s) follow from line 3.
+machine_lua() {
+  f=$1 opts=$2
+  shift 2
+  {
+    printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { %s }\n' "$opts"
+    if [ $# -gt 0 ]; then printf "$@"; fi
+  } >"$f"
+}
 echo "TAP version 13"
 
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
@@ -129,7 +139,7 @@ expect "a thread body raising a table" 2 "bodyerr.lua:4: thread 'w' raised a non
 
 # ---- unknown names list the valid ones -------------------------------------------------------------
 unknown() { # name, machine options, expected message after "u.lua:2: "
-  printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { %s }\n' "$2" > u.lua
+  machine_lua u.lua "$2"
   expect "$1" 2 "u.lua:2: $3" -- run u.lua
 }
 unknown "an unknown platform" 'platform = "win95"' "hcp.machine: unknown platform 'win95' (valid: $PLATFORMS)"
@@ -146,16 +156,16 @@ unknown "max_handles of 0" 'max_handles = 0' "hcp.machine: 'max_handles' = 0 is 
 unknown "os_heap above 64 MiB" 'os_heap = 67108865' "hcp.machine: 'os_heap' = 67108865 is out of range (0..67108864)"
 unknown "stack_size below a page" 'stack_size = 100' "hcp.machine: 'stack_size' = 100 is out of range (4096..67108864)"
 unknown "a negative max_cycles" 'max_cycles = -1' "hcp.machine: 'max_cycles' = -1 is out of range (0..9223372036854775807)"
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:trace { flags = 0x1, on_event = print }\n' > u.lua
+machine_lua u.lua '' 'm:trace { flags = 0x1, on_event = print }\n'
 expect "unknown kernel logger flags" 2 \
   "u.lua:3: m:trace: flags 0x1 are not simulated (valid: EVENT_TRACE_FLAG_THREAD 0x2, EVENT_TRACE_FLAG_CSWITCH 0x10, EVENT_TRACE_FLAG_DISPATCHER 0x800)" -- run u.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:load "nope"\n' > u.lua
+machine_lua u.lua '' 'm:load "nope"\n'
 expect "an unknown library" 2 "u.lua:3: m:load: unknown library 'nope' (valid: kernels)" -- run u.lua
 printf 'local x = require "socket"\n' > u.lua
 expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap)" -- run u.lua
 printf 'local hcp = require "hcpsim"\nprint(hcp.ERROR_SUCESS)\n' > u.lua
 expect "a misspelt constant" 2 "u.lua:2: hcpsim has no member 'ERROR_SUCESS'" -- run u.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:Thread {}\n' > u.lua
+machine_lua u.lua '' 'm:Thread {}\n'
 expect "a misspelt method" 2 "u.lua:3: hcpsim.Machine has no member 'Thread'" -- run u.lua
 
 # ---- bad argument types: every Windows function of the binding, named as on Windows ----------------
@@ -163,7 +173,7 @@ expect "a misspelt method" 2 "u.lua:3: hcpsim.Machine has no member 'Thread'" --
 # WaitForMultipleObjects are the Windows parameters in order (it takes the handle list, whose
 # length is nCount).  Each call is made with --report too: the recording wrapper must not change it.
 badarg() { # call (on the body's t), argument number, function, expected type, got
-  printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { name = "w", body = function(t)\n  t:%s\nend }\nm:run()\n' "$1" > b.lua
+  machine_lua b.lua '' 'm:thread { name = "w", body = function(t)\n  t:%s\nend }\nm:run()\n' "$1"
   want="b.lua:4: bad argument #$2 to '$3' ($4)"
   expect "t:$1" 2 "$want" -- run b.lua
   expect "t:$1 with --report" 2 "$want" -- run --report b.json b.lua
@@ -202,7 +212,7 @@ for c in 'KeSetHardwareCounterConfiguration("list")|1|KeSetHardwareCounterConfig
   call=${c%%|*} rest=${c#*|}
   num=${rest%%|*} rest=${rest#*|}
   fn=${rest%%|*} why=${rest#*|}
-  printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:%s\n' "$call" > k.lua
+  machine_lua k.lua '' 'm:%s\n' "$call"
   expect "m:$call" 2 "k.lua:3: bad argument #$num to '$fn' ($why)" -- run k.lua
   expect "m:$call with --report" 2 "k.lua:3: bad argument #$num to '$fn' ($why)" -- run --report k.json k.lua
 done
@@ -283,37 +293,37 @@ expect "max_memory: the third page" 2 "memory.lua:5: limit reached: 8192 bytes o
 # (each uc_mem_map searches its RAM blocks pairwise and re-lays the whole map: 3800 took 88 s), so
 # the default is 1024 (about 1.7 s) and the machine option max_mappings moves it (16..3900); each
 # m:alloc is one mapping (its guard page none).
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 20 }\nfor i = 1, 40 do\n  m:alloc(1)\nend\n' > maps.lua
+machine_lua maps.lua 'max_mappings = 20' 'for i = 1, 40 do\n  m:alloc(1)\nend\n'
 expect "guest memory mappings (max_mappings)" 2 \
   "maps.lua:4: m:alloc: limit reached: 20 guest memory mappings (machine option max_mappings, at most 3900: Unicorn 2.0.1's limit; default 1024; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)" -- run maps.lua
-printf 'local hcp = require "hcpsim"\nhcp.machine { max_mappings = 3901 }\n' > maps2.lua
+machine_lua maps2.lua 'max_mappings = 3901'
 expect "max_mappings above Unicorn's limit" 2 "maps2.lua:2: hcp.machine: 'max_mappings' = 3901 is out of range (16..3900)" -- run maps2.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 3900 }\nm:alloc(1)\nprint("ok")\n' > maps3.lua
+machine_lua maps3.lua 'max_mappings = 3900' 'm:alloc(1)\nprint("ok")\n'
 expect "max_mappings may be raised to Unicorn's limit, above the default" 0 "" --out "ok" -- run maps3.lua
 # The same limit reached by m:code and m:import_table (each block one mapping), named by the caller.
 MAPS="limit reached: 16 guest memory mappings (machine option max_mappings, at most 3900: Unicorn 2.0.1's limit; default 1024; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)"
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 16 }\nfor i = 1, 40 do\n  m:code("\\xc3")\nend\n' > maps4.lua
+machine_lua maps4.lua 'max_mappings = 16' 'for i = 1, 40 do\n  m:code("\\xc3")\nend\n'
 expect "guest memory mappings through m:code" 2 "maps4.lua:4: m:code: $MAPS" -- run maps4.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_mappings = 16 }\nfor i = 1, 40 do\n  m:import_table { "GetLastError" }\nend\n' > maps5.lua
+machine_lua maps5.lua 'max_mappings = 16' 'for i = 1, 40 do\n  m:import_table { "GetLastError" }\nend\n'
 expect "guest memory mappings through m:import_table" 2 "maps5.lua:4: m:import_table: $MAPS" -- run maps5.lua
 # Trap points (sim/README.md "Faults"): f0 3b c0 (lock cmp eax, eax) is one, at its f0; five
 # of them on a machine that takes four end the run at the m:code that brings the fifth.
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_trap_points = 4 }\nm:code(string.rep("\\xf0\\x3b\\xc0", 5))\n' > traps.lua
+machine_lua traps.lua 'max_trap_points = 4' 'm:code(string.rep("\\xf0\\x3b\\xc0", 5))\n'
 expect "trap points (max_trap_points)" 2 \
   "traps.lua:3: m:code: limit reached: 4 trap points in guest code (machine option max_trap_points, at most 16384; default 1024: each costs host time on every guest call; data belongs in m:alloc, not m:code)" -- run traps.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_trap_points = 5 }\nm:code(string.rep("\\xf0\\x3b\\xc0", 5))\nprint("ok")\n' > traps2.lua
+machine_lua traps2.lua 'max_trap_points = 5' 'm:code(string.rep("\\xf0\\x3b\\xc0", 5))\nprint("ok")\n'
 expect "five trap points fit in five" 0 "" --out "ok" -- run traps2.lua
-printf 'local hcp = require "hcpsim"\nhcp.machine { max_trap_points = 16385 }\n' > traps3.lua
+machine_lua traps3.lua 'max_trap_points = 16385'
 expect "max_trap_points above its limit" 2 "traps3.lua:2: hcp.machine: 'max_trap_points' = 16385 is out of range (1..16384)" -- run traps3.lua
-printf 'local hcp = require "hcpsim"\nhcp.machine { max_trap_points = 0 }\n' > traps4.lua
+machine_lua traps4.lua 'max_trap_points = 0'
 expect "max_trap_points of 0" 2 "traps4.lua:2: hcp.machine: 'max_trap_points' = 0 is out of range (1..16384)" -- run traps4.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:alloc(0)\n' > alloc0.lua
+machine_lua alloc0.lua '' 'm:alloc(0)\n'
 expect "m:alloc of 0 bytes" 2 "alloc0.lua:3: bad argument #1 to 'alloc' (size must be 1..268435456 bytes)" -- run alloc0.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:alloc(268435457)\n' > alloc1.lua
+machine_lua alloc1.lua '' 'm:alloc(268435457)\n'
 expect "m:alloc above 256 MiB" 2 "alloc1.lua:3: bad argument #1 to 'alloc' (size must be 1..268435456 bytes)" -- run alloc1.lua
 # m:alloc blocks live in 0x10000000..0x70000000 (1.5 GiB), each followed by a guard page: five
 # 256 MiB blocks fit, the sixth does not, whatever max_memory allows (here 4 GiB).
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_memory = 1 << 32 }\nfor i = 1, 6 do\n  m:alloc(256 * 1024 * 1024)\n  print(i)\nend\n' > space.lua
+machine_lua space.lua 'max_memory = 1 << 32' 'for i = 1, 6 do\n  m:alloc(256 * 1024 * 1024)\n  print(i)\nend\n'
 expect "the m:alloc address range is used up" 2 "space.lua:4: m:alloc: out of memory (host or guest address space)" \
   --out "1
 2
@@ -344,13 +354,13 @@ expect "max_handles: Windows' error from the API, a limit message from m:event" 
 true	0
 false	1450" -- run handles.lua
 HANDLES="ERROR_NO_SYSTEM_RESOURCES: the handle table is full"
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_handles = 2 }\nfor i = 1, 3 do\n  m:thread { name = "w" .. i, body = function(t) end }\nend\n' > handles2.lua
+machine_lua handles2.lua 'max_handles = 2' 'for i = 1, 3 do\n  m:thread { name = "w" .. i, body = function(t) end }\nend\n'
 expect "max_handles from m:thread (each thread holds one handle)" 2 \
   "handles2.lua:4: m:thread: $HANDLES (2 handles open; machine option max_handles, default 1048576)" -- run handles2.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_handles = 1 }\nm:event {}\nm:mutex {}\n' > handles3.lua
+machine_lua handles3.lua 'max_handles = 1' 'm:event {}\nm:mutex {}\n'
 expect "max_handles from m:mutex" 2 \
   "handles3.lua:4: m:mutex: $HANDLES (1 handles open; machine option max_handles, default 1048576)" -- run handles3.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine { max_handles = 1 }\nm:mutex {}\nm:semaphore { initial = 0, max = 1 }\n' > handles4.lua
+machine_lua handles4.lua 'max_handles = 1' 'm:mutex {}\nm:semaphore { initial = 0, max = 1 }\n'
 expect "max_handles from m:semaphore" 2 \
   "handles4.lua:4: m:semaphore: $HANDLES (1 handles open; machine option max_handles, default 1048576)" -- run handles4.lua
 cat > cycles.lua <<'EOF'
@@ -372,7 +382,7 @@ m:run { max_cycles = 1000000 }
 EOF
 expect "max_cycles while every thread sleeps" 2 \
   "sleep.lua:4: limit reached: 1000000 cycles (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)" -- run sleep.lua
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:run { max_cycles = 0 }\n' > run0.lua
+machine_lua run0.lua '' 'm:run { max_cycles = 0 }\n'
 expect "m:run{max_cycles = 0}" 2 "run0.lua:3: m:run: max_cycles must be a positive integer" -- run run0.lua
 printf 'local x = 0\nwhile true do\n  x = x + 1\nend\n' > spin.lua
 expect "Lua instructions in the main chunk" 2 \
@@ -425,7 +435,7 @@ result $? "without the limit the same run completes: partial is null in the trac
 # Records dropped where no m:run step checks: m:thread readies its thread at once (a ready-counter
 # sample and a Ready span begin for each of three threads), and no m:run follows.  With
 # --trace-limit 1 no record fits: the scenario's end names the limit after the file.
-printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nfor i = 1, 3 do m:thread { name = "w" .. i, body = function(t) end } end\nprint("done")\n' > norun.lua
+machine_lua norun.lua '' 'for i = 1, 3 do m:thread { name = "w" .. i, body = function(t) end } end\nprint("done")\n'
 WHY="norun.lua: limit reached: 1 trace events (hcpsim run --trace-limit N; default 10000000)"
 expect "--trace-limit outside m:run: named after the file at the scenario's end" 2 "$WHY" --out "done" \
   -- run --trace-limit 1 --trace norun.json --report norun.report.json norun.lua
