@@ -8,7 +8,7 @@
 # as the test's path with '/' turned into '_' plus ".tap").  Without --report
 # it is a TAP test program: it fails when the catalogue is malformed, when an
 # HCP-SPEC edge case (1-58) is in no clause's edge column, when a stream is
-# missing, when a TAP line of a conformance/ file names no clause, when a line
+# missing, when a TAP line of any test program names no clause, when a line
 # names a clause the catalogue lacks, and when a catalogue clause is named by
 # no line of the streams (a skipped or todo test counts: it names the clause
 # and ran; the report shows which).  With --report it prints the coverage per
@@ -73,13 +73,12 @@ if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
 my @edges_missing = grep { !$edge_seen{$_} } 1 .. $EDGES;
 
 # ---- the TAP streams -------------------------------------------------------------------
-my (@missing_streams, @untagged, @unknown, %named, %other_untagged);
+my (@missing_streams, @untagged, @unknown, %named);
 for my $test (@tests) {
     (my $name = $test) =~ tr{/}{_};
     my $path = "$tapdir/$name.tap";
     my $fh;
     unless (open $fh, '<:encoding(UTF-8)', $path) { push @missing_streams, "$test: no TAP stream ($path)"; next }
-    my $conformance = $test =~ m{^conformance/};
     while (my $line = <$fh>) {
         $line =~ s/\r?\n\z//;
         next unless $line =~ /^(not )?ok\b\s*(\d*)\s*(.*)$/;
@@ -95,10 +94,8 @@ for my $test (@tests) {
                 if ($clause{$id}) { $named{$id}{$status}++; $named{$id}{files}{$test} = 1 }
                 else { push @unknown, "$test: test $num names unknown clause $id: $desc" }
             }
-        } elsif ($conformance) {
-            push @untagged, "$test: test $num has no clause: " . ($desc eq '' ? '(no description)' : $desc);
         } else {
-            $other_untagged{$test}++;
+            push @untagged, "$test: test $num has no clause: " . ($desc eq '' ? '(no description)' : $desc);
         }
     }
     close $fh;
@@ -131,16 +128,12 @@ if ($report) {
     printf "clauses: %d with tests that ran, %d with only skipped or todo tests, %d without tests\n",
         $by_status{run} || 0, $by_status{'skip/todo only'} || 0, $by_status{none} || 0;
     print "\nclauses without tests:\n", map { "  $_\n" } @uncovered if @uncovered;
-    print "\nconformance TAP lines without a clause (tag them: conformance/README.md):\n", map { "  $_\n" } @untagged
+    print "\nTAP lines without a clause (tag them: conformance/README.md):\n", map { "  $_\n" } @untagged
         if @untagged;
     print "\nlines naming a clause the catalogue lacks:\n", map { "  $_\n" } @unknown if @unknown;
     print "\nmissing TAP streams:\n", map { "  $_\n" } @missing_streams if @missing_streams;
     print "\nedge cases in no clause's edge column: @edges_missing\n" if @edges_missing;
     print "\ncatalogue errors:\n", map { "  $_\n" } @format_errors, @dup_errors if @format_errors || @dup_errors;
-    if (%other_untagged) {
-        print "\nuntagged lines outside conformance/ (allowed; tag those that check a clause):\n";
-        printf "  %s: %d\n", $_, $other_untagged{$_} for sort keys %other_untagged;
-    }
     exit 0;
 }
 
@@ -165,7 +158,7 @@ check(!@edges_missing, "every HCP-SPEC edge case 1-$EDGES is in some clause's ed
       map { "edge case $_ is in no clause's edge column" } @edges_missing);
 check(!@missing_streams, "every test program's TAP stream was saved (" . scalar(@tests) . " programs)",
       'SIM-CLAUSE-COVERAGE', @missing_streams);
-check(!@untagged, "every TAP line of conformance/ names a clause", 'SIM-CLAUSE-COVERAGE', @untagged);
+check(!@untagged, "every TAP line of every test program names a clause", 'SIM-CLAUSE-COVERAGE', @untagged);
 check(!@unknown, "every clause a test names is in the catalogue", 'SIM-CLAUSE-COVERAGE', @unknown);
 check(!@uncovered, "every catalogue clause is named by a test that ran (" . scalar(@order) . " clauses)",
       'SIM-CLAUSE-COVERAGE', map { "clause $_ has no test" } @uncovered);

@@ -173,8 +173,8 @@ int main(void) {
     char why[256] = "";
     size_t k = 0;
     bool same = recycle_check(list, n, &k, why, sizeof why);
-    printf("%s %zu - %zu guest inputs give identical digests on fresh and on recycled engines%s%s\n",
-           same ? "ok" : "not ok", n + 1, k, same ? "" : ": ", why);
+    printf("%s %zu - %zu guest inputs give identical digests on fresh and on recycled engines [SIM-FUZZ-RECYCLE]%s%s\n",
+           same ? "ok" : "not ok", n + 1, k, same ? "" : "\n# ", why);
     if (!same) fail = 1;
     free(list);
     return fail;

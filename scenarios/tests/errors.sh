@@ -9,6 +9,7 @@
 # follow the formats the README states, with positions, addresses and thread
 # ids derived by hand (first thread id 1000, the first m:code at 0x140000000,
 # each m:code block a whole page followed by an unmapped guard page).
+CLAUSE=SIM-ERRORS # the clause every line names (conformance/clauses.tsv)
 . scenarios/tests/lib/tap.sh
 
 # expect NAME STATUS STDERR [--out STDOUT] -- hcpsim ARGUMENTS...
@@ -25,10 +26,10 @@ expect() {
   got_err=$(cat err.txt)
   got_out=$(cat out.txt)
   if [ "$st" = "$want_st" ] && [ "$got_err" = "$want_err" ] && { [ $check_out = 0 ] || [ "$got_out" = "$want_out" ]; }; then
-    echo "ok $n - $name"
+    echo "ok $n - $name [$CLAUSE]"
   else
     fail=$((fail + 1))
-    echo "not ok $n - $name"
+    echo "not ok $n - $name [$CLAUSE]"
     echo "# status $st (want $want_st)"
     echo "$got_err" | sed 's/^/# stderr: /'
     echo "$want_err" | sed 's/^/# want:   /'
@@ -37,10 +38,6 @@ expect() {
       echo "$want_out" | sed 's/^/# want:   /'
     fi
   fi
-}
-result() { # status name [diagnostic]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; [ -n "$3" ] && echo "# $3"; fi
 }
 # machine_lua FILE OPTIONS [LINES [ARGS...]]: a scenario whose lines 1-2 load hcpsim and make the
 # machine m with OPTIONS; LINES (a printf format, ARGS filling its %s) follow from line 3.
@@ -80,7 +77,7 @@ if [ "$(id -u)" != 0 ]; then
   expect "an unreadable file" 2 "cannot open noperm.lua: Permission denied" -- run noperm.lua
 else
   n=$((n + 1))
-  echo "ok $n # SKIP root reads files without read permission"
+  echo "ok $n - an unreadable file [$CLAUSE] # SKIP root reads files without read permission"
 fi
 printf '\033LuaT\000' > binary.lua
 expect "a binary chunk is refused, naming the file" 2 \
@@ -113,7 +110,7 @@ if [ "$(id -u)" != 0 ]; then
   expect "--report into a read-only directory" 2 "hcpsim: --report ro/r.md: Permission denied" --out "" -- run --report ro/r.md ok.lua
 else
   n=$((n + 1))
-  echo "ok $n # SKIP root writes into read-only directories"
+  echo "ok $n - --report into a read-only directory [$CLAUSE] # SKIP root writes into read-only directories"
 fi
 
 # ---- malformed scenarios ------------------------------------------------------------------------

@@ -12,8 +12,8 @@ n=0
 fail=0
 result() { # status (0 ok), name [, diagnostic file]
   n=$((n + 1))
-  if [ "$1" = 0 ]; then echo "ok $n - $2"; else
-    fail=$((fail + 1)); echo "not ok $n - $2"
+  if [ "$1" = 0 ]; then echo "ok $n - $2 [SIM-MATRIX]"; else
+    fail=$((fail + 1)); echo "not ok $n - $2 [SIM-MATRIX]"
     [ -n "$3" ] && [ -f "$3" ] && sed 's/^/# /' "$3" | head -40
   fi
 }
