@@ -121,7 +121,8 @@ tests: all $(C_TESTS)
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause
 # coverage check (conformance/clauses.pl, a second prove run) reads them: every catalogue clause
-# named by a test that ran, every conformance line naming a known clause (conformance/README.md).
+# named by a test that ran, every TAP line of every test program naming a known clause
+# (conformance/README.md).
 TAP_DIR = $(BUILD)/tap
 ALL_TESTS = $(C_TESTS) $(LUA_TESTS) $(SH_TESTS)
 RUN_TESTS = rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR) && HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(TAP_DIR) \

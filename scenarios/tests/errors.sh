@@ -9,7 +9,7 @@
 # follow the formats the README states, with positions, addresses and thread
 # ids derived by hand (first thread id 1000, the first m:code at 0x140000000,
 # each m:code block a whole page followed by an unmapped guard page).
-CLAUSE=SIM-ERRORS # the clause every line names (conformance/clauses.tsv)
+CLAUSE=SIM-ERRORS # the clause(s) each line names (conformance/clauses.tsv); the sections below set theirs
 . scenarios/tests/lib/tap.sh
 
 # expect NAME STATUS STDERR [--out STDOUT] -- hcpsim ARGUMENTS...
@@ -269,6 +269,7 @@ expect "a deadlock names each blocked thread and its wait" 2 \
   "dead.lua:7: m:run: deadlock: thread 'a' (id 1000) waits on semaphore #1; thread 'b' (id 1004) waits on thread #1 ('a')" -- run dead.lua
 
 # ---- limits: "limit reached: VALUE WHAT (OPTION; default D)", status 2 ---------------------------------
+CLAUSE=SIM-LIMITS
 cat > threads.lua <<'EOF'
 local hcp = require "hcpsim"
 local m = hcp.machine { max_threads = 3 }
@@ -303,6 +304,7 @@ machine_lua maps4.lua 'max_mappings = 16' 'for i = 1, 40 do\n  m:code("\\xc3")\n
 expect "guest memory mappings through m:code" 2 "maps4.lua:4: m:code: $MAPS" -- run maps4.lua
 machine_lua maps5.lua 'max_mappings = 16' 'for i = 1, 40 do\n  m:import_table { "GetLastError" }\nend\n'
 expect "guest memory mappings through m:import_table" 2 "maps5.lua:4: m:import_table: $MAPS" -- run maps5.lua
+CLAUSE=SIM-LIMITS,SIM-GUEST-TRAP-POINTS
 # Trap points (sim/README.md "Faults"): f0 3b c0 (lock cmp eax, eax) is one, at its f0; five
 # of them on a machine that takes four end the run at the m:code that brings the fifth.
 machine_lua traps.lua 'max_trap_points = 4' 'm:code(string.rep("\\xf0\\x3b\\xc0", 5))\n'
@@ -314,6 +316,7 @@ machine_lua traps3.lua 'max_trap_points = 16385'
 expect "max_trap_points above its limit" 2 "traps3.lua:2: hcp.machine: 'max_trap_points' = 16385 is out of range (1..16384)" -- run traps3.lua
 machine_lua traps4.lua 'max_trap_points = 0'
 expect "max_trap_points of 0" 2 "traps4.lua:2: hcp.machine: 'max_trap_points' = 0 is out of range (1..16384)" -- run traps4.lua
+CLAUSE=SIM-LIMITS
 machine_lua alloc0.lua '' 'm:alloc(0)\n'
 expect "m:alloc of 0 bytes" 2 "alloc0.lua:3: bad argument #1 to 'alloc' (size must be 1..268435456 bytes)" -- run alloc0.lua
 machine_lua alloc1.lua '' 'm:alloc(268435457)\n'
@@ -345,11 +348,13 @@ end }
 m:run()
 m:event {}
 EOF
+CLAUSE=SIM-LIMITS,SIMDEF-HANDLE-TABLE-FULL
 expect "max_handles: Windows' error from the API, a limit message from m:event" 2 \
   "handles.lua:10: m:event: ERROR_NO_SYSTEM_RESOURCES: the handle table is full (3 handles open; machine option max_handles, default 1048576)" \
   --out "true	0
 true	0
 false	1450" -- run handles.lua
+CLAUSE=SIM-LIMITS
 HANDLES="ERROR_NO_SYSTEM_RESOURCES: the handle table is full"
 machine_lua handles2.lua 'max_handles = 2' 'for i = 1, 3 do\n  m:thread { name = "w" .. i, body = function(t) end }\nend\n'
 expect "max_handles from m:thread (each thread holds one handle)" 2 \
@@ -466,6 +471,7 @@ r=$?
 result $? "--report-intervals 2: the schedule keeps 2 intervals, says it is truncated, and the run completes" "status $st, check $r"
 
 # ---- --unsafe-io -------------------------------------------------------------------------------------------
+CLAUSE=SIM-UNSAFE-IO
 printf 'local f = io.open("result.txt", "w")\n' > io.lua
 expect "io without --unsafe-io" 2 "io.lua:1: variable 'io' is not declared (the io library needs hcpsim run --unsafe-io)" -- run io.lua
 cat > iow.lua <<'EOF'
