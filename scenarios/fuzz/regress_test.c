@@ -173,9 +173,9 @@ int main(void) {
     char why[256] = "";
     size_t k = 0;
     bool same = recycle_check(list, n, &k, why, sizeof why);
+    const char *after = !same ? "\n# " : k < 2 ? " # SKIP fewer than two guest inputs kept" : ""; /* then why */
     printf("%s %zu - %zu guest inputs give identical digests on fresh and on recycled engines [SIM-FUZZ-RECYCLE]%s%s\n",
-           same ? "ok" : "not ok", n + 1, k, same ? (k < 2 ? " # SKIP fewer than two guest inputs kept" : "") : "\n# ",
-           why);
+           same ? "ok" : "not ok", n + 1, k, after, why);
     if (!same) fail = 1;
     free(list);
     return fail;

@@ -14,7 +14,6 @@ CLAUSE=SIM-ERRORS # the clause(s) each line names (conformance/clauses.tsv); the
 
 # expect NAME STATUS STDERR [--out STDOUT] -- hcpsim ARGUMENTS...
 expect() {
-  n=$((n + 1))
   name=$1 want_st=$2 want_err=$3
   shift 3
   want_out=""
@@ -25,11 +24,10 @@ expect() {
   st=$?
   got_err=$(cat err.txt)
   got_out=$(cat out.txt)
-  if [ "$st" = "$want_st" ] && [ "$got_err" = "$want_err" ] && { [ $check_out = 0 ] || [ "$got_out" = "$want_out" ]; }; then
-    echo "ok $n - $name [$CLAUSE]"
-  else
-    fail=$((fail + 1))
-    echo "not ok $n - $name [$CLAUSE]"
+  [ "$st" = "$want_st" ] && [ "$got_err" = "$want_err" ] && { [ $check_out = 0 ] || [ "$got_out" = "$want_out" ]; }
+  r=$?
+  result $r "$name"
+  if [ $r != 0 ]; then
     echo "# status $st (want $want_st)"
     echo "$got_err" | sed 's/^/# stderr: /'
     echo "$want_err" | sed 's/^/# want:   /'
