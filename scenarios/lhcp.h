@@ -57,6 +57,9 @@ void lhcp_charge_instructions(lua_State *L, uint64_t n); /* C work counted again
 void lhcp_open_order(lua_State *L);
 /* Pushes a sequence of the keys of the table at t in that order (a scan: counted as instructions). */
 void lhcp_push_sorted_keys(lua_State *L, int t);
+/* The order the object at idx was made in among the scenario's objects (1, 2, ...); 0 when no
+ * allocation of the runtime made it (a light C function). runtime.c */
+uint64_t lhcp_birth(lua_State *L, int idx);
 void lhcp_strict_globals(lua_State *L);
 /* after the scenario's globals are set up */ /* installs the instruction-count bound on a coroutine */
 int lhcp_tap_status(lua_State *L);            /* 0 all passed, 1 a failure, after the scenario ran */

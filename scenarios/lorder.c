@@ -16,8 +16,11 @@
  * - Object numbers: an object without `__tostring` is named "table: #N",
  *   "function: #N", "thread: #N", N counting from 1 in the order objects are
  *   first named or first met as keys.  When several objects first meet as
- *   keys of one traversal, their numbers follow the raw order, which still
- *   varies: the one case left (scenarios/README.md "Sandbox").
+ *   keys of one traversal, they are numbered in the order they were made
+ *   (the allocator's births, runtime.c).  The runtime's own C functions are
+ *   values no allocation makes: before such a function is numbered as a key,
+ *   every function reachable from the globals and the registry by string keys
+ *   is numbered in the order of that walk.
  * - `string.format("%p")` is refused: it prints an address of every type.
  *
  * The key scan costs as many Lua instructions as the table has keys, so the
@@ -187,9 +190,133 @@ typedef struct entry {
 
 static int cmp_entry(const void *a, const void *b) { return cmp_key(&((const entry *)a)->k, &((const entry *)b)->k); }
 
+/* ---- numbering objects that first meet as keys ---------------------------------------------- */
+
+static bool has_number(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, LUA_REGISTRYINDEX, IDS_KEY);
+    lua_pushvalue(L, idx);
+    bool has = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return has;
+}
+
+/* Every function reachable from the globals and the registry through string
+ * keys (and metatables), breadth first, keys sorted, gets its number: the
+ * runtime's C functions have no birth, but each has a fixed place there. */
+static void number_reachable_functions(lua_State *L) {
+    int top = lua_gettop(L);
+    lua_newtable(L); /* seen: table -> true */
+    int seen = lua_gettop(L);
+    lua_newtable(L); /* queue */
+    int queue = lua_gettop(L), head = 0, tail = 0;
+    lua_pushglobaltable(L);
+    lua_rawseti(L, queue, ++tail);
+    lua_pushvalue(L, LUA_REGISTRYINDEX);
+    lua_rawseti(L, queue, ++tail);
+    while (head < tail && tail < 100000) {
+        lua_rawgeti(L, queue, ++head);
+        int tbl = lua_gettop(L);
+        lua_pushvalue(L, tbl);
+        if (lua_rawget(L, seen) != LUA_TNIL) {
+            lua_settop(L, tbl - 1);
+            continue;
+        }
+        lua_pop(L, 1);
+        lua_pushvalue(L, tbl);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, seen);
+        if (lua_getmetatable(L, tbl)) lua_rawseti(L, queue, ++tail);
+        lua_newtable(L); /* the string keys of tbl, as keys */
+        int names = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, tbl)) {
+            lua_pop(L, 1);
+            if (lua_type(L, -1) == LUA_TSTRING) {
+                lua_pushvalue(L, -1);
+                lua_pushboolean(L, 1);
+                lua_rawset(L, names);
+            }
+        }
+        lhcp_push_sorted_keys(L, names); /* strings only: numbers no object */
+        int sorted = lua_gettop(L), n = (int)lua_rawlen(L, sorted);
+        for (int i = 1; i <= n; i++) {
+            lua_rawgeti(L, sorted, i);
+            lua_rawget(L, tbl);
+            int type = lua_type(L, -1);
+            if (type == LUA_TFUNCTION) {
+                if (!has_number(L, -1)) object_number(L, -1);
+            } else if (type == LUA_TTABLE) {
+                lua_pushvalue(L, -1);
+                lua_rawseti(L, queue, ++tail);
+            }
+            lua_pop(L, 1);
+        }
+        lua_settop(L, tbl - 1);
+    }
+    lua_settop(L, top);
+}
+
+typedef struct newkey {
+    uint64_t birth;  /* 0: none (numbered by the walk, or else ordered by place) */
+    uintptr_t place; /* for one with neither: its address */
+    int slot;
+} newkey;
+
+/* Born objects in birth order, then the rest by address: a C function no walk
+ * reaches (the iterators ipairs and utf8.codes return) lies in the Lua
+ * library, whose functions keep their relative places in every process. */
+static int cmp_newkey(const void *a, const void *b) {
+    const newkey *x = a, *y = b;
+    if (x->birth != y->birth) {
+        if (!x->birth) return 1;
+        if (!y->birth) return -1;
+        return x->birth < y->birth ? -1 : 1;
+    }
+    return x->place < y->place ? -1 : x->place > y->place;
+}
+
+/* Numbers the object keys of the table at t that have none, in the order they were made. */
+static void number_new_keys(lua_State *L, int t) {
+    t = lua_absindex(L, t);
+    int top = lua_gettop(L);
+    lua_newtable(L);
+    int fresh = lua_gettop(L), n = 0;
+    bool unborn = false;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (is_object(lua_type(L, -1)) && !has_number(L, -1)) {
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, fresh, ++n);
+            unborn = unborn || !lhcp_birth(L, -1);
+        }
+    }
+    if (n == 0) {
+        lua_settop(L, top);
+        return;
+    }
+    if (unborn) number_reachable_functions(L);
+    if ((size_t)n > INT32_MAX / sizeof(newkey)) luaL_error(L, "pairs: a table of %d keys is too large", n);
+    newkey *k = lua_newuserdatauv(L, (size_t)n * sizeof *k, 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, fresh, i + 1);
+        k[i] = (newkey){lhcp_birth(L, -1), (uintptr_t)lua_topointer(L, -1), i + 1};
+        lua_pop(L, 1);
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_newkey);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, fresh, k[i].slot);
+        if (!has_number(L, -1)) object_number(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, top);
+}
+
 /* Pushes a sequence of the keys of the table at t, sorted; charges the scan to the instruction count. */
 void lhcp_push_sorted_keys(lua_State *L, int t) {
     t = lua_absindex(L, t);
+    number_new_keys(L, t);
     lua_newtable(L); /* raw: the keys as found, which keep the strings alive */
     int raw = lua_gettop(L), n = 0;
     lua_pushnil(L);
@@ -259,6 +386,7 @@ static int l_next(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 2);
     bool first = lua_isnil(L, 2);
+    number_new_keys(L, 1);
     key after = {0}, best = {0};
     if (!first) after = key_at(L, 2);
     uint64_t n = 0;

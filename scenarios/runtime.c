@@ -35,6 +35,15 @@ typedef struct runtime {
     bool mem_refused; /* an allocation was refused at mem_limit */
     lua_Alloc alloc;  /* the state's own allocator, which does the work */
     void *alloc_ud;
+    /* Births: every live table, closure, full userdata and coroutine the
+     * allocator made, by block address (open addressing, linear probing). */
+    struct birth {
+        uintptr_t at; /* 0: empty slot */
+        size_t size;
+        uint64_t serial;
+    } *births;
+    size_t births_cap, births_used;
+    uint64_t next_birth;
 } runtime;
 
 static runtime *rt_of(lua_State *L) { return *(runtime **)lua_getextraspace(L); }
@@ -58,6 +67,91 @@ void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, C
  * raises the limit at its next step. */
 void lhcp_charge_instructions(lua_State *L, uint64_t n) { rt_of(L)->count += n; }
 
+/* ---- births: the order objects were made in ------------------------------------------------
+ * Objects that first meet as keys of one traversal are numbered in the order
+ * they were made (lorder.c): the scenario alone decides that order, while
+ * their addresses, and so Lua's raw order over them, change from run to run.
+ * Lua 5.4 tells the allocator the type of each new object (osize is the type
+ * tag when ptr is NULL); the allocator gives every table, closure, full
+ * userdata and coroutine a serial, kept by block address until the block is
+ * freed. */
+
+static size_t birth_slot(const runtime *rt, uintptr_t at) {
+    uint64_t h = (uint64_t)(at >> 3) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32) & (rt->births_cap - 1);
+}
+
+static bool births_grow(runtime *rt) {
+    size_t cap = rt->births_cap ? rt->births_cap * 2 : 1024;
+    struct birth *b = calloc(cap, sizeof *b), *old = rt->births;
+    if (!b) return false;
+    size_t oldcap = rt->births_cap;
+    rt->births = b;
+    rt->births_cap = cap;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (!old[i].at) continue;
+        size_t j = birth_slot(rt, old[i].at);
+        while (b[j].at) j = (j + 1) & (cap - 1);
+        b[j] = old[i];
+    }
+    free(old);
+    return true;
+}
+
+static bool birth_add(runtime *rt, void *p, size_t size) {
+    if (2 * (rt->births_used + 1) > rt->births_cap && !births_grow(rt)) return false;
+    size_t j = birth_slot(rt, (uintptr_t)p);
+    while (rt->births[j].at) j = (j + 1) & (rt->births_cap - 1);
+    rt->births[j] = (struct birth){(uintptr_t)p, size, ++rt->next_birth};
+    rt->births_used++;
+    return true;
+}
+
+static struct birth *birth_find(const runtime *rt, uintptr_t at) {
+    if (!rt->births_used) return NULL;
+    for (size_t j = birth_slot(rt, at), n = 0; n < rt->births_cap; j = (j + 1) & (rt->births_cap - 1), n++) {
+        if (rt->births[j].at == at) return &rt->births[j];
+        if (!rt->births[j].at) return NULL;
+    }
+    return NULL;
+}
+
+/* Removes a block's entry, if it has one (backward-shift deletion keeps probe chains whole). */
+static void birth_remove(runtime *rt, void *p) {
+    struct birth *e = birth_find(rt, (uintptr_t)p);
+    if (!e) return;
+    size_t mask = rt->births_cap - 1, hole = (size_t)(e - rt->births);
+    for (size_t j = (hole + 1) & mask; rt->births[j].at; j = (j + 1) & mask) {
+        size_t home = birth_slot(rt, rt->births[j].at);
+        if (((j - home) & mask) >= ((j - hole) & mask)) { /* home is at or before the hole */
+            rt->births[hole] = rt->births[j];
+            hole = j;
+        }
+    }
+    rt->births[hole].at = 0;
+    rt->births_used--;
+}
+
+static bool is_object_tag(size_t tag) {
+    return tag == LUA_TTABLE || tag == LUA_TFUNCTION || tag == LUA_TUSERDATA || tag == LUA_TTHREAD;
+}
+
+/* The serial of the object at idx, 0 for a value no allocation made (a light C
+ * function) or one made before the runtime opened.  lua_topointer gives an
+ * address inside the object's block (past a header for a coroutine or a
+ * userdata), so the search goes down a few words to the block's start. */
+uint64_t lhcp_birth(lua_State *L, int idx) {
+    const runtime *rt = rt_of(L);
+    uintptr_t p = (uintptr_t)(lua_type(L, idx) == LUA_TTHREAD ? lua_getextraspace(lua_tothread(L, idx))
+                                                                 : lua_topointer(L, idx));
+    if (!rt || !p) return 0;
+    for (uintptr_t back = 0; back <= 256 && back <= p; back += sizeof(void *)) {
+        const struct birth *e = birth_find(rt, p - back);
+        if (e) return p < e->at + e->size ? e->serial : 0;
+    }
+    return 0;
+}
+
 /* The memory limit: an allocation that would take the heap past it fails, and
  * Lua raises "not enough memory" (after an emergency collection). */
 static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -67,7 +161,12 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         rt->mem_refused = true;
         return NULL;
     }
+    if (ptr && nsize == 0) birth_remove(rt, ptr);
     void *p = rt->alloc(rt->alloc_ud, ptr, osize, nsize);
+    if (p && !ptr && is_object_tag(osize) && !birth_add(rt, p, nsize)) {
+        rt->alloc(rt->alloc_ud, p, nsize, 0); /* no room to record it: as if the host were out of memory */
+        return NULL;
+    }
     if (p || nsize == 0) rt->mem_used = rt->mem_used - old + nsize;
     return p;
 }
@@ -77,6 +176,11 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 static int runtime_gc(lua_State *L) {
     runtime *rt = lua_touserdata(L, 1);
     if (rt && rt->alloc) lua_setallocf(L, rt->alloc, rt->alloc_ud);
+    if (rt) {
+        free(rt->births);
+        rt->births = NULL;
+        rt->births_cap = rt->births_used = 0;
+    }
     return 0;
 }
 

@@ -172,6 +172,45 @@ tap.is(tostring(setmetatable({}, { __name = "Point" })):match("^Point: #%d+$") ~
 tap.is(string.format("%s|%s", setmetatable({}, { __name = 42 }), "x"):match("^table: #%d+|x$") ~= nil, true,
        "a __name that is not a string is ignored, and the arguments after it stay in place")
 tap.like(tostring(hcp.machine {}), "^hcpsim%.Machine", "hcpsim objects keep their own names")
+-- Objects that first meet as keys of one traversal are numbered in the order they were made, so
+-- pairs visits them in creation order whatever their addresses (scenarios/README.md "Sandbox").
+local made, byobj = {}, {}
+for i = 1, 300 do made[i] = {}; byobj[made[i]] = i end
+local order, inorder = {}, true
+for _, i in pairs(byobj) do order[#order + 1] = i; inorder = inorder and i == #order end
+tap.ok(inorder and #order == 300, "300 fresh tables as keys: pairs visits them in creation order")
+local later = {}
+later[made[300]] = "a"; later[made[1]] = "b"
+tap.is(select(2, next(later)), "b", "numbers stay: a table numbered first stays first in another table")
+local fns = {}
+for i = 1, 20 do fns[function() return i end] = i end
+local cos = {}
+for i = 1, 20 do cos[coroutine.create(function() end)] = i end
+local function visit(t)
+  local seq = {}
+  for _, v in pairs(t) do seq[#seq + 1] = v end
+  return table.concat(seq, " ")
+end
+local one_to_20 = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"
+tap.is(visit(fns), one_to_20, "closures as keys: creation order")
+tap.is(visit(cos), one_to_20, "coroutines as keys: creation order")
+local mm = hcp.machine {}
+local threads = {}
+for i = 1, 8 do threads[mm:thread { body = function() end }] = i end
+tap.is(visit(threads), "1 2 3 4 5 6 7 8", "m:thread objects as keys: creation order")
+local viaNext, k = {}, nil
+repeat
+  k = next(fns, k)
+  if k then viaNext[#viaNext + 1] = fns[k] end
+until not k
+tap.is(table.concat(viaNext, " "), one_to_20, "next walks the same order")
+-- Library functions are no allocation of the scenario's: when one without a number is met as a
+-- key, every function reachable from the globals is numbered, breadth first, names sorted (the
+-- tables of _G in name order: math before utf8; in math, abs before max). None of these three
+-- was named before this point.
+local lib = { [utf8.char] = "char", [math.max] = "max", [math.abs] = "abs" }
+tap.is(visit(lib), "abs max char", "library functions as keys: the walk's order")
+
 tap.like(err_of(string.format, "%p", {}),
          "bad argument #2 to '[%w.]*format' %('%%p' prints a host address, which differs from run to run%)",
          "string.format('%p') is refused")
