@@ -15,22 +15,23 @@ typedef enum hcp_times_rule {
 } hcp_times_rule;
 
 typedef struct hcp_platform {
-    const char *name;        /* "win10-x64" */
-    const char *description; /* one line for `hcpsim describe` */
-    sim_arch arch;           /* guest ISA; pointer size (handles, pointers, the logger's P fields):
-                                hcp_platform_ptr_size */
-    const char *callconv;    /* the calling convention guest code and thunks use */
-    bool hcp;                /* the four HCP functions and Ke* exist; else they fail with
-                                ERROR_CALL_NOT_IMPLEMENTED / STATUS_NOT_IMPLEMENTED */
-    const char *observed;    /* what semantics = "observed" stands for here (HCP-SPEC §11, open question 1) */
-    hcp_times_rule times;    /* GetThreadTimes rules */
-    bool query_limited;      /* THREAD_QUERY_LIMITED_INFORMATION exists (Vista+) and suffices for the
-                                thread times; else THREAD_QUERY_INFORMATION is needed (CE, HCP-SPEC §8.1-8.2) */
-    bool cycle_time;         /* QueryThreadCycleTime exists (Vista+, HCP-SPEC §8.4); else
-                                ERROR_CALL_NOT_IMPLEMENTED */
-    bool etw;                /* an NT Kernel Logger exists */
-    int etw_thread_version;  /* default Class.Version of Thread Start/End/DCStart/DCEnd events (0-3;
-                                machine option etw_thread_version) */
+    const char *name;         /* "win10-x64" */
+    const char *description;  /* one line for `hcpsim describe` */
+    sim_arch arch;            /* guest ISA; pointer size (handles, pointers, the logger's P fields):
+                                 hcp_platform_ptr_size */
+    const char *callconv;     /* the calling convention guest code and thunks use */
+    bool hcp;                 /* the four HCP functions and Ke* exist; else they fail with
+                                 ERROR_CALL_NOT_IMPLEMENTED / STATUS_NOT_IMPLEMENTED */
+    const char *observed;     /* what semantics = "observed" stands for here (HCP-SPEC §11, open question 1) */
+    hcp_times_rule times;     /* GetThreadTimes rules */
+    bool query_limited;       /* THREAD_QUERY_LIMITED_INFORMATION exists (Vista+) and suffices for the
+                                 thread times; else THREAD_QUERY_INFORMATION is needed (CE, HCP-SPEC §8.1-8.2) */
+    bool cycle_time;          /* QueryThreadCycleTime exists (Vista+, HCP-SPEC §8.4); else
+                                 ERROR_CALL_NOT_IMPLEMENTED */
+    bool etw;                 /* an NT Kernel Logger exists */
+    int etw_thread_version;   /* default Class.Version of Thread Start/End/DCStart/DCEnd events (0-3;
+                                 machine option etw_thread_version) */
+    const char *cost_profile; /* the cost model's profile (pmu_model/: pmu_cost_defaults) its CPU follows */
 } hcp_platform;
 
 /* The profile called `name`, or NULL. */

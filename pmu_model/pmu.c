@@ -294,14 +294,16 @@ pmu_err pmu_cost_defaults(pmu_cost_params *p, const char *name) {
 static bool is_pow2(uint32_t x) { return x && (x & (x - 1)) == 0; }
 
 pmu_err pmu_bp_params_check(const pmu_bp_params *bp) {
-    if (bp->index_bits < 1 || bp->index_bits > 24 || bp->hist_bits > bp->index_bits || bp->pc_shift > 63 ||
-        bp->ras_depth > 4096 || bp->btb_entries > 65536)
+    if (bp->index_bits < PMU_BP_INDEX_MIN || bp->index_bits > PMU_BP_INDEX_MAX || bp->hist_bits > bp->index_bits ||
+        bp->pc_shift > PMU_BP_PC_SHIFT_MAX || bp->ras_depth > PMU_BP_RAS_MAX || bp->btb_entries > PMU_BP_BTB_MAX)
         return PMU_ERR_BAD_PARAM;
     return PMU_OK;
 }
 
 static bool level_ok(const pmu_cache_level *l) {
-    if (!is_pow2(l->line) || l->line < 4 || l->line > 4096 || l->ways < 1 || l->ways > 256) return false;
+    if (!is_pow2(l->line) || l->line < PMU_CACHE_LINE_MIN || l->line > PMU_CACHE_LINE_MAX || l->ways < 1 ||
+        l->ways > PMU_CACHE_WAYS_MAX || l->size > PMU_CACHE_SIZE_MAX)
+        return false;
     uint64_t per_set = (uint64_t)l->ways * l->line;
     return l->size >= per_set && l->size % per_set == 0;
 }

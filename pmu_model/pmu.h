@@ -147,6 +147,20 @@ typedef struct pmu_bp_params {
 
 /* One cache level.  sets = size / (ways * line) must be a whole number >= 1
  * (any count, power of two or not). */
+/* The ranges of the model's parameters: pmu_bp_params_check and
+ * pmu_cache_params_check apply them, and the machine options (cost,
+ * predictor, cache) quote them. */
+#define PMU_BP_INDEX_MIN 1u
+#define PMU_BP_INDEX_MAX 24u
+#define PMU_BP_PC_SHIFT_MAX 63u
+#define PMU_BP_RAS_MAX 4096u
+#define PMU_BP_BTB_MAX 65536u
+#define PMU_CACHE_SIZE_MAX (1u << 30)
+#define PMU_CACHE_WAYS_MAX 256u
+#define PMU_CACHE_LINE_MIN 4u
+#define PMU_CACHE_LINE_MAX 4096u
+#define PMU_COST_CYCLES_MAX 100000000u /* any one cost of the tables */
+
 typedef struct pmu_cache_level {
     uint32_t size; /* bytes */
     uint32_t ways; /* 1..256 */

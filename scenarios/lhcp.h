@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "api/hcp_api.h"
+#include "api/system.h"
 #include "reports/reports.h"
 #include "sim/sim.h"
 
@@ -26,10 +27,6 @@ typedef struct lmachine {
     uint64_t memory_used; /* those bytes so far, each request rounded up to whole 4 KiB pages */
     char platform[32];
 } lmachine;
-
-/* Defaults of the machine options that bound a scenario (scenarios/README.md "Limits"). */
-#define LHCP_DEFAULT_MAX_THREADS 10000
-#define LHCP_DEFAULT_MAX_MEMORY (UINT64_C(1) << 30)
 
 typedef struct lthread {
     lmachine *lm;

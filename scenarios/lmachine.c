@@ -5,24 +5,12 @@
 #include <string.h>
 
 #include "api/platform.h"
+#include "api/system.h"
 #include "scenarios/lhcp.h"
 
 /* user values of a Machine userdata */
 #define UV_THREADS 1 /* array of Thread userdata, by thread index + 1 */
 #define UV_TRACE 2   /* the running m:trace session's userdata, or nil */
-
-static lua_Integer opt_int(lua_State *L, int t, const char *k, lua_Integer def, lua_Integer lo, lua_Integer hi) {
-    lua_Integer v = def;
-    int ty = lua_getfield(L, t, k);
-    if (ty != LUA_TNIL) {
-        int isint;
-        v = lua_tointegerx(L, -1, &isint);
-        if (!isint) luaL_error(L, "hcp.machine: '%s' must be an integer (got %s)", k, luaL_typename(L, -1));
-        if (v < lo || v > hi) luaL_error(L, "hcp.machine: '%s' = %I is out of range (%I..%I)", k, v, lo, hi);
-    }
-    lua_pop(L, 1);
-    return v;
-}
 
 static const char *opt_str(lua_State *L, int t, const char *k, const char *def) {
     const char *v = def;
@@ -41,10 +29,8 @@ static int machine_gc(lua_State *L) {
     lm->trace = NULL;
     rep_report_detach(lm->report, lm->m); /* takes the final totals while the machine still exists */
     lm->report = NULL;
-    if (lm->os) hcp_etw_stop(lm->os, false); /* an m:trace session still running ends without events */
-    hcp_gate_detach(lm->os);
-    hcp_os_free(lm->os);
-    sim_machine_free(lm->m);
+    hcp_system sys = {.m = lm->m, .os = lm->os};
+    hcp_system_free(&sys); /* an m:trace session still running ends without events */
     lm->os = NULL;
     lm->m = NULL;
     return 0;
@@ -90,7 +76,7 @@ static void opt_cost(lua_State *L, int t, pmu_cost_params *p) {
     if (table && pmu_cost_table(p, table) != PMU_OK)
         luaL_error(L, "hcp.machine: unknown cost table '%s' (valid: default, unit)", table);
     if (ty == LUA_TTABLE) {
-        const uint32_t big = 100000000;
+        const uint32_t big = PMU_COST_CYCLES_MAX;
         p->mispredict_cycles = opt_field(L, top, "cost", "mispredict", p->mispredict_cycles, 0, big);
         p->l2_hit_cycles = opt_field(L, top, "cost", "l2_hit", p->l2_hit_cycles, 0, big);
         p->llc_hit_cycles = opt_field(L, top, "cost", "llc_hit", p->llc_hit_cycles, 0, big);
@@ -120,11 +106,11 @@ static bool opt_predictor(lua_State *L, int t, pmu_bp_params *bp) {
         static const char *const keys[] = {"history", "index", "pc_shift", "ras", "btb", NULL};
         int top = lua_gettop(L);
         lhcp_check_keys(L, top, "hcp.machine predictor", keys);
-        bp->index_bits = opt_field(L, top, "predictor", "index", bp->index_bits, 1, 24);
+        bp->index_bits = opt_field(L, top, "predictor", "index", bp->index_bits, PMU_BP_INDEX_MIN, PMU_BP_INDEX_MAX);
         bp->hist_bits = opt_field(L, top, "predictor", "history", bp->hist_bits, 0, bp->index_bits);
-        bp->pc_shift = opt_field(L, top, "predictor", "pc_shift", bp->pc_shift, 0, 63);
-        bp->ras_depth = opt_field(L, top, "predictor", "ras", bp->ras_depth, 0, 4096);
-        bp->btb_entries = opt_field(L, top, "predictor", "btb", bp->btb_entries, 0, 65536);
+        bp->pc_shift = opt_field(L, top, "predictor", "pc_shift", bp->pc_shift, 0, PMU_BP_PC_SHIFT_MAX);
+        bp->ras_depth = opt_field(L, top, "predictor", "ras", bp->ras_depth, 0, PMU_BP_RAS_MAX);
+        bp->btb_entries = opt_field(L, top, "predictor", "btb", bp->btb_entries, 0, PMU_BP_BTB_MAX);
     } else if (ty != LUA_TNIL) {
         luaL_error(L, "hcp.machine: 'predictor' must be a boolean or a table (got %s)", luaL_typename(L, -1));
     }
@@ -150,9 +136,10 @@ static int opt_cache(lua_State *L, int t, pmu_cache_params *cp) {
             if (lua_getfield(L, top, keys[i]) != LUA_TNIL) {
                 if (!lua_istable(L, -1)) luaL_error(L, "hcp.machine: '%s' must be a table", what[i]);
                 lhcp_check_keys(L, lua_gettop(L), what[i], lkeys);
-                lv[i]->size = opt_field(L, lua_gettop(L), what[i], "size", lv[i]->size, 1, 1u << 30);
-                lv[i]->ways = opt_field(L, lua_gettop(L), what[i], "ways", lv[i]->ways, 1, 256);
-                lv[i]->line = opt_field(L, lua_gettop(L), what[i], "line", lv[i]->line, 4, 4096);
+                lv[i]->size = opt_field(L, lua_gettop(L), what[i], "size", lv[i]->size, 1, PMU_CACHE_SIZE_MAX);
+                lv[i]->ways = opt_field(L, lua_gettop(L), what[i], "ways", lv[i]->ways, 1, PMU_CACHE_WAYS_MAX);
+                lv[i]->line =
+                    opt_field(L, lua_gettop(L), what[i], "line", lv[i]->line, PMU_CACHE_LINE_MIN, PMU_CACHE_LINE_MAX);
             }
             lua_pop(L, 1);
         }
@@ -167,36 +154,63 @@ static int opt_cache(lua_State *L, int t, pmu_cache_params *cp) {
     return on;
 }
 
-static bool is_cache_event(pmu_event e) {
-    return e == PMU_EV_L1D_MISSES || e == PMU_EV_L2_MISSES || e == PMU_EV_LLC_REFERENCES || e == PMU_EV_LLC_MISSES;
+/* pmc = { "instructions", "branches:u", ... } */
+static void opt_pmc(lua_State *L, int t, hcp_system_opts *o) {
+    if (lua_getfield(L, t, "pmc") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) luaL_error(L, "hcp.machine: 'pmc' must be a list of event names");
+        const char *names[PMU_MAX_PMC];
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n > PMU_MAX_PMC) luaL_error(L, "hcp.machine: 'pmc' lists %I events; at most %d", n, PMU_MAX_PMC);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, -1, i) != LUA_TSTRING) luaL_error(L, "hcp.machine: pmc[%I] must be an event name", i);
+            names[i - 1] = lua_tostring(L, -1); /* alive in the pmc table */
+            lua_pop(L, 1);
+        }
+        char msg[512];
+        if (hcp_system_set_pmc(o, names, (int)n, msg, sizeof msg) != 0) luaL_error(L, "hcp.machine: %s", msg);
+    }
+    lua_pop(L, 1);
+}
+
+/* An integer or boolean machine option, checked against the option table. */
+static void opt_value(lua_State *L, int t, const hcp_option *opt, hcp_system_opts *o) {
+    int ty = lua_getfield(L, t, opt->name);
+    if (ty != LUA_TNIL) {
+        lua_Integer v;
+        if (opt->kind == HCP_OPTK_BOOL) {
+            if (ty != LUA_TBOOLEAN) luaL_error(L, "hcp.machine: '%s' must be a boolean", opt->name);
+            v = lua_toboolean(L, -1);
+        } else {
+            int isint;
+            v = lua_tointegerx(L, -1, &isint);
+            if (!isint) luaL_error(L, "hcp.machine: '%s' must be an integer (got %s)", opt->name, luaL_typename(L, -1));
+        }
+        char msg[256];
+        if (hcp_option_set(o, opt, v, msg, sizeof msg) != 0) luaL_error(L, "hcp.machine: %s", msg);
+    }
+    lua_pop(L, 1);
+}
+
+/* hcp_system_new's observe: the --trace writer sees the machine before any thread exists. */
+typedef struct observe_ctx {
+    lmachine *lm;
+    rep_trace *trace;
+} observe_ctx;
+
+static int observe_trace(void *ud, sim_machine *m, char *msg, size_t msglen) {
+    observe_ctx *ctx = ud;
+    if (rep_trace_attach(ctx->trace, m) != 0) {
+        snprintf(msg, msglen, "--trace: cannot observe the machine (no observer slot or memory)");
+        return -1;
+    }
+    ctx->lm->trace = ctx->trace;
+    return 0;
 }
 
 int lhcp_machine_new(lua_State *L) {
-    static const char *const keys[] = {"platform",
-                                       "semantics",
-                                       "cpus",
-                                       "frequency",
-                                       "tick",
-                                       "quantum",
-                                       "interrupt_cycles",
-                                       "slice",
-                                       "pmc",
-                                       "seed",
-                                       "max_cycles",
-                                       "stack_size",
-                                       "precise_faults",
-                                       "cost",
-                                       "predictor",
-                                       "cache",
-                                       "boot_time",
-                                       "etw_thread_version",
-                                       "max_threads",
-                                       "max_memory",
-                                       "max_handles",
-                                       "os_heap",
-                                       "max_mappings",
-                                       "max_trap_points",
-                                       NULL};
+    static const char *keys[64];
+    if (!keys[0])
+        for (int i = 0; hcp_option_at(i) && i < 63; i++) keys[i] = hcp_option_at(i)->name;
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
@@ -207,85 +221,30 @@ int lhcp_machine_new(lua_State *L) {
     const char *platform = opt_str(L, 1, "platform", "win10-x64");
     const hcp_platform *plat = hcp_platform_find(platform);
     if (!plat) return luaL_error(L, "hcp.machine: unknown platform '%s' (valid: %s)", platform, hcp_platform_names());
+    hcp_system_opts o;
+    hcp_system_opts_init(&o, plat);
     const char *sem = opt_str(L, 1, "semantics", "documented");
-    hcp_semantics semantics;
     if (strcmp(sem, "documented") == 0)
-        semantics = HCP_DOCUMENTED;
+        o.semantics = HCP_DOCUMENTED;
     else if (strcmp(sem, "observed") == 0)
-        semantics = HCP_OBSERVED;
+        o.semantics = HCP_OBSERVED;
     else
         return luaL_error(L, "hcp.machine: unknown semantics '%s' (valid: documented, observed)", sem);
-
-    sim_config c;
-    sim_config_default(&c);
-    c.arch = plat->arch;
-    pmu_cost_defaults(&c.cost, plat->name);
-    c.cpus = (int)opt_int(L, 1, "cpus", 1, 1, 64);
-    c.interrupt_cycles = (uint32_t)opt_int(L, 1, "interrupt_cycles", c.interrupt_cycles, 0, 100000000);
-    c.slice = (uint64_t)opt_int(L, 1, "slice", (lua_Integer)c.slice, 100, (lua_Integer)1e12);
-    c.frequency = (uint64_t)opt_int(L, 1, "frequency", (lua_Integer)c.frequency, 1000, (lua_Integer)1e12);
-    c.tick = (uint32_t)opt_int(L, 1, "tick", c.tick, 1, 10000000);
-    c.quantum = (uint32_t)opt_int(L, 1, "quantum", c.quantum, 1, 1000);
-    c.max_cycles = (uint64_t)opt_int(L, 1, "max_cycles", 0, 0, LUA_MAXINTEGER);
-    c.stack_size = (uint32_t)opt_int(L, 1, "stack_size", c.stack_size, 4096, 64 * 1024 * 1024);
-    opt_int(L, 1, "seed", 1, LUA_MININTEGER, LUA_MAXINTEGER);
-    int max_threads = (int)opt_int(L, 1, "max_threads", LHCP_DEFAULT_MAX_THREADS, 1, 1000000);
-    uint64_t max_memory =
-        (uint64_t)opt_int(L, 1, "max_memory", (lua_Integer)LHCP_DEFAULT_MAX_MEMORY, 4096, (lua_Integer)1 << 40);
-    int max_handles = (int)opt_int(L, 1, "max_handles", HCP_DEFAULT_MAX_HANDLES, 1, HCP_MAX_HANDLES);
-    /* a FILETIME: 100-ns units since 1601-01-01 UTC (default 2026-01-01) */
-    c.boot_time = (uint64_t)opt_int(L, 1, "boot_time", (lua_Integer)c.boot_time, 0, LUA_MAXINTEGER);
-    /* bytes of the 64 MiB OS heap the profiling blocks come from (0 = all of it) */
-    c.os_heap = (uint64_t)opt_int(L, 1, "os_heap", 0, 0, 64 * 1024 * 1024);
-    c.max_mappings = (uint32_t)opt_int(L, 1, "max_mappings", SIM_MAX_MAPPINGS_DEFAULT, 16, SIM_MAX_MAPPINGS_LIMIT);
-    /* places in m:code's bytes where an instruction the engine must not translate may start */
-    c.max_trap_points = (uint32_t)opt_int(L, 1, "max_trap_points", SIM_MAX_TRAPS_DEFAULT, 1, SIM_MAX_TRAPS_LIMIT);
-    /* the Thread class version (0-3) of the kernel logger's thread events (HCP-SPEC §7.2) */
-    int etw_version = (int)opt_int(L, 1, "etw_thread_version", plat->etw_thread_version, 0, 3);
-    if (lua_getfield(L, 1, "precise_faults") != LUA_TNIL) {
-        if (!lua_isboolean(L, -1)) return luaL_error(L, "hcp.machine: 'precise_faults' must be a boolean");
-        c.precise_faults = lua_toboolean(L, -1);
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, 1, "pmc") != LUA_TNIL) {
-        if (!lua_istable(L, -1)) return luaL_error(L, "hcp.machine: 'pmc' must be a list of event names");
-        const char *names[PMU_MAX_PMC];
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-        if (n > PMU_MAX_PMC) return luaL_error(L, "hcp.machine: 'pmc' lists %I events; at most %d", n, PMU_MAX_PMC);
-        for (lua_Integer i = 1; i <= n; i++) {
-            if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
-                return luaL_error(L, "hcp.machine: pmc[%I] must be an event name", i);
-            names[i - 1] = lua_tostring(L, -1);
-            lua_pop(L, 1);
-        }
-        int bad;
-        pmu_err pe = pmu_config_set(&c.pmc, names, (int)n, &bad);
-        if (pe == PMU_ERR_BAD_MODIFIER)
-            return luaL_error(L, "hcp.machine: pmc[%d] '%s': the part after ':' must be u, k or uk", bad + 1,
-                              names[bad]);
-        if (pe != PMU_OK) {
-            luaL_Buffer b;
-            luaL_buffinit(L, &b);
-            for (int e = 0; e < PMU_EV__COUNT; e++) {
-                if (e) luaL_addstring(&b, ", ");
-                luaL_addstring(&b, pmu_event_name((pmu_event)e));
-            }
-            luaL_pushresult(&b);
-            return luaL_error(L, "hcp.machine: unknown PMU event '%s' in pmc[%d] (valid: %s)", names[bad], bad + 1,
-                              lua_tostring(L, -1));
+    for (int i = 0; hcp_option_at(i); i++) {
+        const hcp_option *opt = hcp_option_at(i);
+        if (opt->kind == HCP_OPTK_INT || opt->kind == HCP_OPTK_BOOL)
+            opt_value(L, 1, opt, &o);
+        else if (strcmp(opt->name, "pmc") == 0)
+            opt_pmc(L, 1, &o);
+        else if (strcmp(opt->name, "cost") == 0)
+            opt_cost(L, 1, &o.sim.cost);
+        else if (strcmp(opt->name, "predictor") == 0)
+            o.sim.predictor = opt_predictor(L, 1, &o.sim.cost.bp);
+        else if (strcmp(opt->name, "cache") == 0) {
+            int cache = opt_cache(L, 1, &o.sim.cost.cache);
+            if (cache >= 0) hcp_system_set_cache(&o, cache == 1);
         }
     }
-    lua_pop(L, 1);
-    opt_cost(L, 1, &c.cost);
-    c.predictor = opt_predictor(L, 1, &c.cost.bp);
-    int cache = opt_cache(L, 1, &c.cost.cache);
-    int cache_pmc = -1;
-    for (int i = 0; i < c.pmc.npmc; i++)
-        if (cache_pmc < 0 && is_cache_event(c.pmc.pmc[i])) cache_pmc = i;
-    if (cache == 0 && cache_pmc >= 0)
-        return luaL_error(L, "hcp.machine: pmc[%d] counts '%s', which needs the cache model (cache = false)",
-                          cache_pmc + 1, pmu_event_name(c.pmc.pmc[cache_pmc]));
-    c.cache = cache == 1 || (cache < 0 && cache_pmc >= 0);
 
     lmachine *lm = lua_newuserdatauv(L, sizeof *lm, 2);
     memset(lm, 0, sizeof *lm);
@@ -293,26 +252,19 @@ int lhcp_machine_new(lua_State *L) {
     lua_newtable(L);
     lua_setiuservalue(L, -2, UV_THREADS);
     snprintf(lm->platform, sizeof lm->platform, "%s", platform);
-    lm->max_threads = max_threads;
-    lm->max_memory = max_memory;
-    sim_err e = sim_machine_new(&c, &lm->m);
-    if (e == SIM_ERR_ARCH)
-        return luaL_error(L,
-                          "hcp.machine: platform '%s' needs the %s guest CPU, which is not available in this version",
-                          platform, sim_arch_name(plat->arch));
-    if (e != SIM_OK) return luaL_error(L, "hcp.machine: %s", sim_strerror(e));
-    rep_trace *tr = lhcp_trace(L);
-    if (tr) { /* before any thread exists, so the trace sees each from its creation */
-        if (rep_trace_attach(tr, lm->m) != 0)
-            return luaL_error(L, "hcp.machine: --trace: cannot observe the machine (no observer slot or memory)");
-        lm->trace = tr;
+    observe_ctx ctx = {lm, lhcp_trace(L)};
+    if (ctx.trace) { /* before any thread exists, so the trace sees each from its creation */
+        o.observe = observe_trace;
+        o.observe_ud = &ctx;
     }
-    lm->os = hcp_os_new(lm->m, semantics);
-    if (!lm->os) return luaL_error(L, "hcp.machine: out of host memory");
-    hcp_os_set_platform(lm->os, plat);
-    hcp_etw_set_thread_version(lm->os, etw_version);
-    hcp_os_set_max_handles(lm->os, max_handles);
-    hcp_gate_attach(lm->os); /* guest code calls the API through m:imports() thunks */
+    hcp_system sys;
+    char msg[512];
+    int rc = hcp_system_new(&o, &sys, msg, sizeof msg);
+    lm->m = sys.m; /* freed by machine_gc, also after a failure */
+    lm->os = sys.os;
+    if (rc != 0) return luaL_error(L, "hcp.machine: %s", msg);
+    lm->max_threads = sys.max_threads;
+    lm->max_memory = sys.max_memory;
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */
         if (rep_report_attach(rr, lm->m, lm->os, lm->platform) != 0)
@@ -333,7 +285,7 @@ uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n) {
     uint64_t pages = (n + 4095) / 4096 * 4096;
     if (pages > lm->max_memory || lm->memory_used > lm->max_memory - pages)
         luaL_error(L, "limit reached: %I bytes of guest memory (machine option max_memory; default %I)",
-                   (lua_Integer)lm->max_memory, (lua_Integer)LHCP_DEFAULT_MAX_MEMORY);
+                   (lua_Integer)lm->max_memory, (lua_Integer)HCP_DEFAULT_MAX_MEMORY);
     return pages;
 }
 

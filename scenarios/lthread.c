@@ -51,7 +51,7 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     }
     if (sim_thread_count(lm->m) >= lm->max_threads)
         return luaL_error(L, "limit reached: %d threads (machine option max_threads; default %d)", lm->max_threads,
-                          LHCP_DEFAULT_MAX_THREADS);
+                          HCP_DEFAULT_MAX_THREADS);
     lthread *lt = lua_newuserdatauv(L, sizeof *lt, 2);
     memset(lt, 0, sizeof *lt);
     luaL_setmetatable(L, LHCP_THREAD);

@@ -10,6 +10,7 @@
  * 2 usage, scenario or simulation error (FILE:LINE: message on stderr). */
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,25 @@ static int cmd_run(int argc, char **argv) {
     return status;
 }
 
+static const hcp_option *option(const char *name) { return hcp_option_find(name); }
+
+/* The machine options, from the option table: name, range or syntax, default, unit, what it is. */
+static void describe_options(const hcp_system_opts *o) {
+    printf("\nmachine options (hcp.machine{...}; checked in this order)\n");
+    for (int i = 0; hcp_option_at(i); i++) {
+        const hcp_option *opt = hcp_option_at(i);
+        char range[96];
+        if (opt->kind == HCP_OPTK_INT)
+            snprintf(range, sizeof range, "%" PRId64 "..%" PRId64 ", default %" PRId64 "%s%s", opt->lo, opt->hi,
+                     hcp_option_get(o, opt), *opt->unit ? " " : "", opt->unit);
+        else if (opt->kind == HCP_OPTK_BOOL)
+            snprintf(range, sizeof range, "true | false, default %s", hcp_option_get(o, opt) ? "true" : "false");
+        else
+            snprintf(range, sizeof range, "%s", opt->syntax ? opt->syntax : hcp_platform_names());
+        printf("  %-19s %s\n  %-19s %s\n", opt->name, opt->doc, "", range);
+    }
+}
+
 static int cmd_describe(int argc, char **argv) {
     const char *platform = "win10-x64";
     for (int i = 0; i < argc; i++) {
@@ -265,10 +285,9 @@ static int cmd_describe(int argc, char **argv) {
         fprintf(stderr, "hcpsim: unknown platform '%s' (valid: %s)\n", platform, hcp_platform_names());
         return EXIT_ERROR;
     }
-    sim_config c;
-    sim_config_default(&c);
-    c.arch = plat->arch;
-    pmu_cost_defaults(&c.cost, plat->name);
+    hcp_system_opts o;
+    hcp_system_opts_init(&o, plat);
+    const sim_config *c = &o.sim;
     printf("platform      %s: %s\n", plat->name, plat->description);
     printf("isa           %s, %u-byte pointers; %s\n", sim_arch_name(plat->arch), sim_arch_ptr_size(plat->arch),
            plat->callconv);
@@ -324,15 +343,16 @@ static int cmd_describe(int argc, char **argv) {
     } else {
         printf("kernel logger none: m:trace fails naming the platform (StartTrace: ERROR_NOT_SUPPORTED)\n");
     }
-    uint64_t tick_cycles = sim_mul_div(c.tick, c.frequency, 10000000u);
-    printf("cpus          %d (machine option cpus = 1..64)\n", c.cpus);
-    printf("frequency     %llu cycles/s\n", (unsigned long long)c.frequency);
+    uint64_t tick_cycles = sim_mul_div(c->tick, c->frequency, 10000000u);
+    printf("cpus          %d (machine option cpus = %" PRId64 "..%" PRId64 ")\n", c->cpus, option("cpus")->lo,
+           option("cpus")->hi);
+    printf("frequency     %llu cycles/s\n", (unsigned long long)c->frequency);
     printf("\nscheduler (sim/README.md states every rule)\n");
     printf("  tick              %u x 100 ns = %llu cycles; clock interrupt costs %u cycles (interrupt time, not\n"
            "                    charged to the running thread)\n",
-           c.tick, (unsigned long long)tick_cycles, c.interrupt_cycles);
-    printf("  quantum           %u ticks = %llu cycles of the thread's own time, checked at each tick\n", c.quantum,
-           (unsigned long long)(tick_cycles * c.quantum));
+           c->tick, (unsigned long long)tick_cycles, c->interrupt_cycles);
+    printf("  quantum           %u ticks = %llu cycles of the thread's own time, checked at each tick\n", c->quantum,
+           (unsigned long long)(tick_cycles * c->quantum));
     printf("  priorities        0-31, default 8, FIFO ready queue per priority; no boost, no decay\n");
     printf("  quantum end       to the tail of its queue when a ready thread of equal or higher priority\n"
            "                    may run there (WrQuantumEnd)\n");
@@ -342,30 +362,30 @@ static int cmd_describe(int argc, char **argv) {
            "                    Sleep(0) (WrYieldExecution); timeouts resolve at CPU 0's ticks\n");
     printf("  several CPUs      one host thread; the CPU furthest behind steps next; lock-step rounds of\n"
            "                    %llu cycles; an idle CPU leaves a thread to its idle ideal processor\n",
-           (unsigned long long)c.slice);
-    printf("  guest stack       %u bytes per thread (machine option stack_size)\n", c.stack_size);
+           (unsigned long long)c->slice);
+    printf("  guest stack       %u bytes per thread (machine option stack_size)\n", c->stack_size);
     printf("\nlimits (scenarios/README.md \"Limits\"): past one the run ends, status 2, \"limit reached: ...\"; the\n"
            "trace and report are still written, marked partial\n");
     printf("  cycles            %llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})\n",
            (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
-    printf("  threads           %d per machine (machine option max_threads)\n", LHCP_DEFAULT_MAX_THREADS);
+    printf("  threads           %d per machine (machine option max_threads)\n", o.max_threads);
     printf("  guest memory      %llu bytes of m:alloc, m:code, m:import_table per machine (machine option\n"
            "                    max_memory); the OS heap (profiling blocks) is 64 MiB (machine option os_heap,\n"
            "                    smaller only): when it is full EnableThreadProfiling fails with\n"
            "                    ERROR_NOT_ENOUGH_MEMORY, as on Windows\n",
-           (unsigned long long)LHCP_DEFAULT_MAX_MEMORY);
+           (unsigned long long)o.max_memory);
     printf("  handles           %d open per machine (machine option max_handles, at most %d); a full table\n"
            "                    is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)\n",
-           HCP_DEFAULT_MAX_HANDLES, HCP_MAX_HANDLES);
+           o.max_handles, (int)option("max_handles")->hi);
     printf(
         "  guest mappings    %u per machine (machine option max_mappings, at most %u): each m:alloc, m:code\n"
         "                    and m:import_table block, and each stack slot (as many as threads were inside\n"
         "                    guest calls at once); n of them cost host time as n^3 (sim/README.md \"Guest memory\")\n",
-        SIM_MAX_MAPPINGS_DEFAULT, SIM_MAX_MAPPINGS_LIMIT);
+        c->max_mappings, (unsigned)option("max_mappings")->hi);
     printf("  trap points       %u per machine (machine option max_trap_points, at most %u): places in m:code's\n"
            "                    bytes where an instruction the engine must not translate may start; each costs\n"
            "                    host time on every guest call (sim/README.md \"Faults\")\n",
-           SIM_MAX_TRAPS_DEFAULT, SIM_MAX_TRAPS_LIMIT);
+           c->max_trap_points, (unsigned)option("max_trap_points")->hi);
     printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
            (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
     printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",
@@ -379,7 +399,7 @@ static int cmd_describe(int argc, char **argv) {
     printf("\n");
     printf("semantics     documented (default) | observed\n");
     printf("boot time     %llu (FILETIME: 100 ns since 1601-01-01 UTC; machine option boot_time)\n",
-           (unsigned long long)c.boot_time);
+           (unsigned long long)c->boot_time);
     printf("thread times  creation/exit = boot time + clock; user = ticks taken while running x tick; kernel =\n"
            "              API-call kernel cycles in 100 ns, rounded down to whole ticks (api/README.md)\n");
     printf(
@@ -387,7 +407,8 @@ static int cmd_describe(int argc, char **argv) {
         "  l2_hit, llc_hit, memory, api_call, classes = {alu, ...}}; predictor = true | false | {history, index,\n"
         "  pc_shift, ras, btb} (default on); cache = true | false | {l1d, l2, llc = {size, ways, line}} (default\n"
         "  off; on by itself when a PMC counts a cache event); each CPU has its own predictor and caches\n\n");
-    pmu_describe(stdout, &c.cost);
+    pmu_describe(stdout, &c->cost);
+    describe_options(&o);
     return 0;
 }
 

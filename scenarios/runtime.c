@@ -41,7 +41,7 @@ typedef struct runtime {
         uintptr_t at; /* 0: empty slot */
         size_t size;
         uint64_t serial;
-    } *births;
+    } * births;
     size_t births_cap, births_used;
     uint64_t next_birth;
 } runtime;
@@ -142,8 +142,8 @@ static bool is_object_tag(size_t tag) {
  * userdata), so the search goes down a few words to the block's start. */
 uint64_t lhcp_birth(lua_State *L, int idx) {
     const runtime *rt = rt_of(L);
-    uintptr_t p = (uintptr_t)(lua_type(L, idx) == LUA_TTHREAD ? lua_getextraspace(lua_tothread(L, idx))
-                                                                 : lua_topointer(L, idx));
+    uintptr_t p =
+        (uintptr_t)(lua_type(L, idx) == LUA_TTHREAD ? lua_getextraspace(lua_tothread(L, idx)) : lua_topointer(L, idx));
     if (!rt || !p) return 0;
     for (uintptr_t back = 0; back <= 256 && back <= p; back += sizeof(void *)) {
         const struct birth *e = birth_find(rt, p - back);

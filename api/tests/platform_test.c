@@ -16,6 +16,7 @@
 
 #include "api/hcp_api.h"
 #include "api/platform.h"
+#include "api/system.h"
 #include "conformance/tap.h"
 
 #define FREQ 3000000000u /* the default frequency: 1 s = 3e9 cycles */
@@ -57,6 +58,7 @@ static void check_layout(int version, unsigned ptr, uint8_t type, const spec_fie
 
 /* ---- a machine with two threads, A running ---------------------------------------------- */
 typedef struct rig {
+    hcp_system sys;
     sim_machine *m;
     hcp_os *os;
     sim_thread *a, *b;
@@ -64,11 +66,12 @@ typedef struct rig {
 } rig;
 
 static void rig_new(rig *r, const char *platform) {
-    sim_config c;
-    sim_config_default(&c);
-    if (sim_machine_new(&c, &r->m) != SIM_OK) bail("sim_machine_new");
-    r->os = hcp_os_new(r->m, HCP_DOCUMENTED);
-    hcp_os_set_platform(r->os, hcp_platform_find(platform));
+    hcp_system_opts o;
+    hcp_system_opts_init(&o, hcp_platform_find(platform));
+    char msg[256];
+    if (hcp_system_new(&o, &r->sys, msg, sizeof msg) != 0) bail("hcp_system_new: %s", msg);
+    r->m = r->sys.m;
+    r->os = r->sys.os;
     sim_thread_new(r->m, "A", 8, 1, -1, &r->a);
     sim_thread_new(r->m, "B", 8, 1, -1, &r->b);
     sim_thread *t;
@@ -76,10 +79,7 @@ static void rig_new(rig *r, const char *platform) {
     sim_alloc(r->m, 4096, &r->buf);
 }
 
-static void rig_free(rig *r) {
-    hcp_os_free(r->os);
-    sim_machine_free(r->m);
-}
+static void rig_free(rig *r) { hcp_system_free(&r->sys); }
 
 static void poison(rig *r, size_t n) {
     uint8_t p[64];

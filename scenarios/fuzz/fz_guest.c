@@ -83,27 +83,24 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
         ncode = plat->arch == SIM_ARCH_ARM64 || plat->arch == SIM_ARCH_ARM ? 4 : 1;
     }
 
-    sim_config c;
-    sim_config_default(&c);
-    c.arch = plat->arch;
-    c.precise_faults = cfg & 1;
-    c.cache = cfg >> 1 & 1;
-    c.predictor = !(cfg >> 2 & 1);
-    c.cpus = 1 + (cfg >> 3 & 1);
-    c.max_cycles = HCPFZ_GUEST_CYCLES;
-    c.stack_size = 16384;
-    c.max_trap_points = HCPFZ_MAX_TRAPS;
+    hcp_system_opts o;
+    hcp_system_opts_init(&o, plat);
+    o.semantics = cfg >> 6 & 1 ? HCP_OBSERVED : HCP_DOCUMENTED;
+    o.sim.precise_faults = cfg & 1;
+    hcp_system_set_cache(&o, cfg >> 1 & 1);
+    o.sim.predictor = !(cfg >> 2 & 1);
+    o.sim.cpus = 1 + (cfg >> 3 & 1);
+    o.sim.max_cycles = HCPFZ_GUEST_CYCLES;
+    o.sim.stack_size = 16384;
+    o.sim.max_trap_points = HCPFZ_MAX_TRAPS;
     int nthreads = 1 + (cfg >> 4 & 3);
     if (nthreads > 3) nthreads = 3;
 
     uint64_t h = UINT64_C(0xCBF29CE484222325);
-    sim_machine *m = NULL;
-    hcp_os *os = NULL;
-    if (sim_machine_new(&c, &m) != SIM_OK) hcpfz_fail(G, "sim_machine_new failed");
-    os = hcp_os_new(m, cfg >> 6 & 1 ? HCP_OBSERVED : HCP_DOCUMENTED);
-    if (!os) hcpfz_fail(G, "hcp_os_new failed");
-    hcp_os_set_platform(os, plat);
-    hcp_gate_attach(os);
+    hcp_system sys;
+    char msg[256];
+    if (hcp_system_new(&o, &sys, msg, sizeof msg) != 0) hcpfz_fail(G, "hcp_system_new failed: %s", msg);
+    sim_machine *m = sys.m;
 
     uint64_t buf, table_all, table_prof, at;
     if (sim_alloc(m, GUEST_DATA, &buf) != SIM_OK || sim_alloc(m, 8 * 32, &table_all) != SIM_OK ||
@@ -124,9 +121,7 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
     sim_mem_write(m, buf + 0x1000, pd, 4);
     sim_err ce = sim_code(m, code, ncode, &at);
     if (ce == SIM_ERR_TRAPS) { /* a documented refusal: more trap points than the machine takes */
-        hcp_gate_detach(os);
-        hcp_os_free(os);
-        sim_machine_free(m);
+        hcp_system_free(&sys);
         return h;
     }
     if (ce != SIM_OK) hcpfz_fail(G, "sim_code failed");
@@ -197,9 +192,7 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
     h = fnv64(h, sim_clock(m));
     uint8_t mem[GUEST_DATA];
     if (sim_mem_read(m, buf, mem, sizeof mem) == SIM_OK) h = fnv(h, mem, sizeof mem);
-    hcp_gate_detach(os);
-    hcp_os_free(os);
-    sim_machine_free(m);
+    hcp_system_free(&sys);
     return h;
 }
 

@@ -29,6 +29,7 @@
 
 typedef struct marshal {
     hcpfz_in in;
+    hcp_system sys;
     sim_machine *m;
     hcp_os *os;
     uint64_t data, data2, code, spin; /* an m:alloc-like buffer of 2 pages, one of 1 page, a code page */
@@ -317,17 +318,19 @@ static const uint8_t spin_arm[] = {0x00, 0x00, 0x50, 0xe3, 0x1e, 0xff, 0x2f, 0x0
                                    0x50, 0xe2, 0xfd, 0xff, 0xff, 0x1a, 0x1e, 0xff, 0x2f, 0xe1};
 
 static void marshal_run(marshal *s) {
-    sim_config c;
-    sim_config_default(&c);
     uint8_t cfg = hcpfz_u8(&s->in);
     const hcp_platform *plat = hcpfz_platform(cfg >> 3);
     s->ps = hcp_platform_ptr_size(plat);
-    c.arch = plat->arch;
-    c.max_cycles = HCPFZ_GUEST_CYCLES * 4;
-    c.cpus = 1 + (cfg >> 1 & 1);
-    if (sim_machine_new(&c, &s->m) != SIM_OK) return;
-    s->os = hcp_os_new(s->m, cfg & 1 ? HCP_OBSERVED : HCP_DOCUMENTED);
-    if (s->os) hcp_os_set_platform(s->os, plat);
+    hcp_system_opts o;
+    hcp_system_opts_init(&o, plat);
+    o.semantics = cfg & 1 ? HCP_OBSERVED : HCP_DOCUMENTED;
+    o.sim.max_cycles = HCPFZ_GUEST_CYCLES * 4;
+    o.sim.cpus = 1 + (cfg >> 1 & 1);
+    char msg[256];
+    int rc = hcp_system_new(&o, &s->sys, msg, sizeof msg);
+    s->m = s->sys.m;
+    s->os = s->sys.os;
+    if (rc != 0) return;
     const uint8_t *spin = spin_x64;
     size_t nspin = sizeof spin_x64;
     switch (plat->arch) {
@@ -370,8 +373,7 @@ int hcpfz_marshal(const uint8_t *data, size_t size) {
     memset(&s, 0, sizeof s);
     s.in = (hcpfz_in){data, size};
     marshal_run(&s);
-    hcp_os_free(s.os);
-    sim_machine_free(s.m);
+    hcp_system_free(&s.sys);
     return 0;
 }
 

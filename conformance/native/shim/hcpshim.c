@@ -32,6 +32,7 @@
 
 #include "api/hcp_api.h"
 #include "api/platform.h"
+#include "api/system.h"
 #include "conformance/native/shim/hcpshim.h"
 
 #define MAX_THREADS 64
@@ -53,6 +54,7 @@ typedef struct shim_thread {
 } shim_thread;
 
 static struct {
+    hcp_system sys;
     sim_machine *m;
     hcp_os *os;
     bool hcp; /* the platform has the HCP functions */
@@ -406,12 +408,16 @@ int main(int argc, char **argv) {
         else
             return usage();
     }
-    sim_config c;
-    sim_config_default(&c);
-    if (sim_machine_new(&c, &S.m) != SIM_OK) bail("machine set-up failed");
-    S.os = hcp_os_new(S.m, sem);
-    if (!S.os) bail("OS set-up failed");
-    hcp_os_set_platform(S.os, plat);
+    hcp_system_opts o;
+    hcp_system_opts_init(&o, plat);
+    o.semantics = sem;
+    char why[256];
+    if (hcp_system_new(&o, &S.sys, why, sizeof why) != 0) {
+        fprintf(stderr, "hcpcheck-sim: %s\n", why);
+        bail("machine set-up failed");
+    }
+    S.m = S.sys.m;
+    S.os = S.sys.os;
     S.hcp = plat->hcp && !without_hcp;
     S.argc = 2;
     S.argv[0] = "hcpcheck";
@@ -442,8 +448,7 @@ int main(int argc, char **argv) {
     }
     int rc = first->finished ? (int)first->code : 2;
     for (int i = 0; i < MAX_THREADS; i++) free(S.threads[i]);
-    hcp_os_free(S.os);
-    sim_machine_free(S.m);
+    hcp_system_free(&S.sys);
     fflush(stdout);
     return rc;
 }
