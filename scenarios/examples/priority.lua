@@ -8,36 +8,37 @@
 -- time hi woke at.
 --
 -- Derivation (sim/README.md "Scheduler"; cost = "unit": 1 cycle per
--- instruction, API calls free; frequency 3 GHz, tick 156,250 x 100 ns =
--- 46,875,000 cycles, interrupt 2,000 cycles):
+-- instruction, API calls free; frequency 3 GHz; tick = 15,625 x 100 ns =
+-- 4,687,500 cycles, a tenth of the default, to keep the run short;
+-- interrupt 2,000 cycles):
 --   * Both threads are Ready at time 0; the CPU takes the highest priority
 --     first, so hi runs first, enables profiling and calls Sleep(1): a timer
 --     due at 3,000,000 cycles that resolves on the first CPU-0 tick at or
---     after it, the tick due at 46,875,000.  hi waits (DelayExecution, 4).
---   * lo runs at time 0: spin(N) with N = 30,000,000 retires 4 + 2N =
---     60,000,004 instructions = cycles.  Its blocks end at times 3, 5, 7, ...
+--     after it, the tick due at 4,687,500.  hi waits (DelayExecution, 4).
+--   * lo runs at time 0: spin(N) with N = 3,000,000 retires 4 + 2N =
+--     6,000,004 instructions = cycles.  Its blocks end at times 3, 5, 7, ...
 --     (a 3-instruction entry block, then 2-instruction dec/jnz blocks), and
 --     the interrupt is taken at the first block boundary at or after its due
---     time: 46,875,001.  It costs 2,000 cycles, so the clock reads 46,877,001
+--     time: 4,687,501.  It costs 2,000 cycles, so the clock reads 4,689,501
 --     when the timer expires and hi becomes Ready.  hi outranks lo:
---     lo is preempted at once (WrPreempted, 32) and hi resumes at 46,877,001.
---   * lo needs 60,000,004 cycles, less than its quantum (2 ticks =
---     93,750,000 of its own cycles, and a preempted thread keeps what was
+--     lo is preempted at once (WrPreempted, 32) and hi resumes at 4,689,501.
+--   * lo needs 6,000,004 cycles, less than its quantum (2 ticks =
+--     9,375,000 of its own cycles, and a preempted thread keeps what was
 --     left): no quantum end before it finishes, so it is switched in once
 --     after enabling: ContextSwitchCount 1, WaitReasonBitMap 1 << 32.
 --   * hi is switched in once after enabling (its wake-up): count 1,
---     bitmap 1 << 4.  lo's instructions are 60,000,004 however it was cut.
---   * The CPU ends at 60,000,004 (lo's work) + 2,000 (hi's spin(998):
---     4 + 2 x 998) + one interrupt of 2,000 = 60,004,004: the second tick,
---     due at 93,750,000, is never reached.
+--     bitmap 1 << 4.  lo's instructions are 6,000,004 however it was cut.
+--   * The CPU ends at 6,000,004 (lo's work) + 2,000 (hi's spin(998):
+--     4 + 2 x 998) + one interrupt of 2,000 = 6,004,004: the second tick,
+--     due at 9,375,000, is never reached.
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
-local m = hcp.machine { cost = "unit", pmc = { "instructions" } }
+local m = hcp.machine { cost = "unit", tick = 15625, pmc = { "instructions" } }
 m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 } }
 local k = m:load "kernels"
 local R = hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING | hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS
-local N = 30000000
+local N = 3000000
 local log, res = {}, {}
 
 local function profiled(t, work)
@@ -77,15 +78,15 @@ print(string.format("hi: ContextSwitchCount %d, wait reasons 0x%X", res.hi.Conte
 
 tap.clause("SCHED-PREEMPT-ON-WAKE")
 tap.is(table.concat(log, "|"):gsub(" +", " "),
-       " 0 hi calls Sleep(1)| 0 lo starts spin(30000000)| 46877001 hi wakes up and runs spin(998)| 60004004 lo finishes its spin",
+       " 0 hi calls Sleep(1)| 0 lo starts spin(3000000)| 4689501 hi wakes up and runs spin(998)| 6004004 lo finishes its spin",
        "hi sleeps first, wakes on the first tick and runs before lo finishes")
 tap.is(res.lo.ContextSwitchCount, 1, "lo is switched in once after enabling (after the preemption)")
 tap.is(res.lo.WaitReasonBitMap, 1 << 32, "lo's only wait reason is WrPreempted (32)")
 tap.clause("SCHED-SLEEP-TICKS")
-tap.is(res.woke, 46877001, "hi wakes at the tick's block boundary 46,875,001 plus the 2,000-cycle interrupt")
+tap.is(res.woke, 4689501, "hi wakes at the tick's block boundary 4,687,501 plus the 2,000-cycle interrupt")
 tap.is(res.hi.WaitReasonBitMap, 1 << 4, "hi's wait reason is DelayExecution (4)")
 tap.clause("SCHED-TIME-ACCOUNTING")
-tap.is(m:cpus()[1].time, 60004004, "the CPU ends at 60,000,004 + 2,000 + one 2,000-cycle interrupt")
+tap.is(m:cpus()[1].time, 6004004, "the CPU ends at 6,000,004 + 2,000 + one 2,000-cycle interrupt")
 tap.clause("HCP-COUNT-EXACT")
 tap.is(res.lo.HwCounters[0].Value, 4 + 2 * N, "lo retires 4 + 2N instructions, preempted or not")
 tap.done_testing()
