@@ -1,6 +1,26 @@
 /* api/errors.c — the one translation table at the Windows boundary (HCP-SPEC §5). */
 #include "api/api_int.h"
 
+uint32_t hcp_fault_status(sim_fault_kind kind) {
+    switch (kind) {
+    case SIM_FAULT_ACCESS:
+    case SIM_FAULT_PROTECTION: return STATUS_ACCESS_VIOLATION; /* #GP reads as an access violation at -1 */
+    case SIM_FAULT_STACK_GUARD: return STATUS_STACK_OVERFLOW;
+    case SIM_FAULT_PRIVILEGED: return STATUS_PRIVILEGED_INSTRUCTION;
+    case SIM_FAULT_DIVIDE: return STATUS_INTEGER_DIVIDE_BY_ZERO;
+    case SIM_FAULT_SINGLE_STEP: return STATUS_SINGLE_STEP;
+    case SIM_FAULT_BREAKPOINT: return STATUS_BREAKPOINT;
+    case SIM_FAULT_OVERFLOW: return STATUS_INTEGER_OVERFLOW;
+    case SIM_FAULT_BOUNDS: return STATUS_ARRAY_BOUNDS_EXCEEDED;
+    case SIM_FAULT_MISALIGNED: return STATUS_DATATYPE_MISALIGNMENT;
+    case SIM_FAULT_FAST_FAIL: return STATUS_STACK_BUFFER_OVERRUN; /* __fastfail */
+    case SIM_FAULT_ASSERTION: return STATUS_ASSERTION_FAILURE;
+    case SIM_FAULT_NONE:
+    case SIM_FAULT_ILLEGAL: break;
+    }
+    return STATUS_ILLEGAL_INSTRUCTION;
+}
+
 static const struct {
     uint32_t status;
     uint32_t win32;

@@ -21,8 +21,6 @@
 
 #include "api/api_int.h"
 
-#define STATUS_INVALID_SYSTEM_SERVICE 0xC000001Cu
-
 /* The imports, in thunk order (the order is fixed: it is the thunks' addresses). */
 typedef enum imp {
     IMP_GetCurrentThread,
@@ -202,6 +200,7 @@ void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
 
 void hcp_gate_attach(hcp_os *os) {
     sim_set_gate(os->m, dispatch, os);
+    sim_set_gate_refusal(os->m, STATUS_INVALID_SYSTEM_SERVICE); /* a syscall no thunk serves */
     for (int i = 0; i < IMP__COUNT; i++) sim_gate_set_pop(os->m, (uint32_t)i, 4 * stdcall_words((imp)i));
 }
 

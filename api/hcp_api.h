@@ -84,6 +84,12 @@
 #define STATUS_STACK_OVERFLOW 0xC00000FDu
 #define STATUS_INTEGER_DIVIDE_BY_ZERO 0xC0000094u
 #define STATUS_BREAKPOINT 0x80000003u
+#define STATUS_SINGLE_STEP 0x80000004u
+#define STATUS_INTEGER_OVERFLOW 0xC0000095u
+#define STATUS_ARRAY_BOUNDS_EXCEEDED 0xC000008Cu
+#define STATUS_STACK_BUFFER_OVERRUN 0xC0000409u
+#define STATUS_ASSERTION_FAILURE 0xC0000420u
+#define STATUS_INVALID_SYSTEM_SERVICE 0xC000001Cu
 
 /* Win32 error codes */
 #define ERROR_SUCCESS 0u
@@ -163,6 +169,9 @@ const struct hcp_platform *hcp_os_platform(const hcp_os *os);
 
 /* NTSTATUS -> Win32 error (RtlNtStatusToDosError); unknown -> ERROR_MR_MID_NOT_FOUND. */
 uint32_t hcp_nt_to_win32(uint32_t status);
+/* The exception code Windows reports for a guest fault of this kind
+ * (sim_fault_kind: the machine's own terms). */
+uint32_t hcp_fault_status(sim_fault_kind kind);
 /* "STATUS_ACCESS_VIOLATION" etc.; NULL when the code has no name here. */
 const char *hcp_status_name(uint32_t status);
 const char *hcp_error_name(uint32_t win32);

@@ -96,7 +96,8 @@ static const char *access_name(int a) { return a == 1 ? "write" : a == 8 ? "exec
 
 static int push_fault(lua_State *L, lthread *lt) {
     const sim_fault *f = sim_call_fault(lt->t);
-    const char *name = hcp_status_name(f->code);
+    uint32_t code = hcp_fault_status(f->kind);
+    const char *name = hcp_status_name(code);
     char bytes[16 * 3 + 1] = "", insn_bytes[16 * 3 + 1] = "", insn[160];
     for (int i = 0, k = 0; i < f->nbytes; i++)
         k += snprintf(bytes + k, sizeof bytes - (size_t)k, i ? " %02X" : "%02X", f->bytes[i]);
@@ -104,9 +105,9 @@ static int push_fault(lua_State *L, lthread *lt) {
     int len = sim_fault_insn(lt->lm->m, f, insn, sizeof insn);
     snprintf(insn_bytes, sizeof insn_bytes, "%.*s", len ? 3 * len - 1 : (int)strlen(bytes), bytes);
     lua_pushnil(L);
-    lua_pushinteger(L, (lua_Integer)f->code);
+    lua_pushinteger(L, (lua_Integer)code);
     lua_createtable(L, 0, 9);
-    lua_pushinteger(L, (lua_Integer)f->code);
+    lua_pushinteger(L, (lua_Integer)code);
     lua_setfield(L, -2, "code");
     lua_pushstring(L, name ? name : "STATUS_UNKNOWN");
     lua_setfield(L, -2, "name");
@@ -123,21 +124,21 @@ static int push_fault(lua_State *L, lthread *lt) {
         snprintf(where, sizeof where, "0x%llX [%s]", (unsigned long long)f->address,
                  insn_bytes[0] ? insn_bytes : "not readable");
     char msg[512];
-    if (f->code == STATUS_ACCESS_VIOLATION || f->code == STATUS_STACK_OVERFLOW) {
+    if (code == STATUS_ACCESS_VIOLATION || code == STATUS_STACK_OVERFLOW) {
         lua_pushinteger(L, (lua_Integer)f->data);
         lua_setfield(L, -2, "data");
         lua_pushstring(L, access_name(f->access));
         lua_setfield(L, -2, "access");
-        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u): %s of 0x%llX at %s", name ? name : "?", f->code,
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u): %s of 0x%llX at %s", name ? name : "?", code,
                  sim_thread_name(lt->t), (unsigned)sim_thread_id(lt->t), access_name(f->access),
                  (unsigned long long)f->data, where);
     } else {
-        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u) at %s", name ? name : "?", f->code,
+        snprintf(msg, sizeof msg, "%s (0x%08X) in thread '%s' (id %u) at %s", name ? name : "?", code,
                  sim_thread_name(lt->t), (unsigned)sim_thread_id(lt->t), where);
     }
     lua_pushstring(L, msg);
     lua_setfield(L, -2, "message");
-    lt->fault_code = f->code; /* a body that raises the code (assert(t:run(...))) gets this message */
+    lt->fault_code = code; /* a body that raises the code (assert(t:run(...))) gets this message */
     snprintf(lt->fault_msg, sizeof lt->fault_msg, "%s", msg);
     return 3;
 }

@@ -269,7 +269,7 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *ud) {
 /* Calls the gate's handler for t's call of `service` (initial or resumed). */
 static uint64_t gate_handle(sim_machine *m, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
     *pending = false;
-    if (!m->gate_fn) return 0xC000001Cu; /* detached while the call was blocked */
+    if (!m->gate_fn) return m->gate_refusal; /* detached while the call was blocked */
     m->gate_thread = t;
     uint64_t rax = m->gate_fn(m->gate_ud, t, service, resumed, pending);
     m->gate_thread = NULL;
@@ -279,7 +279,7 @@ static uint64_t gate_handle(sim_machine *m, sim_thread *t, uint32_t service, boo
 /* The gate-entering instruction at `at` (x64 syscall, x86 int 0x2e, ARM
  * svc): in a thunk of the gate page it is a call of the OS, served by the
  * gate's handler; anywhere else, or with no handler, there are no system
- * services and Windows returns STATUS_INVALID_SYSTEM_SERVICE.  The engine
+ * services and the result is the gate's refusal (api/: what Windows returns).  The engine
  * moves the PC past the instruction, which ends its block, so a stop
  * requested here leaves the PC at the thunk's return and nothing after the
  * entry has run. */
@@ -289,7 +289,7 @@ static void gate_enter(sim_machine *m, uint64_t at) {
     bool in_gate = at >= g && at - g < (uint64_t)SIM_GATE_SERVICES * SIM_GATE_STRIDE &&
                    (at - g) % SIM_GATE_STRIDE == m->isa->gate_entry;
     if (!in_gate || !m->gate_fn || !t || !m->exec || m->exec->cur != t) {
-        m->isa->set_result(m, 0xC000001Cu);
+        m->isa->set_result(m, m->gate_refusal);
         return;
     }
     uint32_t service = m->isa->gate_service(m, (uint32_t)((at - g) / SIM_GATE_STRIDE));
@@ -331,10 +331,10 @@ static void unretire_suffix(sim_machine *m, sim_thread *t, uint64_t from) {
     m->last_block = NULL;
 }
 
-static void set_fault(sim_thread *t, uint32_t code, uint64_t address, uint64_t data, int access) {
+static void set_fault(sim_thread *t, sim_fault_kind kind, uint64_t address, uint64_t data, int access) {
     sim_fault *f = &t->fault;
     memset(f, 0, sizeof *f);
-    f->code = code;
+    f->kind = kind;
     f->address = address;
     f->data = data;
     f->access = access;
@@ -355,10 +355,7 @@ static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
      * that starts after it; take it back now, and this instruction too until served. */
     unretire_suffix(m, t, addr);
     if (tr->kind == TRAP_PRIV || tr->kind == TRAP_ILLEGAL) {
-        set_fault(t,
-                  tr->kind == TRAP_PRIV ? 0xC0000096u /* STATUS_PRIVILEGED_INSTRUCTION */
-                                        : 0xC000001Du /* STATUS_ILLEGAL_INSTRUCTION */,
-                  addr, 0, 0);
+        set_fault(t, tr->kind == TRAP_PRIV ? SIM_FAULT_PRIVILEGED : SIM_FAULT_ILLEGAL, addr, 0, 0);
         m->stop = STOP_INTR;
         m->intno = -2;
         uc_emu_stop(uc);
@@ -414,7 +411,7 @@ static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
         added |= add_trap(m, in->address, in->size, (trap_kind)k, reg);
         /* Refused bytes right before a trapped instruction may be one instruction with it
          * (F0 F4, lock hlt, which Unicorn runs as a HLT): an encoding the CPU rejects (#UD),
-         * so an instruction starting at any of them is STATUS_ILLEGAL_INSTRUCTION (found by
+         * so an instruction starting at any of them is an illegal-instruction fault (found by
          * scenarios/fuzz, target guest). */
         for (uint64_t r = run; run != UINT64_MAX && r < in->address; r++)
             added |= add_trap(m, r, (uint32_t)(in->address + in->size - r), TRAP_ILLEGAL, -1);
@@ -527,6 +524,8 @@ void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
     m->gate_fn = fn;
     m->gate_ud = fn ? ud : NULL;
 }
+
+void sim_set_gate_refusal(sim_machine *m, uint64_t result) { m->gate_refusal = result; }
 
 uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service) {
     uint64_t gate = m ? m->lay->gate : sim_isa_x64.lay->gate;
@@ -663,7 +662,7 @@ static uint64_t settle_partial_block(sim_machine *m, sim_thread *t, uint64_t rip
 
 static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
     sim_machine *m = t->m;
-    uint32_t code;
+    sim_fault_kind kind;
     int access = access_of(m->memerr_type);
     uint64_t data = m->memerr_addr;
     switch (e) {
@@ -676,10 +675,9 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
     case UC_ERR_READ_UNALIGNED:
     case UC_ERR_WRITE_UNALIGNED:
     case UC_ERR_FETCH_UNALIGNED: {
-        code = 0xC0000005u; /* STATUS_ACCESS_VIOLATION */
+        kind = SIM_FAULT_ACCESS;
         const region *r = sim_region_find(m, data);
-        if (access != 8 && r && r->kind == RK_GUARD && r->owner == t->index)
-            code = 0xC00000FDu; /* STATUS_STACK_OVERFLOW: the stack's guard page */
+        if (access != 8 && r && r->kind == RK_GUARD && r->owner == t->index) kind = SIM_FAULT_STACK_GUARD;
         if (access == 8) {
             data = rip;
             m->last_block = NULL; /* the jump that got here retired */
@@ -689,7 +687,7 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
         break;
     }
     case UC_ERR_INSN_INVALID:
-        code = 0xC000001Du; /* STATUS_ILLEGAL_INSTRUCTION */
+        kind = SIM_FAULT_ILLEGAL;
         rip = settle_partial_block(m, t, rip, false);
         data = 0;
         access = 0;
@@ -712,7 +710,7 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
         sim_call_end(t);
         return SIM_CALL_ERROR;
     }
-    set_fault(t, code, rip, data, access);
+    set_fault(t, kind, rip, data, access);
     sim_call_end(t);
     return SIM_CALL_FAULTED;
 }
@@ -768,8 +766,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
             }
             if (!m->retranslated && is_exit(m, rip)) { /* an instruction the engine cannot translate: #UD */
                 resolve_branch(m, t, rip);
-                set_fault(t, 0xC000001Du /* STATUS_ILLEGAL_INSTRUCTION */, settle_partial_block(m, t, rip, false), 0,
-                          0);
+                set_fault(t, SIM_FAULT_ILLEGAL, settle_partial_block(m, t, rip, false), 0, 0);
                 sim_call_end(t);
                 return SIM_CALL_FAULTED;
             }
@@ -819,8 +816,8 @@ sim_call_status sim_call_continue(sim_thread *t) {
             }
             {
                 uint64_t at = settle_partial_block(m, t, rip, m->isa->intr_is_trap(m->intno));
-                uint32_t code = m->isa->intr_code(m->intno);
-                set_fault(t, code, at, code == 0xC0000005u ? UINT64_MAX : 0, 0);
+                sim_fault_kind kind = m->isa->intr_fault(m->intno);
+                set_fault(t, kind, at, kind == SIM_FAULT_PROTECTION ? UINT64_MAX : 0, 0);
             }
             sim_call_end(t);
             return SIM_CALL_FAULTED;

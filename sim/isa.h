@@ -32,8 +32,8 @@ typedef enum trap_kind {
     TRAP_RDTSC,   /* x86: edx:eax = virtual clock */
     TRAP_RDTSCP,  /* x86: as RDTSC, ecx = 0 */
     TRAP_RDPMC,   /* x86: edx:eax = PMC ecx */
-    TRAP_PRIV,    /* STATUS_PRIVILEGED_INSTRUCTION */
-    TRAP_ILLEGAL, /* STATUS_ILLEGAL_INSTRUCTION (ARM: UNDEFINED at EL0) */
+    TRAP_PRIV,    /* a privileged instruction: SIM_FAULT_PRIVILEGED */
+    TRAP_ILLEGAL, /* SIM_FAULT_ILLEGAL (ARM: UNDEFINED at EL0) */
     TRAP_CLOCK,   /* ARM64 mrs Xt, PMCCNTR_EL0 / CNTVCT_EL0: Xt = virtual clock */
 } trap_kind;
 
@@ -72,7 +72,7 @@ struct sim_isa {
     void (*set_result)(sim_machine *m, uint64_t v);
     /* Exceptions delivered through UC_HOOK_INTR: Windows code, and whether
      * the address reported is after the instruction (a trap) or at it. */
-    uint32_t (*intr_code)(int intno);
+    sim_fault_kind (*intr_fault)(int intno);
     bool (*intr_is_trap)(int intno);
     /* Serves a trapped instruction (not TRAP_PRIV/TRAP_ILLEGAL). */
     void (*serve)(sim_machine *m, sim_thread *t, trap_kind k, int reg);

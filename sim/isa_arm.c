@@ -118,7 +118,7 @@ static int a64_sysreg(uint32_t w) {
  * and the counters behind PMXEVCNTR_EL0 come from the host's clock, so two runs
  * would differ.  Reads of the three counters the model serves read the virtual
  * clock (TRAP_CLOCK); CNTFRQ_EL0 is a constant; every other read or write of
- * these registers is STATUS_ILLEGAL_INSTRUCTION.  Found by scenarios/fuzz, target
+ * these registers is an illegal-instruction fault.  Found by scenarios/fuzz, target
  * guest (run twice). */
 static int a64_sysreg_trap(uint32_t w, int *reg) {
     int sr = a64_sysreg(w);
@@ -234,7 +234,7 @@ static unsigned a32_facts(csh cs, const cs_insn *in) {
 }
 
 /* cps, wfi, smc, hvc and writes of the CPSR control field: UNDEFINED (or
- * trapped) in user mode, STATUS_ILLEGAL_INSTRUCTION under Windows. */
+ * trapped) in user mode, an illegal-instruction fault under Windows. */
 static int a32_trap(csh cs, const cs_insn *in, int *reg) {
     (void)cs;
     *reg = -1;
@@ -255,14 +255,14 @@ static int a32_trap(csh cs, const cs_insn *in, int *reg) {
  * MCRR/MRRC (ldc p15, c15, [r0, #-0x78] reads CNTVCT into r0:pc), where
  * capstone sees a load, so the trap scan cannot be trusted with them.  Each
  * place such an instruction may start becomes an exit, as x86's far calls
- * (isa_x86.c): STATUS_ILLEGAL_INSTRUCTION whatever its condition (user mode
+ * (isa_x86.c): an illegal-instruction fault whatever its condition (user mode
  * without the kernel's permission).  Found by scenarios/fuzz, target guest.
  * ARM words (4-byte aligned): MRC/MCR (cccc 1110 xxx x xxxx xxxx 111x xxx1)
  * and LDC/STC/MCRR/MRRC (cccc 110x xxxx xxxx xxxx 111x xxxx xxxx).  Thumb-2
  * (entered by a branch to an odd address; not modelled otherwise): the same
  * instructions are 111x 11xx xxxx xxxx, xxxx 111x xxxx xxxx at any halfword.
  * The same four bytes at a word boundary may be an ARM `svc` whose immediate has
- * bits 15-13 and 11-10 set: such an svc is STATUS_ILLEGAL_INSTRUCTION too (the
+ * bits 15-13 and 11-10 set: such an svc is an illegal-instruction fault too (the
  * gate's own svc immediates are below 256). */
 static bool a32_is_cp1415(uint32_t w) {
     if (((w >> 8) & 0xEu) != 0xEu) return false;
@@ -368,14 +368,13 @@ static void set_result_a32(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_ARM_R
 
 /* ---- exceptions and served instructions ------------------------------------------------------- */
 
-static uint32_t arm_intr_code(int intno) {
+static sim_fault_kind arm_intr_fault(int intno) {
     switch (intno) {
-    case EXCP_UDEF: return 0xC000001Du; /* STATUS_ILLEGAL_INSTRUCTION */
-    case EXCP_BKPT: return 0x80000003u; /* brk / bkpt: STATUS_BREAKPOINT */
-    case EXCP_DATA_ABORT:
-        return 0x80000002u; /* alignment fault (unmapped memory is reported by Unicorn): STATUS_DATATYPE_MISALIGNMENT */
-    case EXCP_PREFETCH_ABORT: return 0xC0000005u;
-    default: return 0xC000001Du;
+    case EXCP_UDEF: return SIM_FAULT_ILLEGAL;
+    case EXCP_BKPT: return SIM_FAULT_BREAKPOINT;       /* brk / bkpt */
+    case EXCP_DATA_ABORT: return SIM_FAULT_MISALIGNED; /* alignment fault (unmapped memory is reported by Unicorn) */
+    case EXCP_PREFETCH_ABORT: return SIM_FAULT_PROTECTION;
+    default: return SIM_FAULT_ILLEGAL;
     }
 }
 
@@ -416,7 +415,7 @@ const sim_isa sim_isa_arm64 = {
     .gate_arg = gate_arg_a64,
     .result = result_a64,
     .set_result = set_result_a64,
-    .intr_code = arm_intr_code,
+    .intr_fault = arm_intr_fault,
     .intr_is_trap = arm_is_trap,
     .serve = a64_serve,
 };
@@ -445,7 +444,7 @@ const sim_isa sim_isa_arm = {
     .gate_arg = gate_arg_a32,
     .result = result_a32,
     .set_result = set_result_a32,
-    .intr_code = arm_intr_code,
+    .intr_fault = arm_intr_fault,
     .intr_is_trap = arm_is_trap,
     .serve = a32_serve,
 };

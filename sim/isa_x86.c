@@ -285,19 +285,19 @@ static void set_result32(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_X86_REG
 
 /* ---- exceptions ------------------------------------------------------------------------------ */
 
-static uint32_t x86_intr_code(int intno) {
+static sim_fault_kind x86_intr_fault(int intno) {
     switch (intno) {
-    case 0: return 0xC0000094u;    /* STATUS_INTEGER_DIVIDE_BY_ZERO */
-    case 1: return 0x80000004u;    /* STATUS_SINGLE_STEP */
-    case 3: return 0x80000003u;    /* STATUS_BREAKPOINT */
-    case 4: return 0xC0000095u;    /* STATUS_INTEGER_OVERFLOW */
-    case 5: return 0xC000008Cu;    /* STATUS_ARRAY_BOUNDS_EXCEEDED */
-    case 6: return 0xC000001Du;    /* STATUS_ILLEGAL_INSTRUCTION */
-    case 17: return 0x80000002u;   /* #AC: STATUS_DATATYPE_MISALIGNMENT */
-    case 0x29: return 0xC0000409u; /* __fastfail: STATUS_STACK_BUFFER_OVERRUN */
-    case 0x2C: return 0xC0000420u; /* STATUS_ASSERTION_FAILURE */
-    case 0x2D: return 0x80000003u; /* debug service */
-    default: return 0xC0000005u;   /* int n in user mode: #GP, reported as an access violation */
+    case 0: return SIM_FAULT_DIVIDE;
+    case 1: return SIM_FAULT_SINGLE_STEP;
+    case 3: return SIM_FAULT_BREAKPOINT;
+    case 4: return SIM_FAULT_OVERFLOW;
+    case 5: return SIM_FAULT_BOUNDS;
+    case 6: return SIM_FAULT_ILLEGAL;
+    case 17: return SIM_FAULT_MISALIGNED; /* #AC */
+    case 0x29: return SIM_FAULT_FAST_FAIL;
+    case 0x2C: return SIM_FAULT_ASSERTION;
+    case 0x2D: return SIM_FAULT_BREAKPOINT; /* debug service */
+    default: return SIM_FAULT_PROTECTION;   /* int n in user mode: #GP */
     }
 }
 
@@ -324,7 +324,7 @@ static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
 /* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when
  * it translates some instructions a CPU refuses with #UD, so each place such
  * an instruction may start becomes an exit, where translation stops before
- * it; sim_call_continue reports STATUS_ILLEGAL_INSTRUCTION there.  Found by
+ * it; sim_call_continue reports an illegal-instruction fault there.  Found by
  * scenarios/fuzz, target guest:
  * - a far call or jump through a register, FF /3 or FF /5 with mod = 11: the
  *   FF, or any of the prefix bytes right before it, may start one;
@@ -467,7 +467,7 @@ const sim_isa sim_isa_x64 = {
     .gate_arg = gate_arg64,
     .result = result64,
     .set_result = set_result64,
-    .intr_code = x86_intr_code,
+    .intr_fault = x86_intr_fault,
     .intr_is_trap = x86_is_trap,
     .serve = x86_serve,
 };
@@ -496,7 +496,7 @@ const sim_isa sim_isa_x86 = {
     .gate_arg = gate_arg32,
     .result = result32,
     .set_result = set_result32,
-    .intr_code = x86_intr_code,
+    .intr_fault = x86_intr_fault,
     .intr_is_trap = x86_is_trap,
     .serve = x86_serve,
 };

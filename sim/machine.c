@@ -408,7 +408,7 @@ sim_err sim_thread_new(sim_machine *m, const char *name, int priority, uint64_t 
 /* Stack slots: slot k is [guard page][stack] at the layout's stack + k x (stack +
  * page).  A thread holds one only during a guest call; freed slots are reused
  * last-in first-out, so the stack address of a call is deterministic.  The
- * guard page's region records the holder, for STATUS_STACK_OVERFLOW. */
+ * guard page's region records the holder, for the stack guard fault. */
 sim_err sim_stack_acquire(sim_thread *t) {
     sim_machine *m = t->m;
     if (t->stack_slot >= 0) return SIM_OK;

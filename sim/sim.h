@@ -218,9 +218,29 @@ typedef enum sim_call_status {
     SIM_CALL_ERROR,        /* the emulator failed (a bug or resource problem) */
 } sim_call_status;
 
-/* A guest exception, as Windows would report it in an EXCEPTION_RECORD. */
+/* What a guest exception was, in the machine's terms; api/ names each with the
+ * status Windows reports (hcp_fault_status). */
+typedef enum sim_fault_kind {
+    SIM_FAULT_NONE = 0,
+    SIM_FAULT_ACCESS,      /* memory unmapped or not permitted: data is the address, access the kind */
+    SIM_FAULT_PROTECTION,  /* a protection fault that names no address (x86 #GP from a user-mode int n, an
+                              ARM prefetch abort): data is all ones */
+    SIM_FAULT_STACK_GUARD, /* a write into the guard page below the thread's own stack */
+    SIM_FAULT_ILLEGAL,     /* an undefined instruction, or one the machine refuses (sim/README.md "Faults") */
+    SIM_FAULT_PRIVILEGED,  /* a privileged instruction in user mode */
+    SIM_FAULT_DIVIDE,      /* integer division by zero */
+    SIM_FAULT_SINGLE_STEP, /* x86 #DB */
+    SIM_FAULT_BREAKPOINT,  /* int3, int 0x2d, brk, bkpt */
+    SIM_FAULT_OVERFLOW,    /* x86 into */
+    SIM_FAULT_BOUNDS,      /* x86 bound */
+    SIM_FAULT_MISALIGNED,  /* an alignment check */
+    SIM_FAULT_FAST_FAIL,   /* x86 int 0x29 */
+    SIM_FAULT_ASSERTION,   /* x86 int 0x2c */
+} sim_fault_kind;
+
+/* A guest exception, with what an EXCEPTION_RECORD holds. */
 typedef struct sim_fault {
-    uint32_t code;     /* NTSTATUS exception code, e.g. 0xC0000005 */
+    sim_fault_kind kind;
     uint64_t address;  /* ExceptionAddress: the faulting instruction */
     uint64_t data;     /* access violations: the inaccessible address */
     int access;        /* access violations: 0 read, 1 write, 8 execute */
@@ -259,8 +279,11 @@ const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
 #define SIM_GATE_SERVICES 256
 typedef uint64_t (*sim_gate_fn)(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending);
 /* Installs the handler (NULL: none; a thunk's syscall then returns
- * STATUS_INVALID_SYSTEM_SERVICE like any other syscall). */
+ * the gate's refusal like any other syscall). */
 void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud);
+/* What a gate entry no handler serves returns in the result register (a
+ * syscall outside the thunks, a service with no handler): 0 until set. */
+void sim_set_gate_refusal(sim_machine *m, uint64_t result);
 /* The guest address of thunk `service` on machine m (NULL: on an x64 machine),
  * or 0 past SIM_GATE_SERVICES. */
 uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service);

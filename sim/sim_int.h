@@ -171,6 +171,7 @@ struct sim_machine {
     struct trap *traps;  /* instructions served by the model (cpu.c) */
     sim_gate_fn gate_fn; /* the call gate's handler (api/), or NULL */
     void *gate_ud;
+    uint64_t gate_refusal;   /* the result of a gate entry no handler serves (sim_set_gate_refusal) */
     sim_thread *gate_thread; /* the thread whose gate call is being handled, else NULL */
 
     sim_cpu cpus[SIM_MAX_CPUS];

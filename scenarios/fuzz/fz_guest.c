@@ -168,10 +168,11 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
             h = fnv64(h, sim_call_result(t));
         } else if (st == SIM_CALL_FAULTED) {
             const sim_fault *f = sim_call_fault(t);
-            if (!known_code(f->code)) hcpfz_fail(G, "fault with an undocumented code 0x%08X", f->code);
+            if (!known_code(hcp_fault_status(f->kind)))
+                hcpfz_fail(G, "fault with an undocumented code 0x%08X", hcp_fault_status(f->kind));
             if (f->nbytes < 0 || f->nbytes > 16 || (f->access != 0 && f->access != 1 && f->access != 8))
                 hcpfz_fail(G, "malformed fault record (%d bytes, access %d)", f->nbytes, f->access);
-            h = fnv64(h, f->code);
+            h = fnv64(h, hcp_fault_status(f->kind));
             h = fnv64(h, f->address);
             h = fnv64(h, f->data);
             h = fnv64(h, (uint64_t)f->access);

@@ -139,7 +139,7 @@ static void test_faults(void) {
         const char *what;
         uint8_t code[16];
         size_t len;
-        uint32_t status;
+        sim_fault_kind kind;
         uint64_t offset; /* of the faulting instruction */
         uint64_t retired;
         int access;
@@ -148,7 +148,7 @@ static void test_faults(void) {
         {"read of unmapped memory",
          {0x90, 0x90, 0x48, 0x8B, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3},
          11,
-         0xC0000005u,
+         SIM_FAULT_ACCESS,
          2,
          2,
          0},
@@ -156,29 +156,29 @@ static void test_faults(void) {
         {"write of unmapped memory",
          {0x90, 0x90, 0x48, 0x89, 0x04, 0x25, 0x00, 0x90, 0x99, 0x00, 0xC3},
          11,
-         0xC0000005u,
+         SIM_FAULT_ACCESS,
          2,
          2,
          1},
         /* nop; ud2 */
-        {"ud2", {0x90, 0x0F, 0x0B}, 3, 0xC000001Du, 1, 1, 0},
+        {"ud2", {0x90, 0x0F, 0x0B}, 3, SIM_FAULT_ILLEGAL, 1, 1, 0},
         /* xor ecx, ecx; div ecx */
-        {"divide by zero", {0x31, 0xC9, 0xF7, 0xF1, 0xC3}, 5, 0xC0000094u, 2, 1, 0},
+        {"divide by zero", {0x31, 0xC9, 0xF7, 0xF1, 0xC3}, 5, SIM_FAULT_DIVIDE, 2, 1, 0},
         /* nop; int3 (a trap: it retires) */
-        {"int3", {0x90, 0xCC, 0xC3}, 3, 0x80000003u, 1, 2, 0},
+        {"int3", {0x90, 0xCC, 0xC3}, 3, SIM_FAULT_BREAKPOINT, 1, 2, 0},
         /* nop; nop; hlt (privileged in user mode) */
-        {"hlt", {0x90, 0x90, 0xF4, 0xC3}, 4, 0xC0000096u, 2, 2, 0},
+        {"hlt", {0x90, 0x90, 0xF4, 0xC3}, 4, SIM_FAULT_PRIVILEGED, 2, 2, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint64_t e = place(m, cases[i].code, cases[i].len);
         pmu_bank before = *sim_thread_bank(t);
         is_u64(call(t, e, NULL, 0), SIM_CALL_FAULTED, "%s faults", cases[i].what);
         const sim_fault *f = sim_call_fault(t);
-        is_u64(f->code, cases[i].status, "%s: exception code", cases[i].what);
+        is_u64(f->kind, cases[i].kind, "%s: fault kind", cases[i].what);
         is_u64(f->address, e + cases[i].offset, "%s: exception address", cases[i].what);
         is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], cases[i].retired,
                "%s: only the retired instructions count", cases[i].what);
-        if (cases[i].status == 0xC0000005u) {
+        if (cases[i].kind == SIM_FAULT_ACCESS) {
             is_u64(f->data, 0x999000, "%s: inaccessible address", cases[i].what);
             is_u64((uint64_t)f->access, (uint64_t)cases[i].access, "%s: access kind", cases[i].what);
         }
@@ -196,7 +196,7 @@ static void test_faults(void) {
     static const uint8_t rec[] = {0xE8, 0xFB, 0xFF, 0xFF, 0xFF};
     before = *sim_thread_bank(t);
     is_u64(call(t, place(m, rec, sizeof rec), NULL, 0), SIM_CALL_FAULTED, "unbounded recursion faults");
-    is_u64(sim_call_fault(t)->code, 0xC00000FDu, "it is STATUS_STACK_OVERFLOW");
+    is_u64(sim_call_fault(t)->kind, SIM_FAULT_STACK_GUARD, "it is a stack guard fault (STATUS_STACK_OVERFLOW)");
     is_u64(sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS] - before.ev[PMU_EV_INSTRUCTIONS], (256 * 1024 - 56) / 8,
            "32761 calls retired, the faulting one did not");
     /* the thread can call again after a fault */
@@ -228,8 +228,12 @@ static void test_traps(void) {
     is_u64(sim_call_result(t), br, "rdpmc 2 reads the thread's branch count");
     tap_clause("SIM-SYSCALL");
     static const uint8_t sc[] = {0x0F, 0x05, 0xC3};
-    call(t, place(m, sc, sizeof sc), NULL, 0);
-    is_u64(sim_call_result(t), 0xC000001Cu, "syscall returns STATUS_INVALID_SYSTEM_SERVICE");
+    uint64_t sce = place(m, sc, sizeof sc);
+    call(t, sce, NULL, 0);
+    is_u64(sim_call_result(t), 0, "syscall outside the gate with no refusal set: 0 in rax");
+    sim_set_gate_refusal(m, 0xC000001Cu); /* what api/ sets: STATUS_INVALID_SYSTEM_SERVICE */
+    call(t, sce, NULL, 0);
+    is_u64(sim_call_result(t), 0xC000001Cu, "syscall outside the gate returns the gate's refusal");
     sim_machine_free(m);
 }
 
@@ -322,7 +326,7 @@ static void test_memory(void) {
     sim_thread *t = start_thread(m, "heap");
     dispatch(m);
     is_u64(call(t, place(m, jmp, sizeof jmp), NULL, 0), SIM_CALL_FAULTED, "a jump into the OS heap faults");
-    is_u64(sim_call_fault(t)->code, 0xC0000005u, "with STATUS_ACCESS_VIOLATION");
+    is_u64(sim_call_fault(t)->kind, SIM_FAULT_ACCESS, "an access fault (STATUS_ACCESS_VIOLATION)");
     is_u64(sim_call_fault(t)->address, 0x71000000, "at the jump's target");
     is_u64((uint64_t)sim_call_fault(t)->access, 8, "an execute access");
     is_u64(call(t, place(m, wr, sizeof wr), &arg, 1), SIM_CALL_RETURNED, "guest code writes the heap's middle");
