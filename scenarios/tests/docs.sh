@@ -1,0 +1,127 @@
+#!/bin/sh
+# The documentation runs: every code block of scenarios/TUTORIAL.md and
+# scenarios/API.md is executed and the output the text shows is compared,
+# so the docs cannot drift from the program.  Block rules (the same in both
+# files):
+#   ```lua     a complete scenario, run with `hcpsim run FILE` in a scratch
+#              directory; FILE is the name in a `<!-- file: NAME -->` line just
+#              above the fence (kept for later blocks), else docs-N.lua; the
+#              status must be 0, or N from a `<!-- status: N -->` line there
+#   ```sh      run with sh -e in the same directory, `hcpsim` on PATH; status 0
+#   ```output  the exact stdout of the block before it
+#   ```text    not run (syntax summaries, tables of output)
+# Other fences are an error, so a new block cannot escape the check.  The
+# scratch directory is shared by a file's blocks, in order, so a tutorial can
+# write files in one step and run them in the next.  HCPSIM_CLAUSES is unset
+# for the blocks: a scenario finds its catalogue as a user's would.
+# Then: no document, README, source comment or catalogue row points outside
+# the repository (the team's notes are not part of a clone).
+CLAUSE=SIM-DOCS-EXAMPLES
+. scenarios/tests/lib/tap.sh
+bin=$dir/bin
+mkdir -p "$bin"
+{
+  echo '#!/bin/sh'
+  echo "exec $HCPSIM \"\$@\""
+} >"$bin/hcpsim"
+chmod +x "$bin/hcpsim"
+
+# extract FILE.md OUTDIR: one file per block (NNN.lua / NNN.sh / NNN.out) and a
+# manifest "NNN KIND STATUS NAME" per block, in order.
+extract() {
+  perl -e '
+    my ($md, $out) = @ARGV;
+    open my $in, "<", $md or die "cannot open $md: $!\n";
+    open my $man, ">", "$out/manifest" or die;
+    my ($kind, $body, $n, $name, $status, $start) = (undef, "", 0, undef, 0, 0);
+    my ($pname, $pstatus) = (undef, 0);
+    while (my $l = <$in>) {
+      if (!defined $kind) {
+        if ($l =~ /^<!-- file: (\S+) -->$/) { $pname = $1; next }
+        if ($l =~ /^<!-- status: (\d+) -->$/) { $pstatus = $1; next }
+        if ($l =~ /^```(\S*)\s*$/) {
+          $kind = $1; $start = $.;
+          die "$md:$.: a code block needs a kind (lua, sh, output or text)\n" if $kind eq "";
+          die "$md:$.: unknown code block kind \x27$kind\x27 (lua, sh, output, text)\n"
+            unless $kind =~ /^(lua|sh|output|text)$/;
+          $body = ""; ($name, $status) = ($pname, $pstatus); ($pname, $pstatus) = (undef, 0);
+          next;
+        }
+        ($pname, $pstatus) = (undef, 0) if $l =~ /\S/;
+        next;
+      }
+      if ($l =~ /^```\s*$/) {
+        $n++;
+        my $id = sprintf "%03d", $n;
+        my $ext = { lua => "lua", sh => "sh", output => "out", text => "txt" }->{$kind};
+        open my $f, ">", "$out/$id.$ext" or die; print $f $body; close $f;
+        printf $man "%s %s %d %s %d\n", $id, $kind, $status, $name // "-", $start;
+        undef $kind;
+        next;
+      }
+      $body .= $l;
+    }
+    die "$md: a code block opened at line $start is not closed\n" if defined $kind;
+  ' "$1" "$2"
+}
+
+for doc in scenarios/TUTORIAL.md scenarios/API.md; do
+  blocks=$dir/blocks-$(basename "$doc" .md)
+  work=$dir/work-$(basename "$doc" .md)
+  mkdir -p "$blocks" "$work"
+  extract "$top/$doc" "$blocks" 2>"$dir/extract.err"
+  result $? "$doc: its code blocks are well formed" "$(cat "$dir/extract.err")"
+  [ -f "$blocks/manifest" ] || : >"$blocks/manifest"
+  nlua=$(grep -c ' lua ' "$blocks/manifest")
+  [ "$nlua" -gt 0 ]
+  result $? "$doc has Lua examples ($nlua)"
+  prev=
+  prevkind=
+  while read -r id kind status name line; do
+    case $kind in
+      lua)
+        file=$name
+        [ "$file" = - ] && file=docs-$id.lua
+        mkdir -p "$work/$(dirname "$file")"
+        cp "$blocks/$id.lua" "$work/$file"
+        (cd "$work" && env -u HCPSIM_CLAUSES PATH="$bin:$PATH" $HCPSIM run "$file") \
+          >"$blocks/$id.stdout" 2>"$blocks/$id.stderr"
+        st=$?
+        [ "$st" = "$status" ]
+        result $? "$doc:$line: the Lua block ($file) runs with status $status" \
+          "status $st: $(head -c 600 "$blocks/$id.stderr")"
+        ;;
+      sh)
+        (cd "$work" && env -u HCPSIM_CLAUSES PATH="$bin:$PATH" sh -e "$blocks/$id.sh") \
+          >"$blocks/$id.stdout" 2>"$blocks/$id.stderr"
+        st=$?
+        [ "$st" = "$status" ]
+        result $? "$doc:$line: the shell block runs with status $status" \
+          "status $st: $(head -c 600 "$blocks/$id.stderr") $(head -c 600 "$blocks/$id.stdout")"
+        ;;
+      output)
+        if [ "$prevkind" = lua ] || [ "$prevkind" = sh ]; then
+          cmp -s "$blocks/$prev.stdout" "$blocks/$id.out"
+          result $? "$doc:$line: the output shown is what the block before it prints" \
+            "$(diff "$blocks/$id.out" "$blocks/$prev.stdout" | head -20 | tr '\n' '|')"
+        else
+          result 1 "$doc:$line: an output block follows a lua or sh block"
+        fi
+        ;;
+    esac
+    prev=$id
+    prevkind=$kind
+  done <"$blocks/manifest"
+done
+
+# Nothing a reader of the repository sees points outside it.
+(cd "$top" && grep -rnE '\.\./shared|shared/(design|spec|seeds)|/work/|/tmp/wt-' \
+  --include='*.md' --include='*.c' --include='*.h' --include='*.lua' --include='*.tsv' \
+  --include='*.sh' --include='*.pl' --include=Makefile . 2>/dev/null |
+  grep -v '^\./build' | grep -v '^\./scenarios/tests/docs\.sh:') >"$dir/outside"
+[ ! -s "$dir/outside" ]
+result $? "no document, comment or catalogue row points outside the repository" \
+  "$(head -5 "$dir/outside" | tr '\n' '|')"
+
+echo "1..$n"
+[ "$fail" = 0 ]
