@@ -5,7 +5,7 @@
 # files):
 #   ```lua     a complete scenario, run with `hcpsim run FILE` in a scratch
 #              directory; FILE is the name in a `<!-- file: NAME -->` line just
-#              above the fence (kept for later blocks), else docs-N.lua; the
+#              above the fence, else docs-N.lua; the
 #              status must be 0, or N from a `<!-- status: N -->` line there
 #   ```sh      run with sh -e in the same directory, `hcpsim` on PATH; status 0
 #   ```output  the exact stdout of the block before it
@@ -14,8 +14,10 @@
 # scratch directory is shared by a file's blocks, in order, so a tutorial can
 # write files in one step and run them in the next.  HCPSIM_CLAUSES is unset
 # for the blocks: a scenario finds its catalogue as a user's would.
-# Then: no document, README, source comment or catalogue row points outside
-# the repository (the team's notes are not part of a clone).
+# Then: API.md names every member, option, method, field and constant the
+# sources export, and every one it names exists; and no document, README,
+# source comment or catalogue row points outside the repository (the team's
+# notes are not part of a clone).
 CLAUSE=SIM-DOCS-EXAMPLES
 . scenarios/tests/lib/tap.sh
 bin=$dir/bin
@@ -113,6 +115,51 @@ for doc in scenarios/TUTORIAL.md scenarios/API.md; do
     prevkind=$kind
   done <"$blocks/manifest"
 done
+
+# API.md names everything a scenario can reach: the module's constants and
+# functions (lhcp.c), the machine's options and methods (lmachine.c), the
+# thread's methods and fields (lthread.c), the trace session's members, the
+# TAP functions (lib/tap.lua), and every wait-reason name the binary knows.
+# A name counts when it appears as code: after a backquote, '.' or ':' and
+# not followed by more of an identifier.
+(
+  cd "$top/scenarios" || exit 1
+  sed -n 's/^ *C(\([A-Za-z_0-9]*\)),*$/\1/p' lhcp.c
+  sed -n 's/^ *{"\([A-Za-z]*\)", [0-9]*},$/\1/p' lhcp.c
+  sed -n 's/^ *{"\([A-Za-z_]*\)", l[_a-z]*},$/\1/p' lhcp.c
+  sed -n 's/.*lua_setfield(L, -2, "\([A-Za-z][A-Za-z_]*\)");.*/\1/p' lhcp.c
+  sed -n 's/^ *{"\([A-Za-z_]*\)", m_[a-z_]*},$/\1/p' lmachine.c
+  sed -n 's/^ *{"\([A-Za-z_]*\)", t_[A-Za-z_]*},$/\1/p' lthread.c
+  sed -n 's/.*strcmp(k, "\([a-z_]*\)") == 0.*/\1/p' lthread.c lmachine.c
+  sed -n 's/^function M\.\([a-z_]*\)(.*/\1/p' lib/tap.lua | grep -v '^_'
+  awk '/keys\[\] = \{"platform",/ { on = 1 }
+       on { while (match($0, /"[a-z_]+"/)) { print substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH) } }
+       on && /NULL\}/ { exit }' lmachine.c
+) | sort -u >"$dir/names"
+printf 'local hcp = require "hcpsim"\nfor i = 0, 63 do local n = hcp.wait_reason_name(i); if n then print(n) end end\n' >"$dir/wr.lua"
+$HCPSIM run "$dir/wr.lua" >>"$dir/names" 2>"$dir/wr.err"
+result $? "the wait-reason names can be listed" "$(cat "$dir/wr.err")"
+count=$(sort -u "$dir/names" | wc -l)
+[ "$count" -gt 150 ]
+result $? "the sources name the API's members ($count names found)"
+: >"$dir/missing"
+for name in $(sort -u "$dir/names"); do
+  grep -qE "[\`.:]$name([^A-Za-z0-9_]|\$)" "$top/scenarios/API.md" || echo "$name" >>"$dir/missing"
+done
+[ ! -s "$dir/missing" ]
+result $? "scenarios/API.md documents every member, option, method, field and constant" \
+  "missing: $(tr '\n' ' ' <"$dir/missing")"
+
+# ... and nothing it names as code is missing from them: every `hcp.NAME`,
+# `m:NAME`, `t:NAME`, `t.NAME`, `s:NAME`, `s.NAME` and `tap.NAME` it mentions exists.
+grep -oE '(^|[^A-Za-z0-9_./])(hcp\.|m:|t:|t\.|s:|s\.|tap\.)[A-Za-z_][A-Za-z_0-9]*' "$top/scenarios/API.md" |
+  sed 's/^.*[.:]//' | grep -vx 'NAME' | sort -u >"$dir/mentioned"
+: >"$dir/unknown"
+for name in $(cat "$dir/mentioned"); do
+  grep -qxF "$name" "$dir/names" || echo "$name" >>"$dir/unknown"
+done
+[ ! -s "$dir/unknown" ]
+result $? "every member scenarios/API.md names exists" "unknown: $(tr '\n' ' ' <"$dir/unknown")"
 
 # Nothing a reader of the repository sees points outside it.
 (cd "$top" && grep -rnE '\.\./shared|shared/(design|spec|seeds)|/work/|/tmp/wt-' \
