@@ -1,6 +1,6 @@
 /* api/platform.h — platform profiles: which guest ISA, pointer size and
  * calling convention a simulated Windows has, and which OS behaviour it
- * follows (HCP-SPEC §4.3, §7, §8; ARCHITECTURE.md "Platforms").  One table
+ * follows (HCP-SPEC §4.3, §7, §8; api/README.md "Platforms").  One table
  * (api/platform.c) is the only place a profile's facts live. */
 #ifndef HCPSIM_PLATFORM_H
 #define HCPSIM_PLATFORM_H

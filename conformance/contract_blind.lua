@@ -1,6 +1,7 @@
 -- contract_blind.lua: blind conformance test for hcpsim.
 --
--- Written only from design/CONTRACT.md, spec/HCP-SPEC.md
+-- Written only from the public API contract (now scenarios/API.md), the specification
+-- (conformance/SPEC.md, HCP-SPEC)
 -- (sections 2-5 and "Edge cases") and scenarios/kernels/README.md.  Every expected
 -- count below is derived by hand from the listed machine code; every expected
 -- error code comes from the spec.  Nothing is copied from the simulator's output.
@@ -437,7 +438,7 @@ end
 -- 3a. Win32 error codes
 ------------------------------------------------------------------------------
 do
-  -- CONTRACT.md shows `cpus` as a machine option; this build rejects cpus = 2
+  -- the API contract shows `cpus` as a machine option; this build rejects cpus = 2
   -- ("simulates 1 CPU"), so B is created first and is preempted at its quantum end
   -- (tick 100 us, quantum 1 tick = 300000 cycles) while still running guest code.
   tap.clause("SIM-CONTRACT-CPUS")
@@ -769,7 +770,7 @@ do
 end
 
 ------------------------------------------------------------------------------
--- 4. Contract surface: every machine / thread member CONTRACT.md names exists
+-- 4. Contract surface: every machine / thread member the API contract names exists
 ------------------------------------------------------------------------------
 do
   tap.clause("SIM-CONTRACT-SURFACE")
@@ -801,7 +802,7 @@ do
 end
 
 ------------------------------------------------------------------------------
--- 4b. m:trace (CONTRACT: ev.header, ev.data, ev.raw; HCP-SPEC §7; edge cases 52, 53, 55, 56)
+-- 4b. m:trace (API contract: ev.header, ev.data, ev.raw; HCP-SPEC §7; edge cases 52, 53, 55, 56)
 ------------------------------------------------------------------------------
 do
   tap.clause("ETW-CONSTANTS")
@@ -841,7 +842,7 @@ end
 
 ------------------------------------------------------------------------------
 -- 5. GetThreadTimes / QueryThreadCycleTime (HCP-SPEC §8; edge cases 47, 48, 50, 51)
---    CONTRACT: t:GetThreadTimes(h) --> true, creation, exit, kernel, user | false, err
+--    API contract: t:GetThreadTimes(h) --> true, creation, exit, kernel, user | false, err
 --              t:QueryThreadCycleTime(h) --> true, cycles | false, err
 ------------------------------------------------------------------------------
 do

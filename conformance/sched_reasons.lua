@@ -1,5 +1,5 @@
--- Wait reasons and context switches through the dispatcher (CONTRACT.md wait
--- reason table; HCP-SPEC §2.4, §6; edge cases 21, 23, 24).  One CPU, tick =
+-- Wait reasons and context switches through the dispatcher (the wait reason
+-- table of scenarios/API.md; HCP-SPEC §2.4, §6; edge cases 21, 23, 24).  One CPU, tick =
 -- 300000 cycles (1000 x 100 ns at 3 GHz), clock interrupt 2000 cycles.
 -- The schedule, derived from the rules in sim/README.md:
 --

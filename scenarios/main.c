@@ -1,4 +1,4 @@
-/* scenarios/main.c — the hcpsim command line (design/CONTRACT.md).
+/* scenarios/main.c — the hcpsim command line (scenarios/README.md).
  *
  *   hcpsim run [OPTIONS] FILE.lua [ARGS...]   run a scenario (--seed N, --unsafe-io, --trace PATH,
  *                                             --report PATH, --trace-limit N, --report-intervals N,

@@ -1,4 +1,4 @@
--- hcpsim.tap: TAP version 13 from scenarios (design/CONTRACT.md).
+-- hcpsim.tap: TAP version 13 from scenarios (scenarios/API.md "TAP").
 -- plan, ok, is, isnt, like, diag, skip, todo, clause, done_testing.
 -- A failure prints YAML diagnostics (got, expected, clause).  A test that
 -- passes inside tap.todo is printed as a plain failure, so a fixed gap fails

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The command line and its exit statuses (design/CONTRACT.md): 0 passed,
+# The command line and its exit statuses (scenarios/README.md): 0 passed,
 # 1 a TAP test failed, 2 usage/scenario/simulation error with FILE:LINE:
 # message on stderr.  Each case writes a small scenario and checks the exact
 # status and message.
