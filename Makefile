@@ -4,7 +4,9 @@
 
 CC      ?= cc
 BUILD   ?= build
-PKGS    := unicorn capstone lua5.4 jansson
+# Lua 5.4's pkg-config name differs between hosts (Debian lua5.4, MSYS2 and Homebrew lua).
+LUA_PC  := $(firstword $(foreach p,lua5.4 lua-5.4 lua54 lua,$(shell pkg-config --exists $(p) 2>/dev/null && echo $(p))) lua5.4)
+PKGS    := unicorn capstone $(LUA_PC) jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
             binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
             libxml2-utils libtap-formatter-junit-perl
@@ -49,7 +51,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
 
-.PHONY: all deps check-deps run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
+.PHONY: all deps check-deps check-test-deps run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
         deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
 
@@ -84,15 +86,35 @@ deps:
 	  echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; exit 1; \
 	fi
 
+# What `make` needs (libraries through pkg-config, the assemblers of the guest kernels) and what
+# `make test` needs on top (prove, valgrind, xmllint, tap2junit). Each is checked where it is used:
+# a missing one is installed with apt-get where Debian's apt exists and we are root (make deps),
+# else named with the package that has it.
+BUILD_CMDS := as objcopy aarch64-linux-gnu-as arm-linux-gnueabi-as
+TEST_CMDS  := prove valgrind xmllint tap2junit
+define need_cmds
+	@missing=""; for c in $(1); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	pkg-config --exists $(2) 2>/dev/null || missing="$$missing libraries:$(2)"; \
+	[ -z "$$missing" ] && exit 0; \
+	if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deps; exit $$?; fi; \
+	echo "hcpsim: missing:$$missing" >&2; \
+	echo "  Debian: make deps (as root) installs $(DEB_PKGS)" >&2; \
+	echo "  elsewhere: install Unicorn >= 2.0.1, capstone, Lua 5.4 and jansson where pkg-config finds them," >&2; \
+	echo "  GNU binutils for x86-64, aarch64 and arm (the guest kernels), perl's prove, valgrind, xmllint" >&2; \
+	exit 1
+endef
 check-deps:
-	@pkg-config --exists $(PKGS) && command -v prove as objcopy valgrind xmllint aarch64-linux-gnu-as \
-	  arm-linux-gnueabi-as tap2junit >/dev/null || $(MAKE) --no-print-directory deps
+	$(call need_cmds,pkg-config $(BUILD_CMDS),$(PKGS))
 	@pkg-config --atleast-version=2.0.1 unicorn || { echo "hcpsim needs Unicorn >= 2.0.1" >&2; exit 1; }
+check-test-deps: check-deps
+	$(call need_cmds,$(TEST_CMDS),$(PKGS))
 
 # ---- build ------------------------------------------------------------------------------
-$(BUILD)/%.o: %.c $(HEADERS) | check-deps
+# Header dependencies come from the compiler (-MMD): an object depends on the headers it includes.
+DEPFLAGS = -MMD -MP
+$(BUILD)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
 
 # Lua helper modules are embedded in the binary (no search path, nothing to install).
 $(BUILD)/scenarios/luasrc.c: $(LUA_LIB) scenarios/embed.pl
@@ -108,16 +130,16 @@ $(BUILD)/libhcpsim.a: $(LIB_OBJ)
 $(BUILD)/hcpsim: $(BUILD)/$(MAIN:.c=.o) $(BUILD)/libhcpsim.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/%.t: %.c $(BUILD)/libhcpsim.a $(HEADERS) conformance/tap.h
+$(BUILD)/%.t: %.c $(BUILD)/libhcpsim.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -MF $@.d -o $@ $< $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
 # ---- run and test -----------------------------------------------------------------------
 run: all
 	$(BUILD)/hcpsim run --report $(BUILD)/tour.html scenarios/examples/tour.lua
 	@echo "report: $(BUILD)/tour.html (open it in a browser)"
 
-tests: all $(C_TESTS)
+tests: all check-test-deps $(C_TESTS)
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause
 # coverage check (conformance/clauses.pl, a second prove run) reads them: every catalogue clause
@@ -311,3 +333,6 @@ conformance-report: conformance-suite-tap
 # "Mutation check" has the table and the run time: 12 minutes on 2 idle cores).
 check-mutation:
 	perl conformance/mutate.pl
+
+# The header dependencies the compiler wrote (none before the first build).
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

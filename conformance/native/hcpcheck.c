@@ -68,6 +68,13 @@ static int n_tests, n_failed;
 static const char *cur_id, *cur_desc;
 static char why[512];
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+static void diag(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static void diag(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -106,6 +113,7 @@ static void end_skip(const char *reason) {
 }
 
 /* Records the first mismatch of a test (printed as a diagnostic if it fails). */
+static int expect(int cond, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static int expect(int cond, const char *fmt, ...) {
     if (!cond && !why[0]) {
         va_list ap;
@@ -956,7 +964,7 @@ static void check_cycles(void) {
         int p = expect(r, "first call failed (%lu)", (unsigned long)GetLastError());
         r = p_cycles(cur, &b);
         p &= expect(r, "second call failed (%lu)", (unsigned long)GetLastError());
-        p &= expect(a != 0, "cycle time 0") & expect(b >= a, "%llu then %llu", a, b);
+        p &= expect(a != 0, "cycle time 0") & expect(b >= a, "%llu then %llu", (unsigned long long)a, (unsigned long long)b);
         end(p);
     }
     ULONG64 q0 = 0, q1 = 0, q2 = 0;
@@ -1053,6 +1061,7 @@ static void check_times(void) {
         volatile unsigned long long x = 0;
         int p = expect(p_times(cur, &cr, &ex, &k1, &u1), "first call failed");
         for (unsigned i = 0; i < 1000000u; i++) x += i;
+        (void)x;
         Sleep(1);
         p &= expect(p_times(cur, &cr, &ex, &k2, &u2), "second call failed");
         p &= expect(ft64(k2) >= ft64(k1), "kernel time %llu then %llu", ft64(k1), ft64(k2));
