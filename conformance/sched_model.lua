@@ -14,7 +14,7 @@
 --   hcpsim run conformance/sched_model.lua print SEED [1]    the seed's scenario as a standalone file
 --   hcpsim run conformance/sched_model.lua diff SEED [1] [shrink]   both schedules side by side
 --
--- A failing seed is shrunk (ops, then threads removed while it still fails)
+-- A failing seed is shrunk (its ops removed one by one while it still fails)
 -- and printed as a standalone scenario (diagnostics) with the first event
 -- where hcpsim and the model part.
 local hcp = require "hcpsim"
