@@ -93,8 +93,9 @@ local KernelMode, UserMode = 0, 1
 --             UserMode, Waiting -> Y.  Y waits for thread L: UserRequest -> idle.
 --  t=3302000  the first CPU-0 tick at or after the due time is 3300000; its interrupt ends at
 --             3302000, and its timer expiry readies L in the idle context with Flag 0x1 (readied
---             from the clock interrupt's DPC).  L runs and ends (exit code 7): End, CSwitch to
---             idle, and its exit satisfies Y's wait, in L's context.  Y runs and ends.
+--             from the clock interrupt's DPC).  L runs and ends (exit code 7): its exit satisfies
+--             Y's wait while L still holds the CPU (ReadyThread in L's context), then L's End and
+--             its CSwitch to Y.  Y runs and ends.
 ------------------------------------------------------------------------------
 local function schedule(flags, label)
   local m = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
@@ -137,10 +138,9 @@ local full = {
   cswitch(t1, 0, 0, Y, 8, hcp.UserRequest, UserMode, Waiting),
   ready(0, t2, L, 0x1),
   cswitch(t2, L, 8, 0, 0, 0, 0, 0),
-  thread_event(END, L, t2, L, 8),
-  cswitch(t2, 0, 0, L, 8, hcp.Executive, KernelMode, Terminated),
   ready(L, t2, Y),
-  cswitch(t2, Y, 8, 0, 0, 0, 0, 0),
+  thread_event(END, L, t2, L, 8),
+  cswitch(t2, Y, 8, L, 8, hcp.Executive, KernelMode, Terminated),
   thread_event(END, Y, t2, Y, 8),
   cswitch(t2, 0, 0, Y, 8, hcp.Executive, KernelMode, Terminated),
 }
@@ -220,7 +220,7 @@ do
   tap.ok(end_ctx, "End is logged in the exiting thread's own context")
   tap.is(evs[11].type, END, "H's End comes before its last CSwitch")
   tap.is(evs[12].data.OldThreadState, Terminated, "... which leaves it Terminated")
-  tap.is(evs[21].header.ThreadId, L, "a wait satisfied by a thread's exit: ReadyThread in the exiting thread's context")
+  tap.is(evs[19].header.ThreadId, L, "a wait satisfied by a thread's exit: ReadyThread in the exiting thread's context")
 end
 
 ------------------------------------------------------------------------------

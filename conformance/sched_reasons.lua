@@ -91,6 +91,27 @@ tap.is(got.l_exit, 7, "the body's return value is the exit code")
 tap.is(got.y2.n, 2, "Y switched in twice after enabling")
 tap.is(got.y2.bits, bit(hcp.UserRequest), "the second time after UserRequest")
 
+-- An exiting thread signals its object while it still holds its CPU, so the
+-- CPU's next thread is chosen with its waiters Ready: H (priority 12) waits on
+-- X; when X exits, the CPU takes H, not L (priority 8, Ready since the start).
+-- Found by conformance/sched_model.lua (hcpsim used to pick L first and ready
+-- H afterwards; H then waited for L, which runs no guest code, to end).
+tap.clause("SCHED-WAIT-THREAD", function()
+  local m2 = hcp.machine { cost = "unit" }
+  local k2 = m2:load "kernels"
+  local order = {}
+  local x
+  m2:thread { name = "H", priority = 12, body = function(t)
+    t:WaitForSingleObject(x)
+    order[#order + 1] = "H@" .. m2:clock()
+  end }
+  x = m2:thread { name = "X", body = function(t) t:run(k2.spin, 10) end }
+  m2:thread { name = "L", body = function(t) order[#order + 1] = "L@" .. m2:clock() end }
+  m2:run()
+  tap.is(table.concat(order, " "), "H@24 L@24",
+         "a higher-priority waiter on an exiting thread runs next on its CPU (X's spin: 4 + 2 * 10 cycles)")
+end)
+
 tap.clause("SCHED-TIME-ACCOUNTING")
 local cpu = m:cpus()[1]
 tap.is(cpu.busy, 2004, "busy: only L's guest work")

@@ -386,8 +386,11 @@ void sim_thread_exit(sim_thread *t, uint32_t code) {
     t->wait_reason = SIM_WR_EXECUTIVE;
     t->wait_mode = 0; /* KernelMode: it leaves the CPU from the kernel, not from an earlier user-mode wait */
     m->nlive--;
-    sim_sched_leave(t);
+    /* Its waiters and the mutexes it abandons are readied while it still holds its CPU, as
+     * Windows' exiting thread signals its object before its last context switch: a woken thread
+     * of higher priority is then the one that CPU takes. */
     sim_thread_signal_exit(t);
+    sim_sched_leave(t);
     for (int i = 0; i < m->nobs; i++)
         if (m->obs[i].thread_exit) m->obs[i].thread_exit(m->obs[i].ud, t);
     if (m->running == t) m->running = NULL;
