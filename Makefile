@@ -9,7 +9,7 @@ LUA_PC  := $(firstword $(foreach p,lua5.4 lua-5.4 lua54 lua,$(shell pkg-config -
 PKGS    := unicorn capstone $(LUA_PC) jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
             binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
-            libxml2-utils libtap-formatter-junit-perl
+            libxml2-utils libtap-formatter-junit-perl gcc-mingw-w64-x86-64 gcc-mingw-w64-i686
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -31,8 +31,8 @@ LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
-API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c
-SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c
+API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c api/pe.c api/win32.c
+SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
 REP_SRC := reports/trace.c reports/report.c reports/out.c
 LUA_LIB := scenarios/lib/tap.lua
 MAIN    := scenarios/main.c
@@ -93,7 +93,7 @@ deps:
 # a missing one is installed with apt-get where Debian's apt exists and we are root (make deps),
 # else named with the package that has it.
 BUILD_CMDS := as objcopy aarch64-linux-gnu-as arm-linux-gnueabi-as
-TEST_CMDS  := prove valgrind xmllint tap2junit
+TEST_CMDS  := prove valgrind xmllint tap2junit x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc
 define need_cmds
 	@missing=""; for c in $(1); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	pkg-config --exists $(2) 2>/dev/null || missing="$$missing libraries:$(2)"; \
@@ -141,7 +141,19 @@ run: all
 	$(BUILD)/hcpsim run --report $(BUILD)/tour.html scenarios/examples/tour.lua
 	@echo "report: $(BUILD)/tour.html (open it in a browser)"
 
-tests: all check-test-deps $(C_TESTS)
+# Windows programs for scenarios/tests/pe.sh (scenarios/examples/pe/), built by mingw-w64 with
+# default options (dynamically linked msvcrt.dll): NAME64.exe x86-64, NAME32.exe i386.
+PE_SRC  := $(wildcard scenarios/examples/pe/*.c)
+PE_EXES := $(PE_SRC:scenarios/examples/pe/%.c=$(BUILD)/pe/%64.exe) $(PE_SRC:scenarios/examples/pe/%.c=$(BUILD)/pe/%32.exe)
+$(BUILD)/pe/%64.exe: scenarios/examples/pe/%.c
+	@mkdir -p $(dir $@)
+	x86_64-w64-mingw32-gcc -O2 -o $@ $<
+$(BUILD)/pe/%32.exe: scenarios/examples/pe/%.c
+	@mkdir -p $(dir $@)
+	i686-w64-mingw32-gcc -O2 -o $@ $<
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES)
+
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause
 # coverage check (conformance/clauses.pl, a second prove run) reads them: every catalogue clause

@@ -117,6 +117,7 @@ struct hcp_os {
     int etw_version;     /* Thread class version for sessions (hcp_etw_set_thread_version); -1: the profile's */
     hcp_call_fn call_fn; /* observer of guest calls through the gate (hcp_set_call_observer), or NULL */
     void *call_ud;
+    struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full
@@ -143,5 +144,6 @@ uint64_t hcp_handle_arg(const hcp_os *os, uint64_t h);
 /* Kernel-side thread exit: releases the profiling record (the user block leaks, HCP-SPEC §2.2). */
 void hcp_prof_thread_exit(hcp_os *os, sim_thread *t);
 void hcp_prof_switch_in(hcp_os *os, sim_thread *t, int reason);
+void hcp_process_free(struct hcp_process *p); /* api/pe.c */
 
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "api/pe_int.h"
 
 /* The imports, in thunk order (the order is fixed: it is the thunks' addresses). */
 typedef enum imp {
@@ -181,6 +182,7 @@ static uint64_t dispatch_call(void *ud, sim_thread *t, uint32_t service, bool re
 /* The handler: the call itself, then the call observer (hcp_set_call_observer) sees it. */
 static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
     hcp_os *os = ud;
+    if (service >= HCP_SVC_WIN32) return hcp_win32_call(os, t, service, resumed, pending); /* a program's imports */
     if (!os->call_fn || service >= IMP__COUNT) return dispatch_call(ud, t, service, resumed, pending);
     hcp_call c = {imports[service].name, t, NULL, 0, sim_clock(os->m), 0, false, resumed};
     uint64_t a[5] = {0};

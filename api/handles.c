@@ -40,6 +40,7 @@ void hcp_os_free(hcp_os *os) {
     sim_remove_observer(os->m, os->observer);
     free(os->handles);
     free(os->threads);
+    hcp_process_free(os->proc);
     free(os);
 }
 

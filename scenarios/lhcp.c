@@ -247,6 +247,7 @@ static int strict_module_index(lua_State *L) {
 int luaopen_hcpsim(lua_State *L) {
     lhcp_machine_register(L);
     lhcp_thread_register(L);
+    lhcp_process_register(L);
     lua_newtable(L);
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++) {
         lua_pushinteger(L, constants[i].value);

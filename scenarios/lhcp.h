@@ -92,6 +92,17 @@ int lhcp_machine_new(lua_State *L);
 int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx);
 uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n);
 
+/* lprocess.c: m:process and the driver of `hcpsim run PROGRAM.exe` */
+int lhcp_m_process(lua_State *L);
+void lhcp_process_register(lua_State *L);
+/* 1 a PE image ('MZ'), -1 binary but not PE (a NUL byte in the first 512 bytes), 0 else (Lua). */
+int lhcp_file_kind(const char *file);
+/* Pushes the driver and the program's path: call it with the program's
+ * arguments (strings) pushed after, and 1 result, the exit code. */
+int lhcp_load_program(lua_State *L, const char *file);
+/* The exit status of a driver that raised an error: 2 (a bad image) or HCP_EXIT_SIMULATION. */
+int lhcp_program_failure_status(lua_State *L);
+
 /* embedded Lua sources (generated: build/scenarios/luasrc.c) */
 typedef struct lhcp_luasrc {
     const char *name;

@@ -986,6 +986,7 @@ void lhcp_machine_register(lua_State *L) {
         {"KeSetHardwareCounterConfiguration", m_keset},
         {"KeQueryHardwareCounterConfiguration", m_kequery},
         {"trace", m_trace},
+        {"process", lhcp_m_process}, /* scenarios/lprocess.c */
         {NULL, NULL},
     };
     trace_register(L);

@@ -197,15 +197,34 @@ static int cmd_run(int argc, char **argv) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setglobal(L, "arg");
-    free(sargs);
     int status = 0;
     char *errmsg = NULL; /* the failure, for the report and the trace */
     lua_pushcfunction(L, msgh);
-    int st = luaL_loadfilex(L, file, "t");
+    int kind = lhcp_file_kind(file); /* a Windows program runs under the built-in driver (lprocess.c) */
+    int st = kind > 0 ? lhcp_load_program(L, file) : luaL_loadfilex(L, file, "t");
+    if (kind < 0) {
+        lua_pushfstring(L, "%s: neither a Lua scenario (text) nor a Windows program (a PE image starts with 'MZ')",
+                        file);
+        st = LUA_ERRSYNTAX;
+    }
     if (st == LUA_OK) {
         lhcp_strict_globals(L);
-        st = lua_pcall(L, 0, 0, 1);
+        for (int i = 0; kind > 0 && i < nsargs; i++) lua_pushstring(L, sargs[i]);
+        st = lua_pcall(L, kind > 0 ? 1 + nsargs : 0, kind > 0 ? 1 : 0, 1);
+        if (st != LUA_OK && kind > 0) { /* the program's failure: hcpsim's own exit status */
+            status = lhcp_program_failure_status(L);
+            const char *msg = lua_tostring(L, -1);
+            fflush(stdout);
+            fprintf(stderr, "hcpsim: %s\n", msg ? msg : "(error object is not a string)");
+            errmsg = strdup_or_null(msg);
+            lua_pop(L, 1);
+            st = LUA_OK;
+        } else if (kind > 0) {
+            status = (int)(lua_tointeger(L, -1) & 0xFF);
+            lua_pop(L, 1);
+        }
     }
+    free(sargs);
     if (st != LUA_OK) {
         fflush(stdout);
         const char *msg = lua_tostring(L, -1);
@@ -227,7 +246,7 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "%s\n", msg);
         status = EXIT_ERROR;
         errmsg = strdup_or_null(msg);
-    } else {
+    } else if (kind <= 0) {
         status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
     fflush(stdout);

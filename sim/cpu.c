@@ -294,7 +294,15 @@ static void gate_enter(sim_machine *m, uint64_t at) {
     }
     uint32_t service = m->isa->gate_service(m, (uint32_t)((at - g) / SIM_GATE_STRIDE));
     bool pending;
+    t->gate_end = false;
     uint64_t rax = gate_handle(m, t, service, false, &pending);
+    if (t->gate_end && !pending && m->exec->cur == t) { /* the call ends here (sim_gate_end_call) */
+        t->result = rax;
+        m->stop = STOP_END;
+        uc_emu_stop(m->uc);
+        return;
+    }
+    t->gate_end = false;
     if (pending && m->exec->cur == t) rax = gate_handle(m, t, service, true, &pending); /* it did not wait after all */
     if (pending) {
         t->gate_pending = true; /* the result is written when the call resumes */
@@ -508,16 +516,17 @@ sim_err sim_cpu_exits_sync(sim_machine *m) {
 
 /* ---- the call gate ------------------------------------------------------------------------ */
 
-_Static_assert(SIM_PAGE / SIM_GATE_STRIDE == SIM_GATE_SERVICES, "the thunks fill one page");
+#define GATE_BYTES (SIM_GATE_SERVICES * SIM_GATE_STRIDE)
+_Static_assert(GATE_BYTES % SIM_PAGE == 0, "the thunks fill whole pages");
 
-/* The thunk page (the ISA's thunk k every SIM_GATE_STRIDE bytes),
- * read+execute, never writable by the guest. */
+/* The thunk pages (the ISA's thunk k every SIM_GATE_STRIDE bytes),
+ * read+execute, never writable by the guest: one mapping. */
 static sim_err gate_map(sim_machine *m) {
-    uint8_t page[SIM_PAGE];
-    for (uint32_t k = 0; k < SIM_GATE_SERVICES; k++) m->isa->thunk(page + k * SIM_GATE_STRIDE, k);
-    sim_err e = sim_region_add(m, m->lay->gate, SIM_PAGE, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, -1);
+    static uint8_t pages[GATE_BYTES]; /* rewritten whole for each machine, before it is copied */
+    for (uint32_t k = 0; k < SIM_GATE_SERVICES; k++) m->isa->thunk(pages + k * SIM_GATE_STRIDE, k);
+    sim_err e = sim_region_add(m, m->lay->gate, GATE_BYTES, UC_PROT_READ | UC_PROT_EXEC, RK_CODE, -1);
     if (e != SIM_OK) return e;
-    return uc_mem_write(m->uc, m->lay->gate, page, sizeof page) == UC_ERR_OK ? SIM_OK : SIM_ERR_UNICORN;
+    return uc_mem_write(m->uc, m->lay->gate, pages, sizeof pages) == UC_ERR_OK ? SIM_OK : SIM_ERR_UNICORN;
 }
 
 void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
@@ -543,11 +552,21 @@ sim_err sim_gate_set_pop(sim_machine *m, uint32_t service, uint32_t bytes) {
 }
 
 sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v) {
+    *v = 0;
+    if (k >= SIM_MAX_ARGS) return SIM_ERR_ARG;
+    return sim_gate_arg_any(t, k, v);
+}
+
+sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v) {
     sim_machine *m = t->m;
     *v = 0;
     if (m->gate_thread != t) return SIM_ERR_STATE;
-    if (k < 0 || k >= SIM_MAX_ARGS) return SIM_ERR_ARG;
+    if (k < 0 || k > 0xFFFF) return SIM_ERR_ARG;
     return m->isa->gate_arg(m, k, v);
+}
+
+void sim_gate_end_call(sim_thread *t) {
+    if (t->m->gate_thread == t) t->gate_end = true;
 }
 
 uint64_t sim_reg(sim_machine *m, int reg) {
@@ -596,6 +615,67 @@ void sim_cpu_fini(sim_machine *m) {
 
 /* ---- guest calls -------------------------------------------------------------------------- */
 
+/* x86: the descriptor table that gives FS its base, one page above the
+ * sentinel, read-only to the guest (the descriptor is written with its
+ * accessed bit set, so loading it writes nothing).  Descriptor 7, selector
+ * 0x3B (RPL 3) as on Windows: a 4 KiB read/write data segment at the
+ * thread's environment block, rewritten at each call's start; the base loaded
+ * into FS is part of the saved CPU context, so each thread keeps its own. */
+#define GDT_ENTRIES 8
+#define FS_SELECTOR 0x3Bu
+#define SS_SELECTOR 0x10u
+
+static sim_err env_load(sim_thread *t) {
+    sim_machine *m = t->m;
+    unsigned w = m->isa->ptr;
+    uint8_t hi[8], lo[8];
+    for (unsigned i = 0; i < w; i++) {
+        hi[i] = (uint8_t)(t->stack_hi >> (8 * i));
+        lo[i] = (uint8_t)(t->stack_lo >> (8 * i));
+    }
+    if (uc_mem_write(m->uc, t->env + t->env_hi, hi, w) != UC_ERR_OK ||
+        uc_mem_write(m->uc, t->env + t->env_lo, lo, w) != UC_ERR_OK)
+        return SIM_ERR_UNMAPPED;
+    if (m->isa->arch == SIM_ARCH_X64) {
+        sim_reg_set(m, UC_X86_REG_GS_BASE, t->env);
+        return SIM_OK;
+    }
+    uint64_t gdt = m->lay->sentinel + SIM_PAGE;
+    if (!m->gdt_mapped) {
+        sim_err e = sim_region_add(m, gdt, SIM_PAGE, UC_PROT_READ, RK_SENTINEL, -1);
+        if (e != SIM_OK) return e;
+        m->gdt_mapped = true;
+    }
+    uint32_t base = (uint32_t)t->env, limit = SIM_PAGE - 1;
+    uint8_t d[8] = {(uint8_t)limit,       (uint8_t)(limit >> 8), (uint8_t)base,
+                    (uint8_t)(base >> 8), (uint8_t)(base >> 16), 0xF3 /* present, DPL 3, data read/write, accessed */,
+                    0x40 /* 32-bit */,    (uint8_t)(base >> 24)};
+    /* descriptor 2: a flat 32-bit data segment for SS (loading a segment
+     * recomputes the engine's stack width from SS's descriptor, which the
+     * engine's initial state leaves 16-bit); DPL 0, the engine's CPL */
+    static const uint8_t flat[8] = {0xFF, 0xFF, 0, 0, 0, 0x93, 0xCF, 0};
+    if (uc_mem_write(m->uc, gdt + 8 * (FS_SELECTOR >> 3), d, sizeof d) != UC_ERR_OK ||
+        uc_mem_write(m->uc, gdt + 8 * (SS_SELECTOR >> 3), flat, sizeof flat) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    uc_x86_mmr gdtr = {0, gdt, GDT_ENTRIES * 8 - 1, 0};
+    int sel = (int)FS_SELECTOR, ss = (int)SS_SELECTOR;
+    if (uc_reg_write(m->uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK ||
+        uc_reg_write(m->uc, UC_X86_REG_SS, &ss) != UC_ERR_OK || uc_reg_write(m->uc, UC_X86_REG_FS, &sel) != UC_ERR_OK)
+        return SIM_ERR_UNICORN;
+    return SIM_OK;
+}
+
+sim_err sim_thread_set_env(sim_thread *t, uint64_t base, uint32_t hi_off, uint32_t lo_off) {
+    sim_arch a = t->m->isa->arch;
+    if (a != SIM_ARCH_X64 && a != SIM_ARCH_X86) return SIM_ERR_ARCH;
+    unsigned w = t->m->isa->ptr;
+    if (base && (hi_off > SIM_PAGE - w || lo_off > SIM_PAGE - w)) return SIM_ERR_ARG;
+    t->env = base;
+    t->env_hi = hi_off;
+    t->env_lo = lo_off;
+    return SIM_OK;
+}
+
 sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int nargs) {
     sim_machine *m = t->m;
     if (m->running != t || t->in_call) return SIM_ERR_STATE;
@@ -606,6 +686,7 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     uc_context_restore(m->uc, m->clean); /* no exception in flight, no other call's registers */
     uint64_t sp;
     me = m->isa->call_setup(m, t, args, nargs, &sp);
+    if (me == SIM_OK && t->env) me = env_load(t);
     if (me != SIM_OK) return me;
     /* The caller's call: its return address enters the return stack, and (x86,
      * where the call stores it) the cache (neither is the callee's work, so
@@ -796,6 +877,11 @@ sim_call_status sim_call_continue(sim_thread *t) {
                 return SIM_CALL_YIELD;
             }
             continue;
+        case STOP_END: /* the gate's handler ended the call (sim_gate_end_call): nothing after the entry ran */
+            t->gate_end = false;
+            m->last_block = NULL;
+            sim_call_end(t);
+            return SIM_CALL_RETURNED;
         case STOP_GATE: /* a gate call took t off its CPU; it resumes at the thunk's ret */
             t->rip = rip;
             if (m->exec->cur == t) continue;

@@ -264,9 +264,20 @@ static bool fits(uint64_t cursor, uint64_t limit, size_t n) {
     return size <= limit - cursor && limit - cursor - size >= SIM_PAGE;
 }
 
+/* Moves *cursor past every region that [*cursor, + n and a guard page) would
+ * overlap (a fixed mapping, sim_map_fixed); each step passes one region. */
+static void skip_taken(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n) {
+    uint64_t size = page_round(n ? n : 1) + SIM_PAGE;
+    for (int i = 0; i < m->nregions && fits(*cursor, limit, n); i++) {
+        const region *r = &m->regions[i];
+        if (r->base < *cursor + size && *cursor < r->base + r->size) *cursor = page_round(r->base + r->size) + SIM_PAGE;
+    }
+}
+
 static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n, uint32_t prot, region_kind k,
                      uint64_t *addr) {
     uint64_t size = page_round(n ? n : 1);
+    skip_taken(m, cursor, limit, n);
     if (!fits(*cursor, limit, n)) return SIM_ERR_NOMEM;
     uint64_t base = *cursor;
     sim_err e = sim_region_add(m, base, size, prot, k, -1);
@@ -278,6 +289,7 @@ static sim_err place(sim_machine *m, uint64_t *cursor, uint64_t limit, size_t n,
 
 sim_err sim_code(sim_machine *m, const void *bytes, size_t n, uint64_t *addr) {
     if (!n) return SIM_ERR_ARG;
+    skip_taken(m, &m->next_code, m->lay->code_end, n); /* the address place() will choose */
     if (!fits(m->next_code, m->lay->code_end, n)) return SIM_ERR_NOMEM;
     /* Its trap points first, at the address place() will choose: code the
      * engine must not translate is never mapped without its exits. */
@@ -290,6 +302,40 @@ sim_err sim_code(sim_machine *m, const void *bytes, size_t n, uint64_t *addr) {
     }
     e = sim_cpu_exits_sync(m);
     if (e == SIM_OK && uc_mem_write(m->uc, *addr, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
+    return e;
+}
+
+/* ---- fixed mappings ------------------------------------------------------------------------- */
+
+static bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t k) { return a < b + k && b < a + n; }
+
+bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size) {
+    const sim_layout *l = m->lay;
+    uint64_t top = m->isa->ptr == 4 ? UINT64_C(0x100000000) : UINT64_C(0x800000000000);
+    if (!size || base % SIM_PAGE || size % SIM_PAGE || base < 0x10000 || base >= top || size > top - base) return false;
+    if (overlaps(base, size, l->heap, l->heap_size) ||
+        overlaps(base, size, l->gate, (uint64_t)SIM_GATE_SERVICES * SIM_GATE_STRIDE) ||
+        overlaps(base, size, l->stack, top - l->stack))
+        return false;
+    for (int i = 0; i < m->nregions; i++)
+        if (overlaps(base, size, m->regions[i].base, m->regions[i].size)) return false;
+    return true;
+}
+
+sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n) {
+    if (!sim_range_free(m, base, size) || n > size || (n && !bytes) || prot > 7) return SIM_ERR_ARG;
+    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0) |
+                  ((prot & SIM_PROT_EXEC) ? UC_PROT_EXEC : 0);
+    int before = m->nexits;
+    sim_err e = SIM_OK;
+    if ((prot & SIM_PROT_EXEC) && n) e = sim_cpu_code_traps(m, base, bytes, n);
+    if (e == SIM_OK) e = sim_region_add(m, base, size, up, (prot & SIM_PROT_EXEC) ? RK_CODE : RK_DATA, -1);
+    if (e != SIM_OK) {
+        m->nexits = before;
+        return e;
+    }
+    if (prot & SIM_PROT_EXEC) e = sim_cpu_exits_sync(m);
+    if (e == SIM_OK && n && uc_mem_write(m->uc, base, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
     return e;
 }
 

@@ -267,7 +267,7 @@ int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap);
 const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
 
 /* ---- the call gate: guest code calling the OS (sim/README.md "Call gate") ----------------- */
-/* A read+execute page of SIM_GATE_SERVICES thunks at a fixed address; thunk k
+/* Read+execute pages of SIM_GATE_SERVICES thunks at a fixed address; thunk k
  * is `mov eax, k; syscall; ret`.  When guest code executes a thunk's syscall,
  * the handler is called for service k (eax) on the executing thread t; it
  * reads the arguments with sim_gate_arg and returns the value for rax.  It
@@ -276,7 +276,7 @@ const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
  * resumed = true when t runs again, and that return value is rax.  Whenever t
  * is no longer on its CPU after the handler, sim_call_continue returns
  * SIM_CALL_YIELD; continuing the call later resumes after the syscall. */
-#define SIM_GATE_SERVICES 256
+#define SIM_GATE_SERVICES 1024
 typedef uint64_t (*sim_gate_fn)(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending);
 /* Installs the handler (NULL: none; a thunk's syscall then returns
  * the gate's refusal like any other syscall). */
@@ -298,6 +298,37 @@ sim_err sim_gate_set_pop(sim_machine *m, uint32_t service, uint32_t bytes);
  * them).  Only inside the handler.  SIM_ERR_UNMAPPED: a stack argument is
  * unreadable. */
 sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
+/* Argument word k of the gate call with no upper bound on k (variadic callees:
+ * printf's arguments), by the same convention; only inside the handler. */
+sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
+/* Inside the handler: t's guest call ends when the handler returns, as if the
+ * callee had returned the handler's result at once (nothing after the gate
+ * entry runs; ExitProcess, a call of a missing import).  The thread keeps its
+ * CPU; sim_call_continue returns SIM_CALL_RETURNED. */
+void sim_gate_end_call(sim_thread *t);
+
+/* ---- fixed mappings: a loader's images (sim/README.md "Fixed mappings") ------------------ */
+#define SIM_PROT_READ 1u
+#define SIM_PROT_WRITE 2u
+#define SIM_PROT_EXEC 4u
+/* True when [base, base + size) may be mapped with sim_map_fixed: page-aligned,
+ * at or above 64 KiB, inside the guest's address space, overlapping no mapping
+ * and none of the ranges the layout reserves (OS heap, call gate, stacks,
+ * scratch page, sentinel). */
+bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size);
+/* Maps [base, base + size) at exactly base with prot (SIM_PROT_*) and copies the
+ * first n bytes of `bytes` there (the rest is zeros).  An executable range has
+ * its trap points placed as sim_code does.  SIM_ERR_ARG: not a free range
+ * (sim_range_free) or n > size; SIM_ERR_MAPPINGS, SIM_ERR_TRAPS: the limits.
+ * m:code and m:alloc later place their blocks around it. */
+sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n);
+/* The thread's environment block: at the start of each of its guest calls
+ * the segment register Windows addresses it through points at `base` (x64:
+ * GS base; x86: FS, selector 0x3B of a descriptor table sim/ keeps), and the
+ * stack's high and low end are written as pointer-sized words at base +
+ * hi_off and base + lo_off.  base 0: none (the default).  SIM_ERR_ARCH on
+ * ARM64 and ARM. */
+sim_err sim_thread_set_env(sim_thread *t, uint64_t base, uint32_t hi_off, uint32_t lo_off);
 
 /* ---- scheduler (sim/README.md states every rule) -------------------------------------- */
 

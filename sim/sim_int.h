@@ -45,7 +45,7 @@ typedef struct block_entry {
     pmu_block_stats st;
 } block_entry;
 
-typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE } stop_reason;
+typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE, STOP_END } stop_reason;
 
 /* A dispatcher object (HCP-SPEC §6 waits): event, mutex, semaphore, thread. */
 typedef struct wait_block wait_block;
@@ -99,8 +99,10 @@ struct sim_thread {
     uint64_t rip; /* where the call resumes */
     uint64_t result;
     sim_fault fault;
-    bool gate_pending;     /* blocked inside a gate call: the result comes when it runs again */
-    uint32_t gate_service; /* that call's service number */
+    bool gate_pending;            /* blocked inside a gate call: the result comes when it runs again */
+    uint32_t gate_service;        /* that call's service number */
+    bool gate_end;                /* the handler ended the call (sim_gate_end_call) */
+    uint64_t env, env_hi, env_lo; /* environment block and its stack fields (sim_thread_set_env), 0: none */
     char error[160];
     sim_thread *qnext, *qprev; /* ready queue links */
     /* waiting */
@@ -145,6 +147,7 @@ struct sim_machine {
     region *regions;
     int nregions, cap_regions;
     uint64_t next_data, next_code, heap_brk, heap_end;
+    bool gdt_mapped;      /* x86: the descriptor table of environment blocks (sim_thread_set_env) */
     uint64_t heap_mapped; /* the OS heap is mapped in Unicorn up to here (sim_heap_cover) */
     struct heap_free {
         uint64_t addr;

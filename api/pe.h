@@ -1,0 +1,78 @@
+/* api/pe.h — Windows programs as guests: the PE loader, the process and the
+ * imports it is served (api/README.md "Windows programs").
+ *
+ * hcp_pe_parse validates an image (PE32+ x86-64 or PE32 i386, as mingw-w64
+ * links them) without a machine; hcp_process_load maps it into a machine's
+ * guest memory, relocates it when its preferred base is taken, resolves its
+ * imports to call-gate thunks (an import hcpsim lacks resolves to a thunk
+ * that stops the run when called) and builds the PEB, the process parameters
+ * and the C runtime's data.  One process per machine. */
+#ifndef HCPSIM_API_PE_H
+#define HCPSIM_API_PE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/hcp_api.h"
+
+#define HCP_PE_MACHINE_AMD64 0x8664u
+#define HCP_PE_MACHINE_I386 0x014Cu
+#define HCP_PE_MAX_IMAGE (64u << 20) /* SizeOfImage at most 64 MiB */
+#define HCP_PE_MAX_SECTIONS 96u
+#define HCP_PE_MAX_TLS_CALLBACKS 64u
+/* The exit status of `hcpsim run PROGRAM.exe` when the simulation, not the
+ * program, ends the run (an import hcpsim lacks, a fault, a limit, a deadlock). */
+#define HCP_EXIT_SIMULATION 125
+
+typedef struct hcp_pe_section {
+    char name[9];
+    uint32_t rva, vsize, raw, rawsize, flags;
+} hcp_pe_section;
+
+/* What hcp_pe_parse found: enough to load the image. */
+typedef struct hcp_pe_info {
+    uint16_t machine;
+    bool pe32plus;
+    uint64_t image_base;
+    uint32_t size_of_image, size_of_headers, entry, section_align, file_align;
+    uint16_t characteristics, subsystem;
+    uint32_t dir_rva[16], dir_size[16];
+    int nsections;
+    hcp_pe_section sec[HCP_PE_MAX_SECTIONS];
+} hcp_pe_info;
+
+/* 0, or -1 with a message naming what is wrong (no file name) in err. */
+int hcp_pe_parse(const uint8_t *img, size_t n, hcp_pe_info *out, char *err, size_t cap);
+
+typedef struct hcp_process hcp_process;
+
+/* Output of the process (fd 1 stdout, 2 stderr), as it is written. */
+typedef void (*hcp_output_fn)(void *ud, int fd, const char *bytes, size_t n);
+
+/* Loads `img` (the file's bytes; `name` its file name, e.g. "x.exe") into
+ * os's machine with arguments args[0..nargs).  NULL with "name: message" in
+ * err on a malformed image, an image the machine's ISA cannot run, or a
+ * guest-memory limit.  The process belongs to os from then on (freed with it). */
+hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                              int nargs, char *err, size_t cap);
+void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud);
+/* The main thread: its environment block (TEB) and stack fields. */
+int hcp_process_attach_thread(hcp_process *p, sim_thread *t);
+uint64_t hcp_process_entry(const hcp_process *p);
+uint64_t hcp_process_base(const hcp_process *p);
+int hcp_process_tls_callbacks(const hcp_process *p, uint64_t *out, int cap);
+/* True once the process called ExitProcess (or exit, abort); *code its exit code. */
+bool hcp_process_exited(const hcp_process *p, uint32_t *code);
+/* The run-stopping failure ("x.exe called KERNEL32.dll!Foo, which hcpsim does
+ * not implement"), or NULL. */
+const char *hcp_process_failure(const hcp_process *p);
+const char *hcp_process_name(const hcp_process *p);
+/* The implemented imports: entry i (0, 1, ...) as "DLL!Name", NULL past the end. */
+const char *hcp_pe_import_entry(int i);
+
+/* os's process or NULL (api/ internal users: the gate). */
+hcp_process *hcp_os_process(hcp_os *os);
+void hcp_process_free(hcp_process *p);
+
+#endif

@@ -1,0 +1,79 @@
+/* api/pe_int.h — the process of a loaded image (api/pe.c, api/win32.c only). */
+#ifndef HCPSIM_API_PE_INT_H
+#define HCPSIM_API_PE_INT_H
+
+#include "api/api_int.h"
+#include "api/pe.h"
+
+/* Gate services: 0..255 the call gate's own imports (gate.c), HCP_SVC_WIN32 +
+ * i the functions of win32.c's table, HCP_SVC_MISSING + k the k-th import
+ * hcpsim lacks (each its own thunk, so the call names it). */
+#define HCP_SVC_WIN32 256u
+#define HCP_SVC_MISSING 512u
+#define HCP_MAX_MISSING (SIM_GATE_SERVICES - HCP_SVC_MISSING)
+#define HCP_MAX_ATEXIT 64 /* functions atexit/_onexit register (msvcrt guarantees 32) */
+#define HCP_HEAP_SIZE (16u << 20)
+#define HCP_HEAP_MAX_BLOCKS 65536
+
+/* Guest addresses of the process's data (api/pe.c builds it). */
+typedef struct hcp_proc_data {
+    uint64_t base; /* the block: PEB, TEB, parameters, strings, C runtime data */
+    uint64_t peb, teb, params;
+    uint64_t cmdline_a, cmdline_w, image_w, env_a, env_w;
+    uint64_t iob;        /* msvcrt's _iob[3] */
+    uint32_t file_size;  /* sizeof(FILE): 48 or 32 */
+    uint64_t argv, envp; /* char *argv[], char *envp[] */
+    uint64_t v_initenv, v_acmdln, v_commode, v_fmode, v_mb_cur_max, v_errno, v_environ, v_argc, v_argv;
+    uint64_t tls_array; /* the TEB's ThreadLocalStoragePointer target */
+    uint64_t lconv;     /* localeconv's struct */
+    uint64_t strerr;    /* strerror's buffer */
+    uint64_t clocale;   /* "C": setlocale's answer */
+    uint64_t stubs;     /* guest code: _initterm, _cexit, exit */
+    uint64_t stub_initterm, stub_cexit, stub_exit;
+} hcp_proc_data;
+
+typedef struct heap_block {
+    uint64_t addr;
+    uint32_t size;
+    bool used;
+} heap_block;
+
+struct hcp_process {
+    hcp_os *os;
+    char name[64]; /* file name, as given */
+    hcp_pe_info pe;
+    uint64_t base; /* where it is mapped */
+    uint64_t entry;
+    uint64_t tls_cb[HCP_PE_MAX_TLS_CALLBACKS];
+    int ntls_cb;
+    int argc;
+    hcp_proc_data d;
+    /* imports hcpsim lacks, by service - HCP_SVC_MISSING */
+    char (*missing)[96];
+    int nmissing;
+    char failure[256];
+    bool exited;
+    uint32_t exit_code;
+    uint64_t atexit_fn[HCP_MAX_ATEXIT];
+    int natexit;
+    hcp_output_fn out;
+    void *out_ud;
+    /* the C runtime heap: blocks by address, first fit */
+    uint64_t heap_base;
+    heap_block *blocks;
+    int nblocks, capblocks;
+};
+
+/* win32.c: the service of DLL!name (case-insensitive DLL), -1 when hcpsim
+ * lacks it; *data: a data import (the IAT holds the variable's address). */
+int hcp_win32_lookup(const char *dll, const char *name, bool *data);
+/* The address a data import resolves to. */
+uint64_t hcp_win32_data(hcp_process *p, int svc);
+/* Stack bytes the x86 thunk of service svc pops (stdcall 4 x words; cdecl 0). */
+uint32_t hcp_win32_pop(int svc);
+/* The handler of services >= HCP_SVC_WIN32 (gate.c hands them over). */
+uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending);
+/* Guest code of the runtime's functions that call back into the program. */
+sim_err hcp_win32_stubs(hcp_process *p);
+
+#endif

@@ -1,0 +1,1379 @@
+/* api/win32.c — the functions a loaded program imports (api/README.md "Windows programs").
+ *
+ * One table: each row a DLL, a name, how the x86 thunk returns (stdcall pops
+ * its argument words, cdecl pops none) and the function.  Row i is gate
+ * service HCP_SVC_WIN32 + i; KERNEL32 names the call gate already serves
+ * (gate.c: GetLastError, Sleep, the HCP functions, ...) resolve to those
+ * thunks.  Every function here runs as simulated OS code: it charges the cost
+ * table's api_call cycles to the calling thread as kernel work and retires no
+ * user instruction of its own (the thunk's 3 are the caller's).  _initterm,
+ * _cexit and exit call back into the program, so they are guest code
+ * (hcp_win32_stubs), counted as user work like the program's. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/pe_int.h"
+
+typedef struct ctx {
+    hcp_process *p;
+    hcp_os *os;
+    sim_machine *m;
+    sim_thread *t;
+    unsigned w; /* pointer size */
+    uint64_t a[8];
+    const char *fn; /* "msvcrt.dll!printf", for failures */
+    bool failed;
+} ctx;
+
+typedef uint64_t (*w32_fn)(ctx *c);
+
+typedef enum { CC_STD, CC_C, CC_DATA } cconv;
+
+typedef struct w32_entry {
+    const char *dll, *name;
+    cconv cc;
+    int nargs; /* fixed argument words */
+    w32_fn fn;
+    int data; /* CC_DATA: which variable */
+} w32_entry;
+
+/* ---- guest memory ------------------------------------------------------------------------------- */
+
+/* A function given memory it cannot read or write stops the run (Windows
+ * would raise an access violation inside the DLL; hcpsim does not unwind). */
+static bool bad(ctx *c, uint64_t addr, bool write) {
+    if (!c->failed)
+        snprintf(c->p->failure, sizeof c->p->failure,
+                 "%s: %s: access violation %s 0x%llX (an unhandled exception in simulated OS code)", c->p->name, c->fn,
+                 write ? "writing" : "reading", (unsigned long long)addr);
+    c->failed = true;
+    return false;
+}
+static bool rd(ctx *c, uint64_t at, void *b, size_t n) {
+    return !n || sim_mem_read(c->m, at, b, n) == SIM_OK || bad(c, at, false);
+}
+static bool wrm(ctx *c, uint64_t at, const void *b, size_t n) {
+    return !n || sim_mem_write(c->m, at, b, n) == SIM_OK || bad(c, at, true);
+}
+static bool wr32(ctx *c, uint64_t at, uint32_t v) {
+    uint8_t b[4];
+    hcp_put32(b, v);
+    return wrm(c, at, b, 4);
+}
+static bool wrp(ctx *c, uint64_t at, uint64_t v) {
+    uint8_t b[8];
+    hcp_put64(b, v);
+    return wrm(c, at, b, c->w);
+}
+#define MAX_STR (1u << 20)
+/* The NUL-terminated string at `at` (at most MAX_STR bytes, malloc'd), or NULL after a failure. */
+static char *gstr(ctx *c, uint64_t at, size_t *len) {
+    size_t cap = 256, n = 0;
+    char *s = malloc(cap);
+    while (s) {
+        size_t chunk = 0x1000 - (size_t)((at + n) & 0xFFF);
+        if (n + chunk + 1 > cap) {
+            cap = (n + chunk + 1) * 2;
+            char *ns = realloc(s, cap);
+            if (!ns) break;
+            s = ns;
+        }
+        if (!rd(c, at + n, s + n, chunk)) {
+            /* the string may end before the unreadable page: read it byte by byte */
+            c->failed = false;
+            c->p->failure[0] = '\0';
+            size_t k = 0;
+            while (k < chunk && rd(c, at + n + k, s + n + k, 1) && s[n + k]) k++;
+            if (k < chunk && !c->failed) {
+                n += k;
+                break;
+            }
+            free(s);
+            return NULL;
+        }
+        void *z = memchr(s + n, 0, chunk);
+        if (z) {
+            n = (size_t)((char *)z - s);
+            break;
+        }
+        n += chunk;
+        if (n > MAX_STR) {
+            free(s);
+            bad(c, at + n, false);
+            return NULL;
+        }
+    }
+    if (!s) return NULL;
+    s[n] = '\0';
+    if (len) *len = n;
+    return s;
+}
+
+/* ---- output ------------------------------------------------------------------------------------- */
+
+typedef struct obuf {
+    char *b;
+    size_t n, cap;
+} obuf;
+static void ob_add(obuf *o, const char *s, size_t n) {
+    if (o->n + n + 1 > o->cap) {
+        size_t nc = (o->n + n + 1) * 2;
+        char *nb = realloc(o->b, nc);
+        if (!nb) return;
+        o->b = nb;
+        o->cap = nc;
+    }
+    memcpy(o->b + o->n, s, n);
+    o->n += n;
+    o->b[o->n] = '\0';
+}
+static void ob_rep(obuf *o, char ch, int k) {
+    for (int i = 0; i < k; i++) ob_add(o, &ch, 1);
+}
+
+static void emit(ctx *c, int fd, const char *s, size_t n) {
+    if (c->p->out && n) c->p->out(c->p->out_ud, fd, s, n);
+}
+
+/* A FILE stream in text mode (msvcrt's default, _fmode 0): each '\n' is written as "\r\n". */
+static void emit_text(ctx *c, int fd, const char *s, size_t n) {
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\n') {
+            emit(c, fd, s + from, i - from);
+            emit(c, fd, "\r\n", 2);
+            from = i + 1;
+        }
+    emit(c, fd, s + from, n - from);
+}
+
+/* The fd of a FILE* (one of _iob[0..2]), or -1. */
+static int file_fd(ctx *c, uint64_t f) {
+    for (unsigned i = 0; i < 3; i++)
+        if (f == c->p->d.iob + i * c->p->d.file_size) return (int)i;
+    return -1;
+}
+
+/* ---- printf: msvcrt's format syntax --------------------------------------------------------------- */
+
+/* Where the variadic arguments come from: the call's argument words from
+ * index k (printf, fprintf), or a va_list in guest memory (vfprintf). */
+typedef struct vargs {
+    ctx *c;
+    bool mem;
+    int k;
+    uint64_t at;
+} vargs;
+
+static uint64_t next_arg(vargs *v, bool wide) {
+    ctx *c = v->c;
+    uint64_t lo = 0, hi = 0;
+    if (v->mem) {
+        uint8_t b[8] = {0};
+        unsigned n = c->w == 8 ? 8 : wide ? 8 : 4;
+        rd(c, v->at, b, n);
+        v->at += n;
+        return n == 8 ? hcp_get64(b) : hcp_get32(b);
+    }
+    if (sim_gate_arg_any(c->t, v->k++, &lo) != SIM_OK) bad(c, 0, false);
+    if (c->w == 4 && wide) {
+        if (sim_gate_arg_any(c->t, v->k++, &hi) != SIM_OK) bad(c, 0, false);
+        return (lo & 0xFFFFFFFFu) | hi << 32;
+    }
+    return lo;
+}
+
+static void fmt_exp3(char *s) { /* msvcrt writes at least three exponent digits: 1.5e+000 */
+    char *e = strpbrk(s, "eE");
+    if (!e || (e[1] != '+' && e[1] != '-')) return;
+    size_t digits = strlen(e + 2);
+    if (digits >= 3) return;
+    memmove(e + 2 + (3 - digits), e + 2, digits + 1);
+    memset(e + 2, '0', 3 - digits);
+}
+
+static void format(ctx *c, const char *f, vargs *v, obuf *o) {
+    for (const char *s = f; *s && !c->failed;) {
+        if (*s != '%') {
+            const char *e = strchr(s, '%');
+            size_t n = e ? (size_t)(e - s) : strlen(s);
+            ob_add(o, s, n);
+            s += n;
+            continue;
+        }
+        const char *start = s++;
+        bool left = false, plus = false, space = false, alt = false, zero = false;
+        for (;; s++) {
+            if (*s == '-')
+                left = true;
+            else if (*s == '+')
+                plus = true;
+            else if (*s == ' ')
+                space = true;
+            else if (*s == '#')
+                alt = true;
+            else if (*s == '0')
+                zero = true;
+            else
+                break;
+        }
+        int width = -1, prec = -1;
+        if (*s == '*') {
+            int32_t wv = (int32_t)next_arg(v, false);
+            s++;
+            if (wv < 0) {
+                left = true;
+                wv = -wv;
+            }
+            width = wv;
+        } else {
+            for (width = 0; *s >= '0' && *s <= '9'; s++)
+                width = width * 10 + (*s - '0') > 100000 ? 100000 : width * 10 + (*s - '0');
+        }
+        if (*s == '.') {
+            s++;
+            if (*s == '*') {
+                prec = (int32_t)next_arg(v, false);
+                s++;
+            } else {
+                for (prec = 0; *s >= '0' && *s <= '9'; s++)
+                    prec = prec * 10 + (*s - '0') > 100000 ? 100000 : prec * 10 + (*s - '0');
+            }
+        }
+        int size = 0; /* 0 int, 1 short, 2 long(=int), 3 64-bit, 4 pointer-sized, 5 wide char */
+        bool longd = false, wch = false, sh = false;
+        for (;;) {
+            if (*s == 'h')
+                sh = true, s++;
+            else if (*s == 'l' && s[1] == 'l')
+                size = 3, s += 2;
+            else if (*s == 'l')
+                wch = true, s++;
+            else if (*s == 'w')
+                wch = true, s++;
+            else if (*s == 'L')
+                longd = true, s++;
+            else if (s[0] == 'I' && s[1] == '6' && s[2] == '4')
+                size = 3, s += 3;
+            else if (s[0] == 'I' && s[1] == '3' && s[2] == '2')
+                size = 2, s += 3;
+            else if (*s == 'I' || *s == 'z' || *s == 't' || *s == 'j')
+                size = *s == 'j' ? 3 : 4, s++;
+            else
+                break;
+        }
+        (void)longd;
+        if (size == 4) size = c->w == 8 ? 3 : 2;
+        char conv = *s ? *s++ : '\0';
+        char num[512], pre[3] = "";
+        const char *body = num;
+        size_t blen = 0;
+        char *heap = NULL;
+        switch (conv) {
+        case 'd':
+        case 'i':
+        case 'u':
+        case 'o':
+        case 'x':
+        case 'X': {
+            uint64_t raw = next_arg(v, size == 3);
+            bool sgn = conv == 'd' || conv == 'i';
+            uint64_t mag;
+            bool neg = false;
+            if (size == 3) {
+                mag = raw;
+            } else {
+                raw &= 0xFFFFFFFFu;
+                if (sh) raw &= 0xFFFFu;
+                mag = raw;
+                if (sgn) raw = sh ? (uint64_t)(int64_t)(int16_t)raw : (uint64_t)(int64_t)(int32_t)raw;
+            }
+            if (sgn && (int64_t)raw < 0) {
+                neg = true;
+                mag = (uint64_t)0 - raw;
+            } else if (sgn) {
+                mag = raw;
+            }
+            const uint64_t base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
+            const char *dg = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+            char tmp[72];
+            int n = 0;
+            while (mag && n < 70) {
+                uint64_t q = mag / base;
+                tmp[n++] = dg[mag - q * base];
+                mag = q;
+            }
+            int need = prec < 0 ? 1 : prec;
+            if (prec > 400) need = 400;
+            int zeros = need > n ? need - n : 0;
+            if (base == 8 && alt && zeros == 0 && (n == 0 || tmp[n - 1] != '0')) zeros = 1;
+            size_t k = 0;
+            for (int i = 0; i < zeros; i++) num[k++] = '0';
+            while (n) num[k++] = tmp[--n];
+            blen = k;
+            if (neg)
+                strcpy(pre, "-");
+            else if (sgn && plus)
+                strcpy(pre, "+");
+            else if (sgn && space)
+                strcpy(pre, " ");
+            if (alt && base == 16 && raw) strcpy(pre, conv == 'X' ? "0X" : "0x");
+            if (prec >= 0) zero = false;
+            break;
+        }
+        case 'p': {
+            uint64_t pv = next_arg(v, false);
+            blen = (size_t)snprintf(num, sizeof num, c->w == 8 ? "%016llX" : "%08llX", (unsigned long long)pv);
+            zero = false;
+            break;
+        }
+        case 'c':
+        case 'C': {
+            num[0] = (char)next_arg(v, false);
+            blen = 1;
+            zero = false;
+            break;
+        }
+        case 's':
+        case 'S': {
+            uint64_t sp = next_arg(v, false);
+            bool w16 = (conv == 's' && wch) || (conv == 'S' && !sh);
+            if (!sp) {
+                body = w16 ? "(null)" : "(null)";
+                blen = 6;
+            } else if (w16) { /* UTF-16 to bytes: code units below 256 as is, others '?' */
+                obuf t = {0};
+                for (size_t i = 0; i < MAX_STR && (prec < 0 || (int)i < prec); i++) {
+                    uint8_t b2[2];
+                    if (!rd(c, sp + 2 * i, b2, 2)) break;
+                    uint16_t u = hcp_get16(b2);
+                    if (!u) break;
+                    char ch = u < 256 ? (char)u : '?';
+                    ob_add(&t, &ch, 1);
+                }
+                heap = t.b;
+                body = heap ? heap : "";
+                blen = t.n;
+            } else {
+                size_t n;
+                heap = gstr(c, sp, &n);
+                body = heap ? heap : "";
+                blen = heap ? n : 0;
+            }
+            if (prec >= 0 && (size_t)prec < blen) blen = (size_t)prec;
+            zero = false;
+            break;
+        }
+        case 'e':
+        case 'E':
+        case 'f':
+        case 'F':
+        case 'g':
+        case 'G':
+        case 'a':
+        case 'A': {
+            uint64_t bits = next_arg(v, true);
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            int pr = prec < 0 ? 6 : prec > 350 ? 350 : prec;
+            if (d != d) {
+                blen = (size_t)snprintf(num, sizeof num, "%s", "1.#QNAN0");
+            } else if (d - d != d - d) {
+                blen = (size_t)snprintf(num, sizeof num, "%s", "1.#INF00");
+            } else {
+                if (d < 0 || (d == 0 && 1 / d < 0)) {
+                    strcpy(pre, "-");
+                    d = -d;
+                } else if (plus) {
+                    strcpy(pre, "+");
+                } else if (space) {
+                    strcpy(pre, " ");
+                }
+                if (conv == 'f' && d >= 1e300) pr = pr > 40 ? 40 : pr;
+                char cv = conv == 'F' ? 'f' : conv;
+                int r = alt ? (cv == 'e'   ? snprintf(num, sizeof num - 4, "%#.*e", pr, d)
+                               : cv == 'E' ? snprintf(num, sizeof num - 4, "%#.*E", pr, d)
+                               : cv == 'f' ? snprintf(num, sizeof num - 4, "%#.*f", pr, d)
+                               : cv == 'g' ? snprintf(num, sizeof num - 4, "%#.*g", pr, d)
+                               : cv == 'G' ? snprintf(num, sizeof num - 4, "%#.*G", pr, d)
+                               : cv == 'a' ? snprintf(num, sizeof num - 4, "%#.*a", pr, d)
+                                           : snprintf(num, sizeof num - 4, "%#.*A", pr, d))
+                            : (cv == 'e'   ? snprintf(num, sizeof num - 4, "%.*e", pr, d)
+                               : cv == 'E' ? snprintf(num, sizeof num - 4, "%.*E", pr, d)
+                               : cv == 'f' ? snprintf(num, sizeof num - 4, "%.*f", pr, d)
+                               : cv == 'g' ? snprintf(num, sizeof num - 4, "%.*g", pr, d)
+                               : cv == 'G' ? snprintf(num, sizeof num - 4, "%.*G", pr, d)
+                               : cv == 'a' ? snprintf(num, sizeof num - 4, "%.*a", pr, d)
+                                           : snprintf(num, sizeof num - 4, "%.*A", pr, d));
+                blen = r < 0 ? 0 : (size_t)r;
+                if (blen >= sizeof num - 4) blen = sizeof num - 5;
+                num[blen] = '\0';
+                fmt_exp3(num);
+                blen = strlen(num);
+            }
+            break;
+        }
+        case 'n': {
+            uint64_t at = next_arg(v, false);
+            if (at) wr32(c, at, (uint32_t)o->n);
+            continue;
+        }
+        case '%': ob_add(o, "%", 1); continue;
+        default: /* an unknown conversion is written as is, as msvcrt does */
+            ob_add(o, start, (size_t)(s - start));
+            continue;
+        }
+        size_t plen = strlen(pre), total = plen + blen;
+        int pad = width > (int)total ? width - (int)total : 0;
+        if (!left && !zero) ob_rep(o, ' ', pad);
+        ob_add(o, pre, plen);
+        if (!left && zero) ob_rep(o, '0', pad);
+        ob_add(o, body, blen);
+        if (left) ob_rep(o, ' ', pad);
+        free(heap);
+    }
+}
+
+/* printf-family output: format, then to a FILE or a buffer. */
+static uint64_t print_to_file(ctx *c, uint64_t file, uint64_t fmt, vargs *v) {
+    int fd = file_fd(c, file);
+    char *f = gstr(c, fmt, NULL);
+    if (!f) return (uint64_t)-1;
+    obuf o = {0};
+    format(c, f, v, &o);
+    free(f);
+    if (!c->failed && fd >= 1) emit_text(c, fd, o.b, o.n);
+    uint64_t r = fd >= 1 ? o.n : (uint64_t)-1;
+    free(o.b);
+    return (uint32_t)r;
+}
+
+static uint64_t print_to_mem(ctx *c, uint64_t dst, uint64_t count, bool bounded, uint64_t fmt, vargs *v) {
+    char *f = gstr(c, fmt, NULL);
+    if (!f) return 0;
+    obuf o = {0};
+    format(c, f, v, &o);
+    free(f);
+    uint64_t r = o.n;
+    if (!bounded) {
+        wrm(c, dst, o.b ? o.b : "", o.n + 1);
+    } else if (count) { /* _snprintf: no terminator when it does not fit, and -1 */
+        size_t n = o.n < count ? o.n + 1 : (size_t)count;
+        wrm(c, dst, o.b ? o.b : "", n);
+        if (o.n >= count) r = (uint64_t)-1;
+    } else {
+        r = o.n ? (uint64_t)-1 : 0;
+    }
+    free(o.b);
+    return (uint32_t)r;
+}
+
+/* ---- the C runtime heap ---------------------------------------------------------------------------- */
+
+static bool heap_init(ctx *c) {
+    hcp_process *p = c->p;
+    if (p->blocks) return true;
+    if (sim_alloc(c->m, HCP_HEAP_SIZE, &p->heap_base) != SIM_OK) return false;
+    p->blocks = malloc(64 * sizeof *p->blocks);
+    if (!p->blocks) return false;
+    p->capblocks = 64;
+    p->blocks[0] = (heap_block){p->heap_base, HCP_HEAP_SIZE, false};
+    p->nblocks = 1;
+    return true;
+}
+
+static uint64_t heap_alloc(ctx *c, uint64_t n) {
+    hcp_process *p = c->p;
+    if (!heap_init(c) || n > HCP_HEAP_SIZE) return 0;
+    uint32_t size = (uint32_t)((n + 15) & ~(uint64_t)15);
+    if (!size) size = 16;
+    for (int i = 0; i < p->nblocks; i++) {
+        heap_block *b = &p->blocks[i];
+        if (b->used || b->size < size) continue;
+        if (b->size > size) { /* split: the rest stays free after it */
+            if (p->nblocks >= HCP_HEAP_MAX_BLOCKS) return 0;
+            if (p->nblocks == p->capblocks) {
+                heap_block *nb = realloc(p->blocks, (size_t)p->capblocks * 2 * sizeof *nb);
+                if (!nb) return 0;
+                p->blocks = nb;
+                p->capblocks *= 2;
+                b = &p->blocks[i];
+            }
+            memmove(&p->blocks[i + 2], &p->blocks[i + 1], (size_t)(p->nblocks - i - 1) * sizeof *b);
+            p->blocks[i + 1] = (heap_block){b->addr + size, b->size - size, false};
+            p->nblocks++;
+            b->size = size;
+        }
+        b->used = true;
+        return b->addr;
+    }
+    return 0;
+}
+
+static int heap_find(hcp_process *p, uint64_t a) {
+    int lo = 0, hi = p->nblocks - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (p->blocks[mid].addr == a) return p->blocks[mid].used ? mid : -1;
+        if (p->blocks[mid].addr < a)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static bool heap_free(ctx *c, uint64_t a) {
+    hcp_process *p = c->p;
+    if (!a) return true;
+    int i = p->blocks ? heap_find(p, a) : -1;
+    if (i < 0) {
+        snprintf(p->failure, sizeof p->failure, "%s: %s: 0x%llX is not a block of the heap (heap corruption)", p->name,
+                 c->fn, (unsigned long long)a);
+        c->failed = true;
+        return false;
+    }
+    p->blocks[i].used = false;
+    if (i + 1 < p->nblocks && !p->blocks[i + 1].used) { /* merge with the next */
+        p->blocks[i].size += p->blocks[i + 1].size;
+        memmove(&p->blocks[i + 1], &p->blocks[i + 2], (size_t)(p->nblocks - i - 2) * sizeof *p->blocks);
+        p->nblocks--;
+    }
+    if (i > 0 && !p->blocks[i - 1].used) { /* and the previous */
+        p->blocks[i - 1].size += p->blocks[i].size;
+        memmove(&p->blocks[i], &p->blocks[i + 1], (size_t)(p->nblocks - i - 1) * sizeof *p->blocks);
+        p->nblocks--;
+    }
+    return true;
+}
+
+static bool zero_fill(ctx *c, uint64_t at, uint64_t n) {
+    static const uint8_t z[4096];
+    for (uint64_t off = 0; off < n; off += sizeof z)
+        if (!wrm(c, at + off, z, n - off < sizeof z ? (size_t)(n - off) : sizeof z)) return false;
+    return true;
+}
+
+/* ---- process end -------------------------------------------------------------------------------- */
+
+static uint64_t end_process(ctx *c, uint32_t code) {
+    c->p->exited = true;
+    c->p->exit_code = code;
+    sim_gate_end_call(c->t);
+    return code;
+}
+
+/* ---- KERNEL32 ------------------------------------------------------------------------------------ */
+
+#define STD_HANDLE(fd) (4u * (fd) + 3u) /* 3, 7, 11: console handles as Windows 7 numbered them */
+
+static uint64_t k_ExitProcess(ctx *c) { return end_process(c, (uint32_t)c->a[0]); }
+static uint64_t k_nop(ctx *c) {
+    (void)c;
+    return 0;
+}
+static uint64_t k_true(ctx *c) {
+    (void)c;
+    return 1;
+}
+static uint64_t k_InitializeCriticalSection(ctx *c) { /* 40 bytes (x64) / 24 (x86): LockCount -1, the rest 0 */
+    uint8_t b[40] = {0};
+    unsigned n = c->w == 8 ? 40 : 24;
+    hcp_put32(b + c->w, 0xFFFFFFFFu);
+    wrm(c, c->a[0], b, n);
+    return 0;
+}
+static uint64_t k_GetStartupInfoA(ctx *c) { /* STARTUPINFOA: cb, the rest 0 (no STARTF_ flags) */
+    uint8_t b[104] = {0};
+    unsigned n = c->w == 8 ? 104 : 68;
+    hcp_put32(b, n);
+    wrm(c, c->a[0], b, n);
+    return 0;
+}
+static uint64_t k_TlsGetValue(ctx *c) {
+    SetLastError(c->os, 0);
+    return 0;
+}
+static uint64_t k_GetStdHandle(ctx *c) {
+    uint32_t h = (uint32_t)c->a[0];
+    if (h == 0xFFFFFFF6u) return STD_HANDLE(0);
+    if (h == 0xFFFFFFF5u) return STD_HANDLE(1);
+    if (h == 0xFFFFFFF4u) return STD_HANDLE(2);
+    SetLastError(c->os, ERROR_INVALID_HANDLE);
+    return c->w == 8 ? UINT64_MAX : 0xFFFFFFFFu; /* INVALID_HANDLE_VALUE */
+}
+static uint64_t k_WriteFile(ctx *c) {
+    uint64_t h = c->a[0] & 0xFFFFFFFFu, buf = c->a[1], done = c->a[3];
+    uint32_t n = (uint32_t)c->a[2];
+    int fd = h == STD_HANDLE(1) ? 1 : h == STD_HANDLE(2) ? 2 : -1;
+    if (fd < 0) {
+        SetLastError(c->os, ERROR_INVALID_HANDLE);
+        return 0;
+    }
+    if (n > MAX_STR) n = MAX_STR;
+    char *b = malloc(n ? n : 1);
+    if (!b || !rd(c, buf, b, n)) {
+        free(b);
+        return 0;
+    }
+    emit(c, fd, b, n);
+    free(b);
+    if (done) wr32(c, done, n);
+    return 1;
+}
+static uint64_t k_GetModuleHandle(ctx *c) {
+    if (!c->a[0]) return c->p->base;
+    SetLastError(c->os, 126); /* ERROR_MOD_NOT_FOUND: no other module is loaded */
+    return 0;
+}
+static uint64_t k_GetProcAddress(ctx *c) {
+    SetLastError(c->os, 127); /* ERROR_PROC_NOT_FOUND */
+    return 0;
+}
+static uint64_t k_LoadLibraryA(ctx *c) {
+    SetLastError(c->os, 126);
+    return 0;
+}
+static uint64_t k_GetCommandLineA(ctx *c) { return c->p->d.cmdline_a; }
+static uint64_t k_GetCommandLineW(ctx *c) { return c->p->d.cmdline_w; }
+static uint64_t k_GetCurrentProcess(ctx *c) { return c->w == 8 ? UINT64_MAX : 0xFFFFFFFFu; }
+static uint64_t k_GetCurrentProcessId(ctx *c) {
+    (void)c;
+    return HCP_ETW_PROCESS_ID;
+}
+static uint64_t
+k_VirtualProtect(ctx *c) { /* the image's pages keep their protection; *lpflOldProtect = PAGE_READWRITE */
+    if (c->a[3]) wr32(c, c->a[3], 0x04);
+    return 1;
+}
+static uint64_t k_VirtualQuery(ctx *c) {
+    SetLastError(c->os, ERROR_INVALID_PARAMETER);
+    return 0;
+}
+static uint64_t k_QueryPerformanceFrequency(ctx *c) {
+    uint8_t b[8];
+    hcp_put64(b, 10000000u);
+    return wrm(c, c->a[0], b, 8) ? 1 : 0;
+}
+static uint64_t k_QueryPerformanceCounter(ctx *c) { /* 10 MHz from the virtual clock */
+    uint8_t b[8];
+    hcp_put64(b, sim_mul_div(sim_clock(c->m), 10000000u, sim_machine_config(c->m)->frequency));
+    return wrm(c, c->a[0], b, 8) ? 1 : 0;
+}
+static uint64_t k_GetTickCount(ctx *c) {
+    return (uint32_t)sim_mul_div(sim_clock(c->m), 1000u, sim_machine_config(c->m)->frequency);
+}
+static uint64_t k_MultiByteToWideChar(ctx *c) { /* ASCII only: byte b becomes code unit b */
+    int32_t n = (int32_t)c->a[3], cap = (int32_t)c->a[5];
+    uint64_t src = c->a[2], dst = c->a[4];
+    size_t len = 0;
+    char *s = NULL;
+    if (n < 0) {
+        if (!(s = gstr(c, src, &len))) return 0;
+        len++;
+    } else {
+        len = (size_t)n;
+        if (!(s = malloc(len + 1)) || !rd(c, src, s, len)) {
+            free(s);
+            return 0;
+        }
+    }
+    if (cap == 0) {
+        free(s);
+        return (uint32_t)len;
+    }
+    if ((size_t)cap < len) {
+        free(s);
+        SetLastError(c->os, 122); /* ERROR_INSUFFICIENT_BUFFER */
+        return 0;
+    }
+    for (size_t i = 0; i < len && !c->failed; i++) {
+        uint8_t b[2];
+        hcp_put16(b, (uint8_t)s[i]);
+        wrm(c, dst + 2 * i, b, 2);
+    }
+    free(s);
+    return (uint32_t)len;
+}
+static uint64_t k_WideCharToMultiByte(ctx *c) { /* code units below 256 as bytes, others '?' */
+    int32_t n = (int32_t)c->a[3], cap = (int32_t)c->a[5];
+    uint64_t src = c->a[2], dst = c->a[4];
+    size_t len = 0;
+    if (n < 0) {
+        uint8_t b[2];
+        while (len < MAX_STR && rd(c, src + 2 * len, b, 2) && hcp_get16(b)) len++;
+        len++;
+    } else {
+        len = (size_t)n;
+    }
+    if (c->failed) return 0;
+    if (cap == 0) return (uint32_t)len;
+    if ((size_t)cap < len) {
+        SetLastError(c->os, 122);
+        return 0;
+    }
+    for (size_t i = 0; i < len && !c->failed; i++) {
+        uint8_t b[2];
+        rd(c, src + 2 * i, b, 2);
+        uint16_t u = hcp_get16(b);
+        uint8_t ch = u < 256 ? (uint8_t)u : '?';
+        wrm(c, dst + i, &ch, 1);
+    }
+    return (uint32_t)len;
+}
+
+/* ---- msvcrt ----------------------------------------------------------------------------------------- */
+
+static uint64_t c_getmainargs(ctx *c) { /* (int *argc, char ***argv, char ***env, int glob, startinfo *) */
+    wr32(c, c->a[0], (uint32_t)c->p->argc);
+    wrp(c, c->a[1], c->p->d.argv);
+    wrp(c, c->a[2], c->p->d.envp);
+    return 0;
+}
+static uint64_t c_iob_func(ctx *c) { return c->p->d.iob; }
+static uint64_t c_errno(ctx *c) { return c->p->d.v_errno; }
+static uint64_t c_p_acmdln(ctx *c) { return c->p->d.v_acmdln; }
+static uint64_t c_p_commode(ctx *c) { return c->p->d.v_commode; }
+static uint64_t c_p_fmode(ctx *c) { return c->p->d.v_fmode; }
+static uint64_t c_one(ctx *c) {
+    (void)c;
+    return 1;
+}
+static uint64_t c_onexit(ctx *c) {
+    hcp_process *p = c->p;
+    if (p->natexit >= HCP_MAX_ATEXIT) return 0;
+    p->atexit_fn[p->natexit++] = c->a[0];
+    return c->a[0];
+}
+static uint64_t c_atexit(ctx *c) { return c_onexit(c) ? 0 : (uint32_t)-1; }
+static uint64_t c_onexit_next(ctx *c) { /* the stubs' _cexit: the functions, last registered first */
+    hcp_process *p = c->p;
+    return p->natexit ? p->atexit_fn[--p->natexit] : 0;
+}
+static uint64_t c_exit_now(ctx *c) { return end_process(c, (uint32_t)c->a[0]); } /* _exit: no atexit functions */
+static uint64_t c_abort(ctx *c) {
+    static const char m[] = "\nThis application has requested the Runtime to terminate it in an unusual way.\n"
+                            "Please contact the application's support team for more information.\n";
+    emit(c, 2, m, sizeof m - 1);
+    return end_process(c, 3);
+}
+static uint64_t c_amsg_exit(ctx *c) {
+    char m[64];
+    int n = snprintf(m, sizeof m, "\nruntime error R60%02u\n", (unsigned)c->a[0] % 100);
+    emit(c, 2, m, (size_t)n);
+    return end_process(c, 255);
+}
+static uint64_t c_malloc(ctx *c) { return heap_alloc(c, c->a[0]); }
+static uint64_t c_calloc(ctx *c) {
+    uint64_t n = c->a[0], k = c->a[1];
+    if (k && n > UINT32_MAX / k) return 0;
+    uint64_t a = heap_alloc(c, n * k);
+    if (a) zero_fill(c, a, n * k);
+    return a;
+}
+static uint64_t c_free(ctx *c) {
+    heap_free(c, c->a[0]);
+    return 0;
+}
+static uint64_t c_realloc(ctx *c) {
+    uint64_t old = c->a[0], n = c->a[1];
+    if (!old) return heap_alloc(c, n);
+    int i = c->p->blocks ? heap_find(c->p, old) : -1;
+    if (i < 0) return heap_free(c, old), 0;
+    if (!n) return heap_free(c, old), 0;
+    uint32_t have = c->p->blocks[i].size;
+    uint64_t a = heap_alloc(c, n);
+    if (!a) return 0;
+    uint64_t k = have < n ? have : n;
+    char *b = malloc(k ? (size_t)k : 1);
+    if (b && rd(c, old, b, (size_t)k)) wrm(c, a, b, (size_t)k);
+    free(b);
+    heap_free(c, old);
+    return a;
+}
+static uint64_t c_memcpy(ctx *c) {
+    uint64_t n = c->a[2];
+    if (n > MAX_STR * 64) return bad(c, c->a[1] + n, false), c->a[0];
+    char *b = malloc(n ? (size_t)n : 1);
+    if (b && rd(c, c->a[1], b, (size_t)n)) wrm(c, c->a[0], b, (size_t)n);
+    free(b);
+    return c->a[0];
+}
+static uint64_t c_memset(ctx *c) {
+    uint64_t n = c->a[2];
+    if (n > MAX_STR * 64) return bad(c, c->a[0] + n, true), c->a[0];
+    char *b = malloc(n ? (size_t)n : 1);
+    if (b) {
+        memset(b, (int)(uint8_t)c->a[1], (size_t)n);
+        wrm(c, c->a[0], b, (size_t)n);
+    }
+    free(b);
+    return c->a[0];
+}
+static uint64_t c_memcmp(ctx *c) {
+    uint64_t n = c->a[2];
+    if (n > MAX_STR * 64) return bad(c, c->a[0] + n, false), 0;
+    char *x = malloc(n ? (size_t)n : 1), *y = malloc(n ? (size_t)n : 1);
+    int r = 0;
+    if (x && y && rd(c, c->a[0], x, (size_t)n) && rd(c, c->a[1], y, (size_t)n)) r = memcmp(x, y, (size_t)n);
+    free(x);
+    free(y);
+    return (uint32_t)(r < 0 ? -1 : r > 0);
+}
+static uint64_t c_strlen(ctx *c) {
+    size_t n = 0;
+    char *s = gstr(c, c->a[0], &n);
+    free(s);
+    return n;
+}
+static uint64_t c_strcmp_n(ctx *c, bool bounded) {
+    char *x = gstr(c, c->a[0], NULL), *y = x ? gstr(c, c->a[1], NULL) : NULL;
+    int r = 0;
+    if (x && y) r = bounded ? strncmp(x, y, (size_t)c->a[2]) : strcmp(x, y);
+    free(x);
+    free(y);
+    return (uint32_t)(r < 0 ? -1 : r > 0);
+}
+static uint64_t c_strcmp(ctx *c) { return c_strcmp_n(c, false); }
+static uint64_t c_strncmp(ctx *c) { return c_strcmp_n(c, true); }
+static uint64_t c_strchr(ctx *c) {
+    size_t n;
+    char *s = gstr(c, c->a[0], &n);
+    if (!s) return 0;
+    char ch = (char)c->a[1];
+    char *f = ch ? memchr(s, ch, n) : s + n;
+    uint64_t r = f ? c->a[0] + (uint64_t)(f - s) : 0;
+    free(s);
+    return r;
+}
+static uint64_t c_strcpy(ctx *c) {
+    size_t n;
+    char *s = gstr(c, c->a[1], &n);
+    if (s) wrm(c, c->a[0], s, n + 1);
+    free(s);
+    return c->a[0];
+}
+static uint64_t c_wcslen(ctx *c) {
+    uint64_t n = 0;
+    uint8_t b[2];
+    while (n < MAX_STR && rd(c, c->a[0] + 2 * n, b, 2) && hcp_get16(b)) n++;
+    return n;
+}
+static uint64_t c_atoi(ctx *c) {
+    char *s = gstr(c, c->a[0], NULL);
+    long long v = s ? strtoll(s, NULL, 10) : 0;
+    free(s);
+    return (uint32_t)(int32_t)v;
+}
+static uint64_t c_strerror(ctx *c) {
+    char m[64];
+    uint32_t e = (uint32_t)c->a[0];
+    snprintf(m, sizeof m, e == 0 ? "No error" : "Unknown error");
+    wrm(c, c->p->d.strerr, m, strlen(m) + 1);
+    return c->p->d.strerr;
+}
+static uint64_t c_localeconv(ctx *c) { return c->p->d.lconv; }
+static uint64_t c_setlocale(ctx *c) { return c->p->d.clocale; } /* only the "C" locale */
+static uint64_t c_signal(ctx *c) {
+    (void)c;
+    return 0; /* SIG_DFL: no handler was installed before */
+}
+static uint64_t c_fputc(ctx *c) {
+    int fd = file_fd(c, c->a[1]);
+    char ch = (char)c->a[0];
+    if (fd < 1) return (uint32_t)-1;
+    emit_text(c, fd, &ch, 1);
+    return (uint8_t)ch;
+}
+static uint64_t c_putchar(ctx *c) {
+    char ch = (char)c->a[0];
+    emit_text(c, 1, &ch, 1);
+    return (uint8_t)ch;
+}
+static uint64_t c_fputs_fd(ctx *c, uint64_t s, int fd, bool nl) {
+    size_t n;
+    char *b = gstr(c, s, &n);
+    if (!b) return (uint32_t)-1;
+    if (fd < 1) {
+        free(b);
+        return (uint32_t)-1;
+    }
+    emit_text(c, fd, b, n);
+    if (nl) emit_text(c, fd, "\n", 1);
+    free(b);
+    return 0;
+}
+static uint64_t c_puts(ctx *c) { return c_fputs_fd(c, c->a[0], 1, true); }
+static uint64_t c_fputs(ctx *c) { return c_fputs_fd(c, c->a[0], file_fd(c, c->a[1]), false); }
+static uint64_t c_fwrite(ctx *c) {
+    uint64_t size = c->a[1], count = c->a[2];
+    int fd = file_fd(c, c->a[3]);
+    if (!size || !count) return 0;
+    if (fd < 1 || count > MAX_STR / size) return 0;
+    char *b = malloc((size_t)(size * count));
+    if (b && rd(c, c->a[0], b, (size_t)(size * count))) emit_text(c, fd, b, (size_t)(size * count));
+    free(b);
+    return c->failed ? 0 : count;
+}
+static uint64_t c_fflush(ctx *c) {
+    (void)c;
+    return 0;
+}
+static uint64_t c_printf(ctx *c) {
+    vargs v = {c, false, 1, 0};
+    return print_to_file(c, c->p->d.iob + c->p->d.file_size, c->a[0], &v);
+}
+static uint64_t c_fprintf(ctx *c) {
+    vargs v = {c, false, 2, 0};
+    return print_to_file(c, c->a[0], c->a[1], &v);
+}
+static uint64_t c_vprintf(ctx *c) {
+    vargs v = {c, true, 0, c->a[1]};
+    return print_to_file(c, c->p->d.iob + c->p->d.file_size, c->a[0], &v);
+}
+static uint64_t c_vfprintf(ctx *c) {
+    vargs v = {c, true, 0, c->a[2]};
+    return print_to_file(c, c->a[0], c->a[1], &v);
+}
+static uint64_t c_sprintf(ctx *c) {
+    vargs v = {c, false, 2, 0};
+    return print_to_mem(c, c->a[0], 0, false, c->a[1], &v);
+}
+static uint64_t c_snprintf(ctx *c) {
+    vargs v = {c, false, 3, 0};
+    return print_to_mem(c, c->a[0], c->a[1], true, c->a[2], &v);
+}
+static uint64_t c_vsprintf(ctx *c) {
+    vargs v = {c, true, 0, c->a[2]};
+    return print_to_mem(c, c->a[0], 0, false, c->a[1], &v);
+}
+static uint64_t c_vsnprintf(ctx *c) {
+    vargs v = {c, true, 0, c->a[3]};
+    return print_to_mem(c, c->a[0], c->a[1], true, c->a[2], &v);
+}
+
+/* Data imports: the IAT entry holds the variable's address. */
+enum { D_INITENV, D_ACMDLN, D_COMMODE, D_FMODE, D_MB_CUR_MAX, D_IOB, D_ENVIRON, D_ARGC, D_ARGV };
+
+#define K "KERNEL32.dll"
+#define C "msvcrt.dll"
+static const w32_entry table[] = {
+    {K, "ExitProcess", CC_STD, 1, k_ExitProcess, 0},
+    {K, "InitializeCriticalSection", CC_STD, 1, k_InitializeCriticalSection, 0},
+    {K, "DeleteCriticalSection", CC_STD, 1, k_nop, 0},
+    {K, "EnterCriticalSection", CC_STD, 1, k_nop, 0},
+    {K, "LeaveCriticalSection", CC_STD, 1, k_nop, 0},
+    {K, "GetStartupInfoA", CC_STD, 1, k_GetStartupInfoA, 0},
+    {K, "IsDBCSLeadByteEx", CC_STD, 2, k_nop, 0},
+    {K, "MultiByteToWideChar", CC_STD, 6, k_MultiByteToWideChar, 0},
+    {K, "WideCharToMultiByte", CC_STD, 8, k_WideCharToMultiByte, 0},
+    {K, "SetUnhandledExceptionFilter", CC_STD, 1, k_nop, 0},
+    {K, "TlsGetValue", CC_STD, 1, k_TlsGetValue, 0},
+    {K, "VirtualProtect", CC_STD, 4, k_VirtualProtect, 0},
+    {K, "VirtualQuery", CC_STD, 3, k_VirtualQuery, 0},
+    {K, "GetModuleHandleA", CC_STD, 1, k_GetModuleHandle, 0},
+    {K, "GetModuleHandleW", CC_STD, 1, k_GetModuleHandle, 0},
+    {K, "GetProcAddress", CC_STD, 2, k_GetProcAddress, 0},
+    {K, "LoadLibraryA", CC_STD, 1, k_LoadLibraryA, 0},
+    {K, "LoadLibraryW", CC_STD, 1, k_LoadLibraryA, 0},
+    {K, "FreeLibrary", CC_STD, 1, k_true, 0},
+    {K, "GetStdHandle", CC_STD, 1, k_GetStdHandle, 0},
+    {K, "WriteFile", CC_STD, 5, k_WriteFile, 0},
+    {K, "GetCommandLineA", CC_STD, 0, k_GetCommandLineA, 0},
+    {K, "GetCommandLineW", CC_STD, 0, k_GetCommandLineW, 0},
+    {K, "GetCurrentProcess", CC_STD, 0, k_GetCurrentProcess, 0},
+    {K, "GetCurrentProcessId", CC_STD, 0, k_GetCurrentProcessId, 0},
+    {K, "QueryPerformanceCounter", CC_STD, 1, k_QueryPerformanceCounter, 0},
+    {K, "QueryPerformanceFrequency", CC_STD, 1, k_QueryPerformanceFrequency, 0},
+    {K, "GetTickCount", CC_STD, 0, k_GetTickCount, 0},
+    {C, "__getmainargs", CC_C, 5, c_getmainargs, 0},
+    {C, "__iob_func", CC_C, 0, c_iob_func, 0},
+    {C, "__set_app_type", CC_C, 1, k_nop, 0},
+    {C, "__setusermatherr", CC_C, 1, k_nop, 0},
+    {C, "___lc_codepage_func", CC_C, 0, k_nop, 0},
+    {C, "___mb_cur_max_func", CC_C, 0, c_one, 0},
+    {C, "__p__acmdln", CC_C, 0, c_p_acmdln, 0},
+    {C, "__p__commode", CC_C, 0, c_p_commode, 0},
+    {C, "__p__fmode", CC_C, 0, c_p_fmode, 0},
+    {C, "_errno", CC_C, 0, c_errno, 0},
+    {C, "_lock", CC_C, 1, k_nop, 0},
+    {C, "_unlock", CC_C, 1, k_nop, 0},
+    {C, "_onexit", CC_C, 1, c_onexit, 0},
+    {C, "atexit", CC_C, 1, c_atexit, 0},
+    {C, "_exit", CC_C, 1, c_exit_now, 0},
+    {C, "abort", CC_C, 0, c_abort, 0},
+    {C, "_amsg_exit", CC_C, 1, c_amsg_exit, 0},
+    {C, "malloc", CC_C, 1, c_malloc, 0},
+    {C, "calloc", CC_C, 2, c_calloc, 0},
+    {C, "realloc", CC_C, 2, c_realloc, 0},
+    {C, "free", CC_C, 1, c_free, 0},
+    {C, "memcpy", CC_C, 3, c_memcpy, 0},
+    {C, "memmove", CC_C, 3, c_memcpy, 0},
+    {C, "memset", CC_C, 3, c_memset, 0},
+    {C, "memcmp", CC_C, 3, c_memcmp, 0},
+    {C, "strlen", CC_C, 1, c_strlen, 0},
+    {C, "strcmp", CC_C, 2, c_strcmp, 0},
+    {C, "strncmp", CC_C, 3, c_strncmp, 0},
+    {C, "strchr", CC_C, 2, c_strchr, 0},
+    {C, "strcpy", CC_C, 2, c_strcpy, 0},
+    {C, "wcslen", CC_C, 1, c_wcslen, 0},
+    {C, "atoi", CC_C, 1, c_atoi, 0},
+    {C, "strerror", CC_C, 1, c_strerror, 0},
+    {C, "localeconv", CC_C, 0, c_localeconv, 0},
+    {C, "setlocale", CC_C, 2, c_setlocale, 0},
+    {C, "signal", CC_C, 2, c_signal, 0},
+    {C, "fputc", CC_C, 2, c_fputc, 0},
+    {C, "putchar", CC_C, 1, c_putchar, 0},
+    {C, "puts", CC_C, 1, c_puts, 0},
+    {C, "fputs", CC_C, 2, c_fputs, 0},
+    {C, "fwrite", CC_C, 4, c_fwrite, 0},
+    {C, "fflush", CC_C, 1, c_fflush, 0},
+    {C, "printf", CC_C, 1, c_printf, 0},
+    {C, "fprintf", CC_C, 2, c_fprintf, 0},
+    {C, "vprintf", CC_C, 2, c_vprintf, 0},
+    {C, "vfprintf", CC_C, 3, c_vfprintf, 0},
+    {C, "sprintf", CC_C, 2, c_sprintf, 0},
+    {C, "_snprintf", CC_C, 3, c_snprintf, 0},
+    {C, "vsprintf", CC_C, 3, c_vsprintf, 0},
+    {C, "_vsnprintf", CC_C, 4, c_vsnprintf, 0},
+    {C, "__initenv", CC_DATA, 0, NULL, D_INITENV},
+    {C, "_acmdln", CC_DATA, 0, NULL, D_ACMDLN},
+    {C, "_commode", CC_DATA, 0, NULL, D_COMMODE},
+    {C, "_fmode", CC_DATA, 0, NULL, D_FMODE},
+    {C, "__mb_cur_max", CC_DATA, 0, NULL, D_MB_CUR_MAX},
+    {C, "_iob", CC_DATA, 0, NULL, D_IOB},
+    {C, "_environ", CC_DATA, 0, NULL, D_ENVIRON},
+    {C, "__argc", CC_DATA, 0, NULL, D_ARGC},
+    {C, "__argv", CC_DATA, 0, NULL, D_ARGV},
+    /* guest code (hcp_win32_stubs): the table gives their names; the IAT gets the stub's address */
+    {C, "_initterm", CC_DATA, 0, NULL, -1},
+    {C, "_cexit", CC_DATA, 0, NULL, -2},
+    {C, "exit", CC_DATA, 0, NULL, -3},
+    /* internal: the stubs' _cexit asks for the next atexit function */
+    {"hcpsim", "onexit_next", CC_C, 0, c_onexit_next, 0},
+};
+#undef K
+#undef C
+#define NTABLE ((int)(sizeof table / sizeof table[0]))
+_Static_assert(HCP_SVC_WIN32 + sizeof table / sizeof table[0] <= HCP_SVC_MISSING, "the table fits its services");
+
+static int svc_of(const char *name) {
+    for (int i = 0; i < NTABLE; i++)
+        if (strcmp(table[i].name, name) == 0) return (int)HCP_SVC_WIN32 + i;
+    return -1;
+}
+
+int hcp_win32_lookup(const char *dll, const char *name, bool *data) {
+    *data = false;
+    bool k32 = strcasecmp(dll, "KERNEL32.dll") == 0, crt = strcasecmp(dll, "msvcrt.dll") == 0;
+    if (k32)
+        for (int i = 0; hcp_import_name(i); i++)
+            if (strcmp(hcp_import_name(i), name) == 0) return i; /* the call gate's own */
+    for (int i = 0; i < NTABLE; i++) {
+        const w32_entry *e = &table[i];
+        if ((k32 && strcmp(e->dll, "KERNEL32.dll") == 0) || (crt && strcmp(e->dll, "msvcrt.dll") == 0)) {
+            if (strcmp(e->name, name) != 0) continue;
+            *data = e->cc == CC_DATA;
+            return (int)HCP_SVC_WIN32 + i;
+        }
+    }
+    return -1;
+}
+
+uint64_t hcp_win32_data(hcp_process *p, int svc) {
+    const w32_entry *e = &table[svc - (int)HCP_SVC_WIN32];
+    const hcp_proc_data *d = &p->d;
+    switch (e->data) {
+    case D_INITENV: return d->v_initenv;
+    case D_ACMDLN: return d->v_acmdln;
+    case D_COMMODE: return d->v_commode;
+    case D_FMODE: return d->v_fmode;
+    case D_MB_CUR_MAX: return d->v_mb_cur_max;
+    case D_IOB: return d->iob;
+    case D_ENVIRON: return d->v_environ;
+    case D_ARGC: return d->v_argc;
+    case D_ARGV: return d->v_argv;
+    case -1: return d->stub_initterm;
+    case -2: return d->stub_cexit;
+    case -3: return d->stub_exit;
+    default: return 0;
+    }
+}
+
+uint32_t hcp_win32_pop(int svc) {
+    if (svc < (int)HCP_SVC_WIN32 || svc >= (int)HCP_SVC_WIN32 + NTABLE) return 0; /* missing: never returns */
+    const w32_entry *e = &table[svc - (int)HCP_SVC_WIN32];
+    return e->cc == CC_STD ? 4u * (uint32_t)e->nargs : 0;
+}
+
+const char *hcp_pe_import_entry(int i) {
+    static char buf[96];
+    int k = 0;
+    for (int j = 0; j < NTABLE; j++) {
+        if (strcmp(table[j].dll, "hcpsim") == 0) continue;
+        if (k++ == i) {
+            snprintf(buf, sizeof buf, "%s!%s", table[j].dll, table[j].name);
+            return buf;
+        }
+    }
+    for (int j = 0; hcp_import_name(j); j++)
+        if (k++ == i) {
+            snprintf(buf, sizeof buf, "KERNEL32.dll!%s", hcp_import_name(j));
+            return buf;
+        }
+    return NULL;
+}
+
+uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
+    hcp_process *p = os->proc;
+    (void)resumed;
+    *pending = false;
+    if (!p) return 0xC000001Cu; /* STATUS_INVALID_SYSTEM_SERVICE: no process */
+    if (service >= HCP_SVC_MISSING) {
+        uint32_t k = service - HCP_SVC_MISSING;
+        if (k >= (uint32_t)p->nmissing) return 0xC000001Cu;
+        snprintf(p->failure, sizeof p->failure, "%s called %s, which hcpsim does not implement", p->name,
+                 p->missing[k]);
+        sim_gate_end_call(t);
+        return 0;
+    }
+    int i = (int)(service - HCP_SVC_WIN32);
+    if (i >= NTABLE || !table[i].fn) return 0xC000001Cu;
+    ctx c = {p, os, os->m, t, sim_arch_ptr_size(sim_machine_config(os->m)->arch), {0}, NULL, false};
+    char fn[64];
+    snprintf(fn, sizeof fn, "%s!%s", table[i].dll, table[i].name);
+    c.fn = fn;
+    for (int k = 0; k < table[i].nargs && k < 8; k++) {
+        if (sim_gate_arg(t, k, &c.a[k]) != SIM_OK) {
+            bad(&c, 0, false);
+            break;
+        }
+        if (c.w == 4) c.a[k] &= 0xFFFFFFFFu;
+    }
+    hcp_kernel_entry(os);
+    uint64_t r = c.failed ? 0 : table[i].fn(&c);
+    if (c.failed) {
+        sim_gate_end_call(t);
+        return 0;
+    }
+    return r;
+}
+
+/* ---- guest code: _initterm, _cexit, exit ----------------------------------------------------------- */
+
+static void imm(uint8_t *at, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; i++) at[i] = (uint8_t)(v >> (8 * i));
+}
+
+sim_err hcp_win32_stubs(hcp_process *p) {
+    sim_machine *m = p->os->m;
+    uint64_t next = sim_gate_thunk(m, (uint32_t)svc_of("onexit_next")),
+             exitp = sim_gate_thunk(m, (uint32_t)svc_of("ExitProcess"));
+    sim_gate_set_pop(m, (uint32_t)svc_of("onexit_next"), 0);
+    sim_gate_set_pop(m, (uint32_t)svc_of("ExitProcess"), 4);
+    /* x64 (the listing is in api/README.md "Windows programs"): initterm 0x00, cexit 0x28, exit 0x46 */
+    static const uint8_t s64[] = {0x56,
+                                  0x57,
+                                  0x48,
+                                  0x83,
+                                  0xEC,
+                                  0x28,
+                                  0x48,
+                                  0x89,
+                                  0xCE,
+                                  0x48,
+                                  0x89,
+                                  0xD7,
+                                  0x48,
+                                  0x39,
+                                  0xFE,
+                                  0x73,
+                                  0x10,
+                                  0x48,
+                                  0x8B,
+                                  0x06,
+                                  0x48,
+                                  0x85,
+                                  0xC0,
+                                  0x74,
+                                  0x02,
+                                  0xFF,
+                                  0xD0,
+                                  0x48,
+                                  0x83,
+                                  0xC6,
+                                  0x08,
+                                  0xEB,
+                                  0xEB,
+                                  0x48,
+                                  0x83,
+                                  0xC4,
+                                  0x28,
+                                  0x5F,
+                                  0x5E,
+                                  0xC3,
+                                  /* cexit */ 0x48,
+                                  0x83,
+                                  0xEC,
+                                  0x28,
+                                  0x48,
+                                  0xB8,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0xFF,
+                                  0xD0,
+                                  0x48,
+                                  0x85,
+                                  0xC0,
+                                  0x74,
+                                  0x04,
+                                  0xFF,
+                                  0xD0,
+                                  0xEB,
+                                  0xEB,
+                                  0x48,
+                                  0x83,
+                                  0xC4,
+                                  0x28,
+                                  0xC3,
+                                  /* exit */ 0x53,
+                                  0x48,
+                                  0x83,
+                                  0xEC,
+                                  0x20,
+                                  0x89,
+                                  0xCB,
+                                  0x48,
+                                  0xB8,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0xFF,
+                                  0xD0,
+                                  0x89,
+                                  0xD9,
+                                  0x48,
+                                  0xB8,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0xFF,
+                                  0xD0,
+                                  0xCC};
+    /* x86 (cdecl): initterm 0x00, cexit 0x1E, exit 0x2E */
+    static const uint8_t s32[] = {0x56,
+                                  0x57,
+                                  0x8B,
+                                  0x74,
+                                  0x24,
+                                  0x0C,
+                                  0x8B,
+                                  0x7C,
+                                  0x24,
+                                  0x10,
+                                  0x39,
+                                  0xFE,
+                                  0x73,
+                                  0x0D,
+                                  0x8B,
+                                  0x06,
+                                  0x85,
+                                  0xC0,
+                                  0x74,
+                                  0x02,
+                                  0xFF,
+                                  0xD0,
+                                  0x83,
+                                  0xC6,
+                                  0x04,
+                                  0xEB,
+                                  0xEF,
+                                  0x5F,
+                                  0x5E,
+                                  0xC3,
+                                  /* cexit */ 0xB8,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0xFF,
+                                  0xD0,
+                                  0x85,
+                                  0xC0,
+                                  0x74,
+                                  0x04,
+                                  0xFF,
+                                  0xD0,
+                                  0xEB,
+                                  0xF1,
+                                  0xC3,
+                                  /* exit */ 0x8B,
+                                  0x74,
+                                  0x24,
+                                  0x04,
+                                  0xB8,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0xFF,
+                                  0xD0,
+                                  0x56,
+                                  0xB8,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0xFF,
+                                  0xD0,
+                                  0xCC};
+    uint8_t code[sizeof s64];
+    bool x64 = p->pe.pe32plus;
+    size_t n = x64 ? sizeof s64 : sizeof s32;
+    memcpy(code, x64 ? s64 : s32, n);
+    /* the stubs' address is not known before sim_code places them: _cexit's own
+     * address goes into exit, so place first with a zero and patch by a second copy */
+    uint64_t at;
+    if (x64) {
+        imm(code + 0x2E, next, 8);
+        imm(code + 0x5D, exitp, 8);
+    } else {
+        imm(code + 0x1F, next, 4);
+        imm(code + 0x3B, exitp, 4);
+    }
+    /* exit calls _cexit by an absolute address: the stubs go at a fixed, free address */
+    uint64_t base = x64 ? p->base + (((uint64_t)p->pe.size_of_image + 0xFFFFu) & ~(uint64_t)0xFFFFu)
+                        : p->base + (((uint64_t)p->pe.size_of_image + 0xFFFFu) & ~(uint64_t)0xFFFFu);
+    for (int k = 0; k < 256 && !sim_range_free(m, base, 0x1000); k++) base += 0x10000;
+    if (x64)
+        imm(code + 0x4F, base + 0x28, 8);
+    else
+        imm(code + 0x33, base + 0x1E, 4);
+    sim_err e = sim_map_fixed(m, base, 0x1000, SIM_PROT_READ | SIM_PROT_EXEC, code, n);
+    if (e != SIM_OK) return e;
+    at = base;
+    p->d.stubs = at;
+    p->d.stub_initterm = at;
+    p->d.stub_cexit = at + (x64 ? 0x28 : 0x1E);
+    p->d.stub_exit = at + (x64 ? 0x46 : 0x2E);
+    return SIM_OK;
+}

@@ -1,0 +1,328 @@
+/* scenarios/lprocess.c — m:process{path = "x.exe", args = {...}, echo = true}: a
+ * Windows program as the process of a machine (scenarios/README.md "Windows
+ * programs"), and the built-in driver of `hcpsim run PROGRAM.exe`.
+ *
+ * The image is loaded by api/pe.c; its main thread is an ordinary thread of
+ * the machine whose body (a C function) runs the TLS callbacks, then the
+ * entry point, with t:run, so it is scheduled, preempted and counted like any
+ * other.  Output is captured (p.stdout, p.stderr) and echoed as it is written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/pe.h"
+#include "scenarios/lhcp.h"
+
+#define LHCP_PROCESS "hcpsim.Process"
+#define MAX_CAPTURE (64u << 20) /* bytes of p.stdout / p.stderr kept (the echo goes on) */
+
+typedef struct lprocess {
+    lmachine *lm;
+    hcp_process *p;
+    bool echo;
+    int phase; /* 0..ntls-1: TLS callbacks; ntls: the entry point; then done */
+    int ntls;
+    uint64_t tls[HCP_PE_MAX_TLS_CALLBACKS];
+    bool done;
+    uint32_t exit_code;
+    char *out[2];
+    size_t n[2], cap[2];
+} lprocess;
+
+static void on_output(void *ud, int fd, const char *bytes, size_t n) {
+    lprocess *lp = ud;
+    int k = fd == 2 ? 1 : 0;
+    if (lp->echo) {
+        FILE *f = k ? stderr : stdout;
+        fwrite(bytes, 1, n, f);
+    }
+    if (lp->n[k] + n > MAX_CAPTURE) return;
+    if (lp->n[k] + n > lp->cap[k]) {
+        size_t nc = (lp->n[k] + n) * 2;
+        char *b = realloc(lp->out[k], nc);
+        if (!b) return;
+        lp->out[k] = b;
+        lp->cap[k] = nc;
+    }
+    memcpy(lp->out[k] + lp->n[k], bytes, n);
+    lp->n[k] += n;
+}
+
+/* ---- the main thread's body ------------------------------------------------------------------------ */
+
+static int body_step(lua_State *L, lprocess *lp);
+
+/* After a t:run of phase lp->phase: its results (r, code, info) are on top. */
+static int body_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    lprocess *lp = (lprocess *)ctx;
+    const char *failure = hcp_process_failure(lp->p);
+    if (failure) {
+        lua_pushstring(L, failure);
+        return lua_error(L);
+    }
+    uint32_t code;
+    if (hcp_process_exited(lp->p, &code)) {
+        lp->done = true;
+        lp->exit_code = code;
+        lua_pushinteger(L, (lua_Integer)code);
+        return 1;
+    }
+    if (lua_isnil(L, -3)) { /* a guest exception: what Windows would report of an unhandled one */
+        const char *msg = "?";
+        if (lua_istable(L, -1) && lua_getfield(L, -1, "message") == LUA_TSTRING) msg = lua_tostring(L, -1);
+        lua_pushfstring(L, "%s: unhandled exception: %s", hcp_process_name(lp->p), msg);
+        return lua_error(L);
+    }
+    if (lp->phase == lp->ntls) { /* the entry point returned: ExitThread of the last thread, its value */
+        lp->done = true;
+        lp->exit_code = (uint32_t)lua_tointeger(L, -3);
+        lua_pushinteger(L, (lua_Integer)lp->exit_code);
+        return 1;
+    }
+    lua_pop(L, 3);
+    lp->phase++;
+    return body_step(L, lp);
+}
+
+static int body_step(lua_State *L, lprocess *lp) {
+    lua_getfield(L, 1, "run");
+    lua_pushvalue(L, 1);
+    if (lp->phase < lp->ntls) { /* PIMAGE_TLS_CALLBACK(DllHandle = base, DLL_PROCESS_ATTACH, NULL) */
+        lua_pushinteger(L, (lua_Integer)lp->tls[lp->phase]);
+        lua_pushinteger(L, (lua_Integer)hcp_process_base(lp->p));
+        lua_pushinteger(L, 1);
+        lua_pushinteger(L, 0);
+        lua_callk(L, 5, 3, (lua_KContext)lp, body_k);
+    } else {
+        lua_pushinteger(L, (lua_Integer)hcp_process_entry(lp->p));
+        lua_callk(L, 2, 3, (lua_KContext)lp, body_k);
+    }
+    return body_k(L, LUA_OK, (lua_KContext)lp);
+}
+
+static int body(lua_State *L) {
+    lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
+    lua_settop(L, 1);
+    lp->phase = 0;
+    return body_step(L, lp);
+}
+
+/* ---- m:process ---------------------------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *n, char *err, size_t cap) {
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, cap, "%s: cannot open the file", path);
+        return NULL;
+    }
+    size_t limit = (size_t)HCP_PE_MAX_IMAGE * 2, len = 0;
+    char *b = malloc(limit + 1);
+    if (b) len = fread(b, 1, limit + 1, f);
+    fclose(f);
+    if (!b) {
+        snprintf(err, cap, "%s: out of host memory", path);
+        return NULL;
+    }
+    if (len > limit) {
+        snprintf(err, cap, "%s: larger than %zu bytes", path, limit);
+        free(b);
+        return NULL;
+    }
+    *n = len;
+    return b;
+}
+
+int lhcp_m_process(lua_State *L) {
+    static const char *const keys[] = {"path", "args", "echo", NULL};
+    lmachine *lm = lhcp_check_machine(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:process", keys);
+    if (!lm->m) return luaL_error(L, "m:process: the machine is closed");
+    if (lm->running) return luaL_error(L, "m:process: the machine is running (call it before m:run)");
+    if (lua_getfield(L, 2, "path") != LUA_TSTRING) return luaL_error(L, "m:process: 'path' must be a string");
+    const char *rel = lua_tostring(L, -1);
+    /* relative to the scenario's folder */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (rel[0] != '/') {
+        lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.script");
+        const char *script = lua_tostring(L, -1);
+        const char *slash = script ? strrchr(script, '/') : NULL;
+        lua_pop(L, 1);
+        if (slash) luaL_addlstring(&b, script, (size_t)(slash - script) + 1);
+    }
+    luaL_addstring(&b, rel);
+    luaL_pushresult(&b);
+    const char *path = lua_tostring(L, -1);
+    int nargs = 0;
+    const char *args[256];
+    if (lua_getfield(L, 2, "args") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) return luaL_error(L, "m:process: 'args' must be a table of strings");
+        lua_Integer n = luaL_len(L, -1);
+        if (n > 255) return luaL_error(L, "m:process: at most 255 arguments");
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "m:process: args[%d] must be a string", (int)i);
+            args[nargs++] = lua_tostring(L, -1); /* kept alive by the args table */
+            lua_pop(L, 1);
+        }
+    }
+    bool echo = true;
+    if (lua_getfield(L, 2, "echo") != LUA_TNIL) {
+        if (!lua_isboolean(L, -1)) return luaL_error(L, "m:process: 'echo' must be a boolean");
+        echo = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    char err[512] = "";
+    size_t n = 0;
+    char *img = read_file(path, &n, err, sizeof err);
+    if (!img) return luaL_error(L, "%s", err);
+    hcp_process *p = hcp_process_load(lm->os, rel, (const uint8_t *)img, n, args, nargs, err, sizeof err);
+    free(img);
+    if (!p) return luaL_error(L, "%s", err);
+    lprocess *lp = lua_newuserdatauv(L, sizeof *lp, 1);
+    int pidx = lua_gettop(L);
+    memset(lp, 0, sizeof *lp);
+    luaL_setmetatable(L, LHCP_PROCESS);
+    lp->lm = lm;
+    lp->p = p;
+    lp->echo = echo;
+    lp->ntls = hcp_process_tls_callbacks(p, lp->tls, HCP_PE_MAX_TLS_CALLBACKS);
+    hcp_process_set_output(p, on_output, lp);
+    /* its main thread: named after the image, priority 8 */
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, hcp_process_name(p));
+    lua_setfield(L, -2, "name");
+    lua_pushvalue(L, pidx);
+    lua_pushcclosure(L, body, 1);
+    lua_setfield(L, -2, "body");
+    lhcp_thread_new(L, lm, 1, -1);
+    lthread *lt = lhcp_check_thread(L, -1);
+    if (hcp_process_attach_thread(p, lt->t) != 0) return luaL_error(L, "m:process: cannot attach the main thread");
+    lua_setiuservalue(L, pidx, 1); /* p.thread */
+    lua_pushvalue(L, pidx);
+    return 1;
+}
+
+static int p_index(lua_State *L) {
+    lprocess *lp = luaL_checkudata(L, 1, LHCP_PROCESS);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "exit_code") == 0) {
+        if (lp->done)
+            lua_pushinteger(L, (lua_Integer)lp->exit_code);
+        else
+            lua_pushnil(L);
+    } else if (strcmp(k, "stdout") == 0 || strcmp(k, "stderr") == 0) {
+        int i = k[3] == 'e';
+        lua_pushlstring(L, lp->out[i] ? lp->out[i] : "", lp->n[i]);
+    } else if (strcmp(k, "thread") == 0) {
+        lua_getiuservalue(L, 1, 1);
+    } else if (strcmp(k, "base") == 0) {
+        lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_base(lp->p) : 0);
+    } else if (strcmp(k, "entry") == 0) {
+        lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_entry(lp->p) : 0);
+    } else {
+        return luaL_error(L, "hcpsim.Process has no member '%s'", k);
+    }
+    return 1;
+}
+
+static int p_gc(lua_State *L) {
+    lprocess *lp = luaL_checkudata(L, 1, LHCP_PROCESS);
+    if (lp->lm && lp->lm->m && lp->p) hcp_process_set_output(lp->p, NULL, NULL);
+    free(lp->out[0]);
+    free(lp->out[1]);
+    lp->out[0] = lp->out[1] = NULL;
+    return 0;
+}
+
+void lhcp_process_register(lua_State *L) {
+    if (!luaL_newmetatable(L, LHCP_PROCESS)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushcfunction(L, p_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, p_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+}
+
+/* ---- hcpsim run PROGRAM.exe -------------------------------------------------------------------------- */
+
+int lhcp_file_kind(const char *file) {
+    FILE *f = fopen(file, "rb");
+    if (!f) return 0; /* Lua's loader names the error */
+    char b[512];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (n >= 2 && b[0] == 'M' && b[1] == 'Z') return 1;
+    if (n >= 1 && b[0] == 0x1B) return 0; /* a precompiled Lua chunk: the loader refuses it by name */
+    return memchr(b, 0, n) ? -1 : 0;
+}
+
+/* The driver: hcp.machine{platform = the image's}, m:process, m:run.  Called
+ * with the program's path and arguments (strings); returns the exit status,
+ * or raises "message" with lhcp_program_status telling which code it is. */
+static int driver(lua_State *L) {
+    const char *file = luaL_checkstring(L, 1);
+    int nargs = lua_gettop(L) - 1;
+    /* the machine type decides the platform: peek at the header */
+    uint8_t hdr[4096];
+    size_t n = 0;
+    FILE *f = fopen(file, "rb");
+    if (f) {
+        n = fread(hdr, 1, sizeof hdr, f);
+        fclose(f);
+    }
+    /* a header past the first 4 KiB is not x86: m:process then says what is wrong */
+    const char *platform = "win10-x64";
+    if (n >= 64 && hcp_get32(hdr + 0x3C) < n - 6 && hcp_get16(hdr + hcp_get32(hdr + 0x3C) + 4) == HCP_PE_MACHINE_I386)
+        platform = "win7-x86";
+    luaL_requiref(L, "hcpsim", luaopen_hcpsim, 0); /* the module registers the machine's methods */
+    lua_pop(L, 1);
+    lua_pushcfunction(L, lhcp_machine_new);
+    lua_createtable(L, 0, 1);
+    lua_pushstring(L, platform);
+    lua_setfield(L, -2, "platform");
+    lua_call(L, 1, 1);
+    int midx = lua_gettop(L);
+    lua_pushcfunction(L, lhcp_m_process);
+    lua_pushvalue(L, midx);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, file);
+    lua_setfield(L, -2, "path");
+    lua_createtable(L, nargs, 0);
+    for (int i = 0; i < nargs; i++) {
+        lua_pushvalue(L, 2 + i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "args");
+    lua_pushliteral(L, "load");
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
+    lua_call(L, 2, 1);
+    int pidx = lua_gettop(L);
+    lua_pushliteral(L, "run");
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
+    lua_getfield(L, midx, "run");
+    lua_pushvalue(L, midx);
+    lua_call(L, 1, 0);
+    lua_getfield(L, pidx, "exit_code");
+    return 1;
+}
+
+int lhcp_load_program(lua_State *L, const char *file) {
+    lua_pushcfunction(L, driver);
+    lua_pushstring(L, file);
+    return LUA_OK;
+}
+
+int lhcp_program_failure_status(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
+    const char *ph = lua_tostring(L, -1);
+    int st = ph && strcmp(ph, "run") == 0 ? HCP_EXIT_SIMULATION : 2;
+    lua_pop(L, 1);
+    return st;
+}
