@@ -28,11 +28,14 @@ static void usage(FILE *f) {
     fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
           "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
           "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
+          "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]\n"
+          "                  [--trace PATH] PROGRAM.exe [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version\n"
           "       hcpsim bench\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
-          "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n",
+          "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n"
+          "MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).\n",
           f);
 }
 
@@ -87,8 +90,13 @@ static int cmd_run(int argc, char **argv) {
     rep_format report_fmt = REP_FORMAT_JSON;
     int first_arg = argc;
     char **sargs = calloc((size_t)argc + 1, sizeof *sargs);
-    int nsargs = 0;
-    if (!sargs) return EXIT_ERROR;
+    char **mopts = calloc((size_t)argc + 1, sizeof *mopts); /* machine options: name, value, ... */
+    int nsargs = 0, nmopts = 0;
+    if (!sargs || !mopts) {
+        free(sargs);
+        free(mopts);
+        return EXIT_ERROR;
+    }
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (opts && strcmp(a, "--") == 0) {
@@ -97,6 +105,7 @@ static int cmd_run(int argc, char **argv) {
             if (i + 1 >= argc || !parse_u64(argv[i + 1], &seed)) {
                 fprintf(stderr, "hcpsim: --seed needs a non-negative integer\n");
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
             i++;
@@ -112,12 +121,14 @@ static int cmd_run(int argc, char **argv) {
                                                                  : &report_calls;
             if (opt_positive(argc, argv, &i, a, v)) {
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
         } else if (opts && strcmp(a, "--trace") == 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "hcpsim: --trace needs a file path\n");
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
             trace_path = argv[++i];
@@ -125,6 +136,7 @@ static int cmd_run(int argc, char **argv) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "hcpsim: --report needs a file path ending in %s\n", REP_FORMAT_EXTENSIONS);
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
             report_path = argv[++i];
@@ -132,8 +144,18 @@ static int cmd_run(int argc, char **argv) {
                 fprintf(stderr, "hcpsim: --report %s: unknown report format (the extension must be one of %s)\n",
                         report_path, REP_FORMAT_EXTENSIONS);
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
+        } else if (opts && a[0] == '-' && a[1] == '-' && lhcp_is_machine_option(a + 2)) {
+            if (i + 1 >= argc) { /* checked once Lua is up (lhcp_program_option) */
+                fprintf(stderr, "hcpsim: %s needs a value (hcpsim describe: machine options)\n", a);
+                free(sargs);
+                free(mopts);
+                return EXIT_ERROR;
+            }
+            mopts[nmopts++] = argv[i] + 2;
+            mopts[nmopts++] = argv[++i];
         } else if (opts && a[0] == '-' && a[1] == '-') {
             fprintf(
                 stderr,
@@ -142,6 +164,7 @@ static int cmd_run(int argc, char **argv) {
                 "--)\n",
                 a);
             free(sargs);
+            free(mopts);
             return EXIT_ERROR;
         } else if (!file) {
             file = a;
@@ -155,6 +178,7 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "hcpsim: run needs a scenario file\n");
         usage(stderr);
         free(sargs);
+        free(mopts);
         return EXIT_ERROR;
     }
     /* The trace file is opened before anything runs, so a bad path costs nothing. */
@@ -162,6 +186,7 @@ static int cmd_run(int argc, char **argv) {
     if (trace_path && !(trace = rep_trace_open(trace_path))) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(errno));
         free(sargs);
+        free(mopts);
         return EXIT_ERROR;
     }
     rep_trace_set_limit(trace, trace_limit);
@@ -169,6 +194,7 @@ static int cmd_run(int argc, char **argv) {
     if (report_path && !(report = rep_report_open(report_path, report_fmt))) {
         fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(errno));
         free(sargs);
+        free(mopts);
         rep_trace_close(trace, NULL);
         return EXIT_ERROR;
     }
@@ -178,6 +204,7 @@ static int cmd_run(int argc, char **argv) {
     if (!L) {
         fprintf(stderr, "hcpsim: out of memory\n");
         free(sargs);
+        free(mopts);
         rep_trace_close(trace, "out of memory");
         rep_report_close(report, EXIT_ERROR, "out of memory");
         return EXIT_ERROR;
@@ -197,6 +224,29 @@ static int cmd_run(int argc, char **argv) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setglobal(L, "arg");
+    for (int i = 0; i < nmopts; i += 2) {
+        char msg[1024];
+        if (lhcp_program_option(L, mopts[i], mopts[i + 1], msg, sizeof msg) != 0) {
+            fprintf(stderr, "hcpsim: %s\n", msg);
+            nmopts = -1;
+            break;
+        }
+    }
+    free(mopts);
+    if (nmopts > 0 && lhcp_file_kind(file) <= 0) {
+        fprintf(stderr,
+                "hcpsim: %s: machine options on the command line are for Windows programs; a scenario sets "
+                "them in hcp.machine{}\n",
+                file);
+        nmopts = -1;
+    }
+    if (nmopts < 0) {
+        free(sargs);
+        lua_close(L);
+        rep_trace_close(trace, "usage error");
+        rep_report_close(report, EXIT_ERROR, "usage error");
+        return EXIT_ERROR;
+    }
     int status = 0;
     char *errmsg = NULL; /* the failure, for the report and the trace */
     lua_pushcfunction(L, msgh);

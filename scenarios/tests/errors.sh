@@ -52,11 +52,14 @@ echo "TAP version 13"
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
+       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]
+                  [--trace PATH] PROGRAM.exe [ARGS...]
        hcpsim describe [--platform P]
        hcpsim version
        hcpsim bench
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
---unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.'
+--unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
+MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).'
 OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --'
 PLATFORMS='win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm'
 printf 'print("ran")\n' > ok.lua
