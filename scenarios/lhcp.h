@@ -84,6 +84,9 @@ uint64_t lhcp_check_u64(lua_State *L, int arg);
 lmachine *lhcp_check_machine(lua_State *L, int arg);
 lthread *lhcp_check_thread(lua_State *L, int arg);
 void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const *valid);
+/* Raises "TYPE has no member 'k'", with "(did you mean 'x'?)" when a string key of the table at
+ * `names` is a small edit away (api/system.h hcp_suggest). */
+_Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names);
 
 /* lmachine.c / lthread.c */
 void lhcp_machine_register(lua_State *L);
