@@ -161,7 +161,7 @@ expect "unknown kernel logger flags" 2 \
 machine_lua u.lua '' 'm:load "nope"\n'
 expect "an unknown library" 2 "u.lua:3: m:load: unknown library 'nope' (valid: kernels)" -- run u.lua
 printf 'local x = require "socket"\n' > u.lua
-expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap)" -- run u.lua
+expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap, hcpsim.testlib)" -- run u.lua
 printf 'local hcp = require "hcpsim"\nprint(hcp.ERROR_SUCESS)\n' > u.lua
 expect "a misspelt constant" 2 "u.lua:2: hcpsim has no member 'ERROR_SUCESS' (did you mean 'ERROR_SUCCESS'?)" -- run u.lua
 machine_lua u.lua '' 'm:Thread {}\n'
