@@ -565,6 +565,18 @@ sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v) {
     return m->isa->gate_arg(m, k, v);
 }
 
+sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v) {
+    const sim_isa *isa = t->m->isa;
+    if (isa->ptr == 8) return sim_gate_arg(t, (*k)++, v);
+    if (isa->pair_even) *k += *k & 1;
+    uint64_t lo, hi;
+    sim_err e = sim_gate_arg(t, *k, &lo);
+    if (e == SIM_OK) e = sim_gate_arg(t, *k + 1, &hi);
+    *k += 2;
+    *v = e == SIM_OK ? (lo & 0xFFFFFFFFu) | hi << 32 : 0;
+    return e;
+}
+
 void sim_gate_end_call(sim_thread *t) {
     if (t->m->gate_thread == t) t->gate_end = true;
 }

@@ -441,6 +441,7 @@ const sim_isa sim_isa_arm = {
     .gate_service = service_thunk,
     .call_setup = setup_a32,
     .gate_arg = gate_arg_a32,
+    .pair_even = true,
     .result = result_a32,
     .set_result = set_result_a32,
     .intr_fault = arm_intr_fault,

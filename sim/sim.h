@@ -301,6 +301,10 @@ sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
 /* Argument word k of the gate call with no upper bound on k (variadic callees:
  * printf's arguments), by the same convention; only inside the handler. */
 sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
+/* A 64-bit argument starting at word *k of the gate call: one word on 64-bit ISAs; two words, low
+ * first, on 32-bit ones, from an even word on ARM (AAPCS); *k moves past it.  Only inside the
+ * handler. */
+sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
 /* Inside the handler: t's guest call ends when the handler returns, as if the
  * callee had returned the handler's result at once (nothing after the gate
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its
