@@ -202,6 +202,24 @@ void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const 
                near ? near : "", near ? "'?)" : "", lua_tostring(L, -1));
 }
 
+const char *lhcp_sim_strerror(lua_State *L, sim_machine *m, sim_err e) {
+    if (!m || (e != SIM_ERR_MAPPINGS && e != SIM_ERR_TRAPS)) return sim_machine_strerror(m, e);
+    hcp_system_opts def;
+    hcp_system_opts_init(&def, NULL);
+    const sim_config *c = sim_machine_config(m);
+    if (e == SIM_ERR_TRAPS)
+        return lua_pushfstring(
+            L,
+            "limit reached: %d trap points in guest code (machine option max_trap_points, at most %d; "
+            "default %d: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
+            (int)c->max_trap_points, (int)hcp_option_find("max_trap_points")->hi, (int)def.sim.max_trap_points);
+    return lua_pushfstring(L,
+                           "limit reached: %d guest memory mappings (machine option max_mappings, at most %d: Unicorn "
+                           "2.0.1's limit; default %d; fewer m:code/m:alloc calls, or fewer threads inside guest calls "
+                           "at once)",
+                           (int)c->max_mappings, (int)hcp_option_find("max_mappings")->hi, (int)def.sim.max_mappings);
+}
+
 _Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names) {
     names = lua_absindex(L, names);
     const char *list[256];

@@ -84,6 +84,9 @@ uint64_t lhcp_check_u64(lua_State *L, int arg);
 lmachine *lhcp_check_machine(lua_State *L, int arg);
 lthread *lhcp_check_thread(lua_State *L, int arg);
 void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const *valid);
+/* sim_machine_strerror in the scenario's terms: a limit names its machine option (the option table's
+ * range and default); the text may be pushed on the stack. */
+const char *lhcp_sim_strerror(lua_State *L, sim_machine *m, sim_err e);
 /* Raises "TYPE has no member 'k'", with "(did you mean 'x'?)" when a string key of the table at
  * `names` is a small edit away (api/system.h hcp_suggest). */
 _Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names);

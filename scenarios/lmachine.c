@@ -297,7 +297,7 @@ static int m_code(lua_State *L) {
     uint64_t pages = lhcp_memory_pages(L, lm, n);
     uint64_t a;
     sim_err e = sim_code(lm->m, s, n, &a);
-    if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:code: %s", lhcp_sim_strerror(L, lm->m, e));
     lm->memory_used += pages;
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
@@ -310,7 +310,7 @@ static int m_alloc(lua_State *L) {
     uint64_t pages = lhcp_memory_pages(L, lm, (uint64_t)n);
     uint64_t a;
     sim_err e = sim_alloc(lm->m, (size_t)n, &a);
-    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", lhcp_sim_strerror(L, lm->m, e));
     lm->memory_used += pages;
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
@@ -946,7 +946,7 @@ static int m_import_table(lua_State *L) {
     sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
     if (e == SIM_OK) lm->memory_used += pages;
     if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
-    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", lhcp_sim_strerror(L, lm->m, e));
     lua_pushinteger(L, (lua_Integer)addr);
     return 1;
 }

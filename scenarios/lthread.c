@@ -58,7 +58,7 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     lt->lm = lm;
     sim_err e = sim_thread_new(lm->m, name, (int)prio, (uint64_t)aff, (int)ideal, &lt->t);
     if (e == SIM_ERR_ARG) return luaL_error(L, "m:thread: 'affinity' names no CPU of this machine");
-    if (e != SIM_OK) return luaL_error(L, "m:thread: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:thread: %s", lhcp_sim_strerror(L, lm->m, e));
     lt->handle = hcp_thread_handle(lm->os, lt->t, THREAD_ALL_ACCESS);
     if (!lt->handle && hcp_handle_error(lm->os) == ERROR_NO_SYSTEM_RESOURCES)
         return luaL_error(L,
@@ -183,7 +183,7 @@ static int t_run(lua_State *L) {
     uint64_t args[SIM_MAX_ARGS];
     for (int i = 0; i < nargs; i++) args[i] = lhcp_check_u64(L, 3 + i);
     sim_err e = sim_call_begin(lt->t, entry, args, nargs);
-    if (e != SIM_OK) return luaL_error(L, "t:run: %s", sim_machine_strerror(lt->lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "t:run: %s", lhcp_sim_strerror(L, lt->lm->m, e));
     return run_continue(L, LUA_OK, (lua_KContext)lt);
 }
 
