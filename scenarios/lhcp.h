@@ -37,7 +37,8 @@ typedef struct lthread {
     bool exiting;  /* t:exit was called */
     uint32_t exit_code;
     uint64_t handle;
-    uint32_t fault_code; /* the last guest exception t:run returned (0: none) ... */
+    bool catch_fault;    /* the guest call in progress is t:pcall_run's: an exception is returned */
+    uint32_t fault_code; /* the last guest exception t:pcall_run returned (0: none) ... */
     char fault_msg[512]; /* ... and its info.message */
 } lthread;
 

@@ -712,7 +712,7 @@ static int m_run(lua_State *L) {
             while (lua_getstack(lt->co, level, &ar) && lua_getinfo(lt->co, "Sl", &ar) && ar.currentline <= 0) level++;
             luaL_where(lt->co, level);
             lua_xmove(lt->co, L, 1);
-            if (fault) /* assert(t:run(...)) raises the exception code: say what it was */
+            if (fault) /* assert(t:pcall_run(...)) raises the exception code: say what it was */
                 lua_pushstring(L, lt->fault_msg);
             else
                 lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),

@@ -226,7 +226,7 @@ local div0 = m:code("\x31\xc9\x48\xf7\xf1\xc3")
 local jmp = m:code("\xff\xe1")
 m:thread { name = "w", body = function(t)
   for _, c in ipairs { { read0 }, { write, write }, { ud2 }, { div0 }, { jmp, 0x1000 } } do
-    local r, code, info = t:run(table.unpack(c))
+    local r, code, info = t:pcall_run(table.unpack(c))
     print(r, string.format("0x%08X", code), info.message)
   end
 end }
@@ -245,12 +245,45 @@ local hcp = require "hcpsim"
 local m = hcp.machine {}
 local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
 m:thread { name = "w", body = function(t)
-  assert(t:run(read0))
+  assert(t:pcall_run(read0))
 end }
 m:run()
 EOF
-expect "assert(t:run(...)) of a faulting call" 2 \
+expect "assert(t:pcall_run(...)) of a faulting call" 2 \
   "assert.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]" -- run assert.lua
+
+# An exception t:run does not catch ends the run as Windows ends the process: status 2 and the
+# message at the line of t:run, even when the body ignores the result (the second thread never
+# runs: the run ends at the first thread's fault).  Its report and trace are partial.
+cat > unhandled.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
+m:thread { name = "w", body = function(t)
+  t:run(read0)
+  print("not reached")
+end }
+m:thread { name = "x", body = function(t) print("not reached either") end }
+m:run()
+EOF
+UNHANDLED="unhandled.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]"
+expect "t:run of a faulting call whose result the body ignores ends the run" 2 "$UNHANDLED" --out "" \
+  -- run --report unhandled.json --trace unhandled.trace.json unhandled.lua
+grep -q '"partial": "unhandled.lua:5: STATUS_ACCESS_VIOLATION' unhandled.json && [ ! -e unhandled.json.tmp ]
+result $? "the report of a run an exception ended is partial, with the message"
+grep -q '"partial": *"unhandled.lua:5: STATUS_ACCESS_VIOLATION' unhandled.trace.json
+result $? "so is its trace"
+# pcall(t.run, t, f) catches it too, as a string (the body handled it); the run goes on.
+cat > pcall.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
+m:thread { name = "w", body = function(t)
+  print(pcall(t.run, t, read0))
+end }
+m:run()
+EOF
+expect "pcall(t.run, t, f) of a faulting call catches the message" 0 "" --out "false	pcall.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]" -- run pcall.lua
 
 # ---- deadlock: every blocked thread and what it waits on ---------------------------------------------
 # c's wait has a timeout, so it is not part of the deadlock: it times out and exits.
