@@ -70,6 +70,10 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     lt->co = lua_newthread(L);
     lhcp_limit_hook(lt->co);
     lua_getfield(L, spec_idx, "body");
+    lua_Debug ar;
+    lua_pushvalue(L, -1);
+    if (lua_getinfo(L, ">S", &ar) && ar.lastlinedefined > 0)
+        snprintf(lt->body_end, sizeof lt->body_end, "%s:%d: ", ar.short_src, ar.lastlinedefined);
     lua_xmove(L, lt->co, 1);
     lua_setiuservalue(L, -2, UV_CORO);
     /* register with the machine, then make it Ready */
@@ -169,7 +173,9 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
                           "default %I)",
                           (lua_Integer)sim_max_cycles(lt->lm->m), sim_thread_cpu(lt->t),
                           (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
-    case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
+    case SIM_CALL_ERROR:
+        lhcp_check_interrupt(L, -1); /* the poll stopped the call: a signal */
+        return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
     }
     return luaL_error(L, "t:run: unexpected state");
 }
