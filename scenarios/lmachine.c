@@ -629,7 +629,17 @@ static void check_trace_full(lua_State *L, lmachine *lm) {
  * says the thread must disable it first (HCP-SPEC §2.2). */
 static void warn_exit_profiling(lua_State *L, lmachine *lm, lthread *lt) {
     if (!hcp_thread_profiling(lm->os, lt->t)) return;
-    lhcp_warn(L, lt->body_end[0] ? lt->body_end : NULL,
+    char where[192];
+    snprintf(where, sizeof where, "%s", lt->body_end);
+    if (lt->exiting) { /* t:exit: the line of the call, where the body is suspended */
+        lua_Debug ar;
+        for (int level = 0; lua_getstack(lt->co, level, &ar); level++)
+            if (lua_getinfo(lt->co, "Sl", &ar) && ar.currentline > 0) {
+                snprintf(where, sizeof where, "%s:%d: ", ar.short_src, ar.currentline);
+                break;
+            }
+    }
+    lhcp_warn(L, where[0] ? where : NULL,
               "thread '%s' (id %d) exited with profiling enabled (the documentation: a thread must call "
               "DisableThreadProfiling before it exits)",
               sim_thread_name(lt->t), (int)sim_thread_id(lt->t));

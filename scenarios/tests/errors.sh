@@ -534,6 +534,18 @@ EOF
 EXITPROF="exitprof.lua:5: warning: thread 'w' (id 1000) exited with profiling enabled (the documentation: a thread must call DisableThreadProfiling before it exits)"
 expect "a thread that exits with profiling enabled: a warning, the run goes on" 0 "$EXITPROF" --out "ran" -- run exitprof.lua
 expect "--werror: the same message ends the run" 2 "$EXITPROF" --out "" -- run --werror exitprof.lua
+# t:exit with profiling enabled: the warning names the line of t:exit
+cat > exitprof2.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+m:thread { name = "e", body = function(t)
+  t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0)
+  t:exit(3)
+end }
+m:run()
+EOF
+expect "t:exit with profiling enabled: the warning names the line of t:exit" 0 \
+  "exitprof2.lua:5: warning: thread 'e' (id 1000) exited with profiling enabled (the documentation: a thread must call DisableThreadProfiling before it exits)" -- run exitprof2.lua
 # two PMCs: Index 2 names none; Type 1 is MaxHardwareCounterType, not a counter; the second call is
 # made while thread p (id 1000) profiles.  Both calls succeed (0), as on Windows.
 cat > keset.lua <<'EOF'
