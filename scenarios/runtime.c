@@ -723,6 +723,12 @@ static int report_error(lua_State *L) {
         method = ar.namewhat && strcmp(ar.namewhat, "method") == 0;
     }
     luaL_where(L, 1);
+    size_t wlen;
+    const char *where = lua_tolstring(L, -1, &wlen);
+    if (strncmp(msg, where, wlen) == 0) { /* it names its line already (a warning under --werror) */
+        lua_pop(L, 1);
+        return lua_error(L);
+    }
     int argn = 0, off = 0;
     if (sscanf(msg, "bad argument #%d to '?' (%n", &argn, &off) == 1 && off > 0) {
         if (method) argn--;

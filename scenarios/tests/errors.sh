@@ -568,6 +568,9 @@ keset.lua:6: warning: KeSetHardwareCounterConfiguration while thread 'p' (id 100
 expect "--werror: the first warning ends the run" 2 \
   "keset.lua:3: warning: KeSetHardwareCounterConfiguration: CounterArray[1].Type 1 is not a counter type (valid: PMCCounter = 0); Windows does not check it" \
   --out "" -- run --werror keset.lua
+expect "--werror with --report (which wraps the Windows functions): the same message" 2 \
+  "keset.lua:3: warning: KeSetHardwareCounterConfiguration: CounterArray[1].Type 1 is not a counter type (valid: PMCCounter = 0); Windows does not check it" \
+  --out "" -- run --werror --report keset.json keset.lua
 # a scenario that expects a warning takes it with hcp.on_warning: nothing on stderr, even with --werror
 cat > onwarn.lua <<'EOF'
 local hcp = require "hcpsim"
