@@ -97,8 +97,7 @@ tap.is(got.y2.bits, bit(hcp.UserRequest), "the second time after UserRequest")
 -- An exiting thread signals its object while it still holds its CPU, so the
 -- CPU's next thread is chosen with its waiters Ready: H (priority 12) waits on
 -- X; when X exits, the CPU takes H, not L (priority 8, Ready since the start).
--- Found by conformance/sched_model.lua (hcpsim used to pick L first and ready
--- H afterwards; H then waited for L, which runs no guest code, to end).
+-- (conformance/sched_model.lua checks the same rule on generated scenarios.)
 tap.clause("SCHED-WAIT-THREAD", function()
   local m2 = hcp.machine { cost = "unit" }
   local k2 = m2:load "kernels"

@@ -8,7 +8,7 @@
 
 #include "scenarios/lhcp.h"
 
-#define HCPSIM_VERSION "0.1.0"
+#include "scenarios/version.h"
 
 typedef struct {
     const char *name;
@@ -195,7 +195,28 @@ void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const 
         luaL_addstring(&b, valid[i]);
     }
     luaL_pushresult(&b);
-    luaL_error(L, "%s: unknown field '%s' (valid: %s)", what, bad[0], lua_tostring(L, -1));
+    int nvalid = 0;
+    while (valid[nvalid]) nvalid++;
+    const char *near = hcp_suggest(bad[0], valid, nvalid);
+    luaL_error(L, "%s: unknown field '%s'%s%s%s (valid: %s)", what, bad[0], near ? " (did you mean '" : "",
+               near ? near : "", near ? "'?)" : "", lua_tostring(L, -1));
+}
+
+_Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names) {
+    names = lua_absindex(L, names);
+    const char *list[256];
+    int n = 0;
+    lua_pushnil(L);
+    while (n < 256 && lua_next(L, names)) { /* the suggestion does not depend on the order of this scan */
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) list[n++] = lua_tostring(L, -1); /* alive as keys of names */
+    }
+    const char *near = k ? hcp_suggest(k, list, n) : NULL;
+    if (near)
+        luaL_error(L, "%s has no member '%s' (did you mean '%s'?)", type, k, near);
+    else
+        luaL_error(L, "%s has no member '%s'", type, k ? k : "?");
+    abort(); /* not reached: luaL_error does not return */
 }
 
 /* ---- module functions ---------------------------------------------------------------------- */
@@ -240,8 +261,8 @@ static int l_hex(lua_State *L) {
 }
 
 static int strict_module_index(lua_State *L) {
-    const char *k = lua_tostring(L, 2);
-    return luaL_error(L, "hcpsim has no member '%s'", k ? k : "?");
+    lhcp_no_member(L, "hcpsim", lua_tostring(L, 2), 1);
+    return 0;
 }
 
 int luaopen_hcpsim(lua_State *L) {
@@ -267,7 +288,7 @@ int luaopen_hcpsim(lua_State *L) {
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);
-    lua_pushstring(L, HCPSIM_VERSION);
+    lua_pushstring(L, HCPSIM_RELEASE);
     lua_setfield(L, -2, "version");
     /* ETW names (HCP-SPEC §7.1) */
     lua_pushstring(L, "{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}");

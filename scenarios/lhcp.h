@@ -106,6 +106,9 @@ uint64_t lhcp_check_u64(lua_State *L, int arg);
 lmachine *lhcp_check_machine(lua_State *L, int arg);
 lthread *lhcp_check_thread(lua_State *L, int arg);
 void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const *valid);
+/* Raises "TYPE has no member 'k'", with "(did you mean 'x'?)" when a string key of the table at
+ * `names` is a small edit away (api/system.h hcp_suggest). */
+_Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names);
 
 /* lmachine.c / lthread.c */
 void lhcp_machine_register(lua_State *L);
@@ -122,6 +125,12 @@ int lhcp_file_kind(const char *file);
 /* Pushes the driver and the program's path: call it with the program's
  * arguments (strings) pushed after, and 1 result, the exit code. */
 int lhcp_load_program(lua_State *L, const char *file);
+/* Machine options of `hcpsim run [--NAME VALUE...] PROGRAM.exe` (the option table's names, dashes or
+ * underscores, and --counters): whether NAME is one; checking and keeping a value for the driver
+ * (0, or -1 with the message); whether any was given. */
+bool lhcp_is_machine_option(const char *name);
+int lhcp_program_option(lua_State *L, const char *name, const char *value, char *msg, size_t msglen);
+bool lhcp_program_options_given(lua_State *L);
 /* The exit status of a driver that raised an error: 2 (a bad image) or HCP_EXIT_SIMULATION. */
 int lhcp_program_failure_status(lua_State *L);
 

@@ -1021,8 +1021,8 @@ static int m_index(lua_State *L) {
     lua_getfield(L, -1, "methods");
     lua_pushvalue(L, 2);
     if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-    const char *k = lua_tostring(L, 2);
-    return luaL_error(L, "hcpsim.Machine has no member '%s'", k ? k : "?");
+    lua_pop(L, 1);
+    lhcp_no_member(L, "hcpsim.Machine", lua_tostring(L, 2), -1);
 }
 
 void lhcp_machine_register(lua_State *L) {

@@ -682,7 +682,10 @@ static int t_index(lua_State *L) {
     else {
         luaL_getmetatable(L, LHCP_THREAD);
         lua_getfield(L, -1, "methods");
-        if (lua_getfield(L, -1, k) == LUA_TNIL) return luaL_error(L, "hcpsim.Thread has no member '%s'", k);
+        if (lua_getfield(L, -1, k) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lhcp_no_member(L, "hcpsim.Thread", k, -1);
+        }
     }
     return 1;
 }

@@ -375,7 +375,7 @@ static int l_require(lua_State *L) {
     } else {
         const lhcp_luasrc *s = lhcp_luasrcs;
         while (s->name && strcmp(s->name, name) != 0) s++;
-        if (!s->name) return luaL_error(L, "module '%s' not found (available: hcpsim, hcpsim.tap)", name);
+        if (!s->name) return luaL_error(L, "module '%s' not found (available: hcpsim, hcpsim.tap, hcpsim.testlib)", name);
         if (luaL_loadbufferx(L, s->text, s->len, s->chunkname, "t") != LUA_OK) return lua_error(L);
         lua_pushstring(L, name);
         lua_createtable(L, 0, 1); /* private functions for the embedded modules */

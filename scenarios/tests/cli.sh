@@ -44,7 +44,7 @@ printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { name 
 check "an error in a thread body names the body's line" 2 "body.lua:5: attempt to index a nil value (local 'z')" body.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {\n  cpu = 2 }\n' > opt.lua
-check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)" opt.lua
+check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (did you mean 'cpus'?) (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)" opt.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t)\n  t:EnableThreadProfiling(t:GetCurrentThread(), "1", 0)\nend }\nm:run()\n' > arg.lua
 check "a bad argument type" 2 "arg.lua:4: bad argument #2 to 'EnableThreadProfiling' (integer expected, got string)" arg.lua

@@ -52,18 +52,22 @@ echo "TAP version 13"
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
+       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]
+                  [--trace PATH] PROGRAM.exe [ARGS...]
        hcpsim describe [--platform P]
-       hcpsim version
+       hcpsim version (also --version, -V)
        hcpsim bench
+       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
---unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.'
-OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --werror, --progress, --no-progress, --'
+--unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
+MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).'
+OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run'
 PLATFORMS='win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm'
 printf 'print("ran")\n' > ok.lua
 
 # ---- command line ---------------------------------------------------------------------------
 expect "an unknown option lists the valid ones" 2 "hcpsim: unknown option '--bogus' (valid: $OPTIONS)" -- run --bogus ok.lua
-expect "an unknown option after the file too" 2 "hcpsim: unknown option '--sed' (valid: $OPTIONS)" -- run ok.lua --sed 3
+expect "an unknown option after the file too" 2 "hcpsim: unknown option '--sed' (did you mean '--seed'?) (valid: $OPTIONS)" -- run ok.lua --sed 3
 expect "no scenario file" 2 "hcpsim: run needs a scenario file
 $USAGE" -- run
 expect "a missing file" 2 "cannot open nothere.lua: No such file or directory" -- run nothere.lua
@@ -143,7 +147,7 @@ unknown "an unknown PMU event" 'pmc = { "instructions", "cache-misses" }' \
   "hcp.machine: unknown PMU event 'cache-misses' in pmc[2] (valid: instructions, cycles, branches, ref-cycles, cond-branches, branch-misses, loads, stores, l1d-misses, l2-misses, llc-references, llc-misses)"
 unknown "an unknown cost table" 'cost = "fast"' "hcp.machine: unknown cost table 'fast' (valid: default, unit)"
 unknown "an unknown machine option" 'max_thread = 4' \
-  "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)"
+  "hcp.machine: unknown field 'max_thread' (did you mean 'max_threads'?) (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)"
 unknown "a limit option out of range" 'max_threads = 0' "hcp.machine: 'max_threads' = 0 is out of range (1..1000000)"
 # The other limit options' ranges (lmachine.c): each refused value names its range.
 unknown "max_memory below a page" 'max_memory = 4095' "hcp.machine: 'max_memory' = 4095 is out of range (4096..1099511627776)"
@@ -157,11 +161,15 @@ expect "unknown kernel logger flags" 2 \
 machine_lua u.lua '' 'm:load "nope"\n'
 expect "an unknown library" 2 "u.lua:3: m:load: unknown library 'nope' (valid: kernels)" -- run u.lua
 printf 'local x = require "socket"\n' > u.lua
-expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap)" -- run u.lua
+expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap, hcpsim.testlib)" -- run u.lua
 printf 'local hcp = require "hcpsim"\nprint(hcp.ERROR_SUCESS)\n' > u.lua
-expect "a misspelt constant" 2 "u.lua:2: hcpsim has no member 'ERROR_SUCESS'" -- run u.lua
+expect "a misspelt constant" 2 "u.lua:2: hcpsim has no member 'ERROR_SUCESS' (did you mean 'ERROR_SUCCESS'?)" -- run u.lua
 machine_lua u.lua '' 'm:Thread {}\n'
-expect "a misspelt method" 2 "u.lua:3: hcpsim.Machine has no member 'Thread'" -- run u.lua
+expect "a misspelt method" 2 "u.lua:3: hcpsim.Machine has no member 'Thread' (did you mean 'thread'?)" -- run u.lua
+machine_lua u.lua '' 'm:frobnicate {}\n'
+expect "a member nothing is close to: no suggestion" 2 "u.lua:3: hcpsim.Machine has no member 'frobnicate'" -- run u.lua
+machine_lua u.lua '' 'm:thread { body = function(t) t:Sleeep(1) end }\nm:run()\n'
+expect "a misspelt thread method" 2 "u.lua:3: hcpsim.Thread has no member 'Sleeep' (did you mean 'Sleep'?)" -- run u.lua
 
 # ---- bad argument types: every Windows function of the binding, named as on Windows ----------------
 # Argument numbers count the Lua call's arguments after the object, which for every function but
