@@ -901,7 +901,10 @@ static uint64_t user_cycles(const rthread *rt) { return rt->bank.ev[PMU_EV_CYCLE
 static uint64_t kernel_cycles(const rthread *rt) { return rt->bank.kev[PMU_EV_CYCLES] - rt->bank.intr_cycles; }
 static uint64_t interrupt_cycles(const rthread *rt) { return rt->bank.intr_cycles; }
 
-static const char *status_name(int exit_status) { return exit_status == 2 ? "partial" : "complete"; }
+/* 2: an error ended the run; 128 + N: signal N stopped it (hcpsim run's interrupt handling) */
+static const char *status_name(int exit_status) {
+    return exit_status == 2 ? "partial" : exit_status >= 128 ? "interrupted" : "complete";
+}
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
@@ -1137,7 +1140,7 @@ static int write_json(const view *v, FILE *f) {
     else
         jset(run, "error", json_null());
     /* why the report stops early: the error of a failed run (a limit reached, a scenario error) */
-    if (v->error && v->exit_status == 2)
+    if (v->error && (v->exit_status == 2 || v->exit_status >= 128))
         jstr(run, "partial", v->error);
     else
         jset(run, "partial", json_null());

@@ -302,6 +302,7 @@ int luaopen_hcpsim(lua_State *L) {
         {"error_name", l_error_name},
         {"wait_reason_name", l_wait_reason_name},
         {"hex", l_hex},
+        {"on_warning", lhcp_on_warning},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

@@ -88,7 +88,7 @@ static int body_k(lua_State *L, int status, lua_KContext ctx) {
 }
 
 static int body_step(lua_State *L, lprocess *lp) {
-    lua_getfield(L, 1, "run");
+    lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: body_k names it */
     lua_pushvalue(L, 1);
     if (lp->phase < lp->ntls) { /* PIMAGE_TLS_CALLBACK(DllHandle = base, DLL_PROCESS_ATTACH, NULL) */
         lua_pushinteger(L, (lua_Integer)lp->tls[lp->phase]);

@@ -8,15 +8,18 @@
  *
  * Exit status: 0 the scenario ran and every TAP test passed; 1 a test failed;
  * 2 usage, scenario or simulation error (FILE:LINE: message on stderr). */
+#define _POSIX_C_SOURCE 200809L /* isatty, sigaction, unlink */
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unicorn/unicorn.h>
+#include <unistd.h>
 
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
@@ -84,11 +87,39 @@ static int opt_positive(int argc, char **argv, int *i, const char *what, uint64_
     return 0;
 }
 
+/* The one place that reads the host clock: speed measurement and progress lines, never results. */
+static uint64_t host_ns(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* SIGINT/SIGTERM: the run stops at its next check (lhcp_signal) and writes what it has.  A
+ * second signal means it did not stop in time: the temporary files go and the process ends. */
+static char *tmp_files[2];
+static void on_signal(int sig) {
+    if (lhcp_signal) {
+        for (int i = 0; i < 2; i++)
+            if (tmp_files[i]) unlink(tmp_files[i]);
+        _exit(128 + sig);
+    }
+    lhcp_signal = sig;
+}
+
+static char *tmp_name(const char *path) {
+    if (!path) return NULL;
+    size_t n = strlen(path);
+    char *t = malloc(n + 5);
+    if (t) memcpy(t, path, n), memcpy(t + n, ".tmp", 5);
+    return t;
+}
+
 static int cmd_run(int argc, char **argv) {
     uint64_t seed = 1, trace_limit = REP_TRACE_DEFAULT_LIMIT, lua_instructions = LHCP_DEFAULT_LUA_INSTRUCTIONS,
              lua_memory = LHCP_DEFAULT_LUA_MEMORY, report_intervals = REP_REPORT_MAX_INTERVALS,
              report_calls = REP_REPORT_MAX_CALLS;
-    bool unsafe_io = false, opts = true;
+    bool unsafe_io = false, opts = true, werror = false;
+    int progress = -1; /* --progress 1, --no-progress 0, else: stderr is a terminal */
     const char *file = NULL, *trace_path = NULL, *report_path = NULL;
     rep_format report_fmt = REP_FORMAT_JSON;
     int first_arg = argc;
@@ -114,6 +145,10 @@ static int cmd_run(int argc, char **argv) {
             i++;
         } else if (opts && strcmp(a, "--unsafe-io") == 0) {
             unsafe_io = true;
+        } else if (opts && strcmp(a, "--werror") == 0) {
+            werror = true;
+        } else if (opts && (strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0)) {
+            progress = a[2] == 'p';
         } else if (opts && (strcmp(a, "--trace-limit") == 0 || strcmp(a, "--lua-instructions") == 0 ||
                             strcmp(a, "--lua-memory") == 0 || strcmp(a, "--report-intervals") == 0 ||
                             strcmp(a, "--report-calls") == 0)) {
@@ -162,7 +197,8 @@ static int cmd_run(int argc, char **argv) {
         } else if (opts && a[0] == '-' && a[1] == '-') {
             static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
                                                    "--report",       "--trace-limit",      "--report-intervals",
-                                                   "--report-calls", "--lua-instructions", "--lua-memory"};
+                                                   "--report-calls", "--lua-instructions", "--lua-memory",
+                                                   "--werror",       "--progress",         "--no-progress"};
             const char *near = hcp_suggest(a, run_opts, (int)(sizeof run_opts / sizeof run_opts[0]));
             char mnear[80] = "";
             if (!near && hcp_option_suggest(a + 2)) { /* a machine option, as --name-with-dashes */
@@ -174,7 +210,7 @@ static int cmd_run(int argc, char **argv) {
             fprintf(stderr,
                     "hcpsim: unknown option '%s'%s%s%s (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
                     "--trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory "
-                    "BYTES, --; machine options for programs: hcpsim help run)\n",
+                    "BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run)\n",
                     a, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             free(sargs);
             free(mopts);
@@ -226,6 +262,18 @@ static int cmd_run(int argc, char **argv) {
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.lua_limit");
     lua_pushinteger(L, (lua_Integer)lua_memory);
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.memory_limit");
+    lua_pushboolean(L, werror);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.werror");
+    if (progress < 0) progress = isatty(STDERR_FILENO);
+    lhcp_set_progress(progress ? host_ns : NULL);
+    tmp_files[0] = tmp_name(trace_path);
+    tmp_files[1] = tmp_name(report_path);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     lhcp_open_runtime(L, file, seed, unsafe_io);
     lhcp_set_trace(L, trace);
     lhcp_set_report(L, report);
@@ -312,10 +360,11 @@ static int cmd_run(int argc, char **argv) {
     } else if (kind <= 0) {
         status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
+    if (lhcp_signal) status = 128 + lhcp_signal; /* interrupted: 130 (SIGINT), 143 (SIGTERM) */
     fflush(stdout);
     lua_close(L); /* frees the machines, which closes their open trace spans */
     /* The trace of what ran is written whatever the scenario's status, marked partial after an error. */
-    int terr = rep_trace_close(trace, status == EXIT_ERROR ? errmsg : NULL);
+    int terr = rep_trace_close(trace, status == EXIT_ERROR || lhcp_signal ? errmsg : NULL);
     if (terr) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(terr));
         status = EXIT_ERROR;
@@ -327,6 +376,9 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(rerr));
         status = EXIT_ERROR;
     }
+    free(tmp_files[0]);
+    free(tmp_files[1]);
+    tmp_files[0] = tmp_files[1] = NULL;
     return status;
 }
 
@@ -494,13 +546,6 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
-/* The one place that reads the host clock: speed measurement, never results. */
-static uint64_t host_ns(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
  * same process.  Workloads are the built-in kernels (scenarios/kernels/NAME.S). */
 static int cmd_bench(void) {
@@ -581,6 +626,8 @@ static const struct {
             "  --lua-instructions N     Lua instructions a run may execute (default 5000000000)\n"
             "  --lua-memory BYTES       bytes of Lua heap (default 1073741824)\n"
             "  --unsafe-io              open Lua's io library (files); only for scenarios you wrote\n"
+            "  --werror                 a warning (what the documentation forbids, Windows lets pass) ends the run\n"
+            "  --progress, --no-progress  progress lines on stderr after 2 s of host time (default: on a terminal)\n"
             "Machine options (Windows programs only; a scenario sets them in hcp.machine{}): --NAME VALUE\n"
             "for each machine option (hcpsim describe lists their ranges and defaults), dashes or\n"
             "underscores: --platform P, --semantics documented|observed, --cpus N, --max-cycles N, ...\n"
@@ -588,7 +635,8 @@ static const struct {
             "  --counters I,I,...       KeSetHardwareCounterConfiguration of these PMC indices before start\n"
             "Exit status: a scenario 0 (every TAP test passed), 1 (a test failed), 2 (a usage, scenario or\n"
             "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image,\n"
-            "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit).\n"},
+            "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit);\n"
+            "130 or 143 when SIGINT or SIGTERM stopped the run (its report and trace are still written).\n"},
     {"describe", "usage: hcpsim describe [--platform P]\n"
                  "Prints a platform profile (default win10-x64), its rules and parameters, the limits of a\n"
                  "run, the PMU events, the cost tables and the machine options with their ranges.\n"

@@ -536,6 +536,11 @@ void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
 
 void sim_set_gate_refusal(sim_machine *m, uint64_t result) { m->gate_refusal = result; }
 
+void sim_set_poll(sim_machine *m, bool (*fn)(void *ud), void *ud) {
+    m->poll = fn;
+    m->poll_ud = ud;
+}
+
 uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service) {
     uint64_t gate = m ? m->lay->gate : sim_isa_x64.lay->gate;
     return service < SIM_GATE_SERVICES ? gate + (uint64_t)service * SIM_GATE_STRIDE : 0;
@@ -876,6 +881,11 @@ sim_call_status sim_call_continue(sim_thread *t) {
             if (m->exec->time >= m->max_cycles) {
                 save_context(t);
                 return SIM_CALL_LIMIT;
+            }
+            if (m->poll && m->poll(m->poll_ud)) { /* the host stops the run (a signal): nothing changed */
+                save_context(t);
+                snprintf(t->error, sizeof t->error, "interrupted");
+                return SIM_CALL_ERROR;
             }
             if (sim_sched_boundary(m) == BOUNDARY_YIELD) {
                 if (m->exec->time >= m->max_cycles && m->exec->cur == t) {

@@ -26,7 +26,7 @@ for o in $(sed -n "s/.*(valid: \(.*\); machine options.*/\1/p" err.txt | tr ',' 
   seen=$((seen + 1))
   grep -q -- "$o" h.txt || missing="$missing $o"
 done
-result "$([ -z "$missing" ] && [ "$seen" = 9 ]; echo $?)" "help run describes every run option (9)" \
+result "$([ -z "$missing" ] && [ "$seen" = 12 ]; echo $?)" "help run describes every run option (12)" \
   "missing:$missing; $seen options read from: $(cat err.txt)"
 $HCPSIM help describe >h.txt
 result "$(grep -q '^Platforms: win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm$' h.txt; echo $?)" \
