@@ -256,8 +256,12 @@ static int imports(hcp_process *p, uint8_t *im, char *err, size_t cap) {
             int svc;
             bool data = false;
             if (ordinal) {
-                snprintf(fn, sizeof fn, "#%u", (unsigned)(e & 0xFFFFu));
-                svc = -1; /* hcpsim's DLLs have no ordinals: by ordinal is always a missing import */
+                char nm[64];
+                svc = hcp_win32_lookup_ordinal(dll, (unsigned)(e & 0xFFFFu), &data, nm, sizeof nm);
+                if (svc >= 0)
+                    snprintf(fn, sizeof fn, "%s", nm);
+                else
+                    snprintf(fn, sizeof fn, "#%u", (unsigned)(e & 0xFFFFu));
             } else {
                 const char *s = image_str(im, size, (uint32_t)(e & 0x7FFFFFFFu) + 2, 256);
                 if ((e & 0x7FFFFFFFu) + 2 > size || !s || !*s)

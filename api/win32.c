@@ -1127,6 +1127,67 @@ const char *hcp_pe_import_entry(int i) {
     return NULL;
 }
 
+/* The gate's imports that charge no api_call cycles (api/README.md "Call gate"). */
+static bool gate_free(const char *name) {
+    static const char *const free_ones[] = {"GetCurrentThread", "GetCurrentThreadId",      "GetLastError",
+                                            "SetLastError",     "ReadThreadProfilingData", "GetExitCodeThread"};
+    for (size_t i = 0; i < sizeof free_ones / sizeof free_ones[0]; i++)
+        if (strcmp(free_ones[i], name) == 0) return true;
+    return false;
+}
+
+bool hcp_pe_import_row(int i, hcp_pe_import *o) {
+    static const char *const dlls[] = {"KERNEL32.dll", "msvcrt.dll"};
+    int k = 0;
+    for (int d = 0; d < 2; d++) {
+        int ord = 0;
+        if (d == 0)
+            for (int j = 0; hcp_import_name(j); j++) {
+                ord++;
+                if (k++ != i) continue;
+                *o = (hcp_pe_import){dlls[0],
+                                     hcp_import_name(j),
+                                     ord,
+                                     "function",
+                                     gate_free(hcp_import_name(j)) ? "none (user mode only)" : "1 api_call",
+                                     "yes"};
+                return true;
+            }
+        for (int j = 0; j < NTABLE; j++) {
+            const w32_entry *e = &table[j];
+            if (strcmp(e->dll, dlls[d]) != 0) continue;
+            ord++;
+            if (k++ != i) continue;
+            *o = (hcp_pe_import){e->dll, e->name, ord, "function", "1 api_call", "yes"};
+            if (e->cc == CC_DATA && e->data < 0) {
+                o->kind = "guest code";
+                o->cost = "user instructions (api/README.md)";
+            } else if (e->cc == CC_DATA) {
+                o->kind = "data";
+                o->cost = "-";
+            } else if (e->fn == k_nop) {
+                o->does = "no-op";
+            } else if (e->fn == k_true) {
+                o->does = "returns TRUE";
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The service an import by ordinal resolves to (hcp_pe_import_row's ordinals), -1 when none. */
+int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char *name, size_t cap) {
+    hcp_pe_import r;
+    for (int i = 0; hcp_pe_import_row(i, &r); i++)
+        if (strcasecmp(r.dll, dll) == 0 && (unsigned)r.ordinal == ordinal) {
+            snprintf(name, cap, "%s", r.name);
+            return hcp_win32_lookup(r.dll, r.name, data);
+        }
+    *data = false;
+    return -1;
+}
+
 uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
     hcp_process *p = os->proc;
     (void)resumed;

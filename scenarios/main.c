@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unicorn/unicorn.h>
 
+#include "api/pe.h"
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
 
@@ -431,6 +432,21 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
+/* hcpsim describe --imports: the import table of Windows programs (api/win32.c, api/gate.c). */
+static int describe_imports(void) {
+    hcp_pe_import r;
+    int n = 0;
+    while (hcp_pe_import_row(n, &r)) n++;
+    printf("import table: %d rows; a program's import of anything else loads, and calling it stops the run\n"
+           "(status %d). cost: what a call adds for the caller besides its thunk's 3 user instructions\n"
+           "(api/README.md \"Windows programs\")\n\n",
+           n, HCP_EXIT_SIMULATION);
+    printf("%-13s %7s  %-28s %-11s %-13s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost");
+    for (int i = 0; hcp_pe_import_row(i, &r); i++)
+        printf("%-13s %7d  %-28s %-11s %-13s %s\n", r.dll, r.ordinal, r.name, r.kind, r.does, r.cost);
+    return 0;
+}
+
 /* The one place that reads the host clock: speed measurement, never results. */
 static uint64_t host_ns(void) {
     struct timespec ts;
@@ -504,6 +520,7 @@ int main(int argc, char **argv) {
         return EXIT_ERROR;
     }
     if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(argv[1], "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0 && argc == 2) return cmd_bench();
     if (strcmp(argv[1], "version") == 0) {
