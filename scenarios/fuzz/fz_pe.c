@@ -3,8 +3,8 @@
  * image's fields must be the ones the loader relies on (sections inside SizeOfImage, the entry
  * point inside an executable section).  An accepted image then loads into a fresh machine of
  * the profile its machine type implies (x86-64: win10-x64, i386: win7-x86), or is refused with
- * "NAME: message"; a loaded image's main thread runs its entry point for at most
- * HCPFZ_GUEST_CYCLES cycles: the run must end as a return, a guest exception, a stop that names
+ * "NAME: message"; a loaded image's main thread runs its entry point for at most PE_CYCLES
+ * cycles (enough for a small program's whole run): the run must end as a return, a guest exception, a stop that names
  * its cause (an import hcpsim lacks, a bad argument to a simulated function, ExitProcess) or the
  * cycle limit, never an emulator error, a host crash or a hang.
  * Seeds: the programs the Makefile builds (build/pe/, copied by run.sh) and malformed variants of
@@ -16,7 +16,8 @@
 #include "api/system.h"
 #include "scenarios/fuzz/fuzz.h"
 
-#define PE_STEPS 2000 /* scheduler passes per input */
+#define PE_STEPS 2000     /* scheduler passes per input */
+#define PE_CYCLES 2000000 /* guest cycles per input: mingw-w64's startup and a hello world take about 560,000 */
 
 static const char P[] = "pe";
 
@@ -43,7 +44,7 @@ int hcpfz_pe(const uint8_t *data, size_t size) {
     const hcp_platform *plat = hcp_platform_find(info.pe32plus ? "win10-x64" : "win7-x86");
     hcp_system_opts o;
     hcp_system_opts_init(&o, plat);
-    o.sim.max_cycles = HCPFZ_GUEST_CYCLES;
+    o.sim.max_cycles = PE_CYCLES;
     o.sim.max_trap_points = HCPFZ_MAX_TRAPS;
     hcp_system sys;
     if (hcp_system_new(&o, &sys, msg, sizeof msg) != 0) hcpfz_fail(P, "hcp_system_new failed: %s", msg);
