@@ -67,6 +67,9 @@ struct hcp_process {
 /* win32.c: the service of DLL!name (case-insensitive DLL), -1 when hcpsim
  * lacks it; *data: a data import (the IAT holds the variable's address). */
 int hcp_win32_lookup(const char *dll, const char *name, bool *data);
+/* An import by ordinal (hcp_pe_import_row's ordinals): its service, and its
+ * name in name[cap]; -1 when the DLL has no such ordinal. */
+int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char *name, size_t cap);
 /* The address a data import resolves to. */
 uint64_t hcp_win32_data(hcp_process *p, int svc);
 /* Stack bytes the x86 thunk of service svc pops (stdcall 4 x words; cdecl 0). */

@@ -195,6 +195,111 @@ static void fmt_exp3(char *s) { /* msvcrt writes at least three exponent digits:
     memset(e + 2, '0', 3 - digits);
 }
 
+/* msvcrt's %e %f %g: the exact decimal value of the double (the host's %.1099e prints every
+ * digit exactly) rounded half away from zero, where glibc rounds a tie to even (msvcrt and Wine
+ * print 0.5 with %.0f as "1", glibc "0"); exponents of at least three digits. */
+typedef struct msdec {
+    char dig[1104]; /* d = dig[0].dig[1]dig[2]... x 10^x; digits past n are 0 */
+    int n, x;
+} msdec;
+
+static void msdec_of(double d, msdec *v) {
+    char b[1120];
+    snprintf(b, sizeof b, "%.1099e", d);
+    v->n = 0;
+    const char *s = b;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9' && v->n < (int)sizeof v->dig) v->dig[v->n++] = *s;
+    v->x = *s == 'e' ? atoi(s + 1) : 0;
+}
+
+static char msdec_at(const msdec *v, int i) { return i >= 0 && i < v->n ? v->dig[i] : '0'; }
+
+/* Keeps k significant digits (k may be 0 or negative: the value rounds to 0 or to 10^(x+1)). */
+static void msdec_round(msdec *v, int k) {
+    if (k >= v->n) return;
+    bool up = k >= 0 && v->dig[k] >= '5';
+    if (k <= 0) {
+        if (up) { /* 0.5 x 10^(x+1) or more: 1 x 10^(x+1) */
+            v->dig[0] = '1';
+            v->n = 1;
+            v->x++;
+        } else {
+            v->n = 0;
+        }
+        return;
+    }
+    v->n = k;
+    for (int i = k - 1; up && i >= 0; i--) {
+        if (v->dig[i] == '9') {
+            v->dig[i] = '0';
+        } else {
+            v->dig[i]++;
+            up = false;
+        }
+    }
+    if (up) { /* 99.9 -> 100: one digit more in front */
+        v->dig[0] = '1';
+        for (int i = 1; i < k; i++) v->dig[i] = '0';
+        v->x++;
+    }
+}
+
+static size_t msdec_e(const msdec *v, int pr, bool alt, char e, char *out, size_t cap) {
+    size_t k = 0;
+    out[k++] = msdec_at(v, 0);
+    if (pr > 0 || alt) out[k++] = '.';
+    for (int i = 1; i <= pr && k < cap - 8; i++) out[k++] = msdec_at(v, i);
+    int x = v->n ? v->x : 0;
+    k += (size_t)snprintf(out + k, cap - k, "%c%c%03d", e, x < 0 ? '-' : '+', x < 0 ? -x : x);
+    return k;
+}
+
+static size_t msdec_f(const msdec *v, int pr, bool alt, char *out, size_t cap) {
+    size_t k = 0;
+    int x = v->n ? v->x : 0;
+    if (x < 0) out[k++] = '0';
+    for (int i = 0; i <= x && k < cap - 2; i++) out[k++] = msdec_at(v, i);
+    if (pr > 0 || alt) out[k++] = '.';
+    for (int i = 1; i <= pr && k < cap - 1; i++) out[k++] = msdec_at(v, x + i);
+    out[k] = '\0';
+    return k;
+}
+
+static void ms_float(char cv, int pr, bool alt, double d, char *out, size_t cap) {
+    msdec v;
+    msdec_of(d, &v);
+    bool zero = d == 0;
+    if (zero) v.x = 0;
+    size_t k;
+    if (cv == 'e' || cv == 'E') {
+        msdec_round(&v, pr + 1);
+        k = msdec_e(&v, pr, alt, cv, out, cap);
+    } else if (cv == 'f') {
+        msdec_round(&v, v.x + 1 + pr);
+        k = msdec_f(&v, pr, alt, out, cap);
+    } else { /* g, G: P significant digits, e-style when the exponent is below -4 or P or more */
+        int p = pr == 0 ? 1 : pr;
+        msdec_round(&v, p);
+        int x = v.n ? v.x : 0;
+        if (x < -4 || x >= p)
+            k = msdec_e(&v, p - 1, alt, cv == 'g' ? 'e' : 'E', out, cap);
+        else
+            k = msdec_f(&v, p - 1 - x, alt, out, cap);
+        if (!alt) { /* no trailing zeros in the fraction, no lone point */
+            char *ex = strpbrk(out, "eE"), tail[16] = "";
+            size_t end = ex ? (size_t)(ex - out) : k;
+            if (ex) snprintf(tail, sizeof tail, "%s", ex);
+            if (memchr(out, '.', end)) {
+                while (end > 0 && out[end - 1] == '0') end--;
+                if (end > 0 && out[end - 1] == '.') end--;
+            }
+            k = end + (size_t)snprintf(out + end, cap - end, "%s", tail);
+        }
+    }
+    out[k < cap ? k : cap - 1] = '\0';
+}
+
 static void format(ctx *c, const char *f, vargs *v, obuf *o) {
     for (const char *s = f; *s && !c->failed;) {
         if (*s != '%') {
@@ -309,7 +414,7 @@ static void format(ctx *c, const char *f, vargs *v, obuf *o) {
             int need = prec < 0 ? 1 : prec;
             if (prec > 400) need = 400;
             int zeros = need > n ? need - n : 0;
-            if (base == 8 && alt && zeros == 0 && (n == 0 || tmp[n - 1] != '0')) zeros = 1;
+            if (base == 8 && alt && zeros == 0 && n > 0 && tmp[n - 1] != '0') zeros = 1; /* %#.0o of 0: "" */
             size_t k = 0;
             for (int i = 0; i < zeros; i++) num[k++] = '0';
             while (n) num[k++] = tmp[--n];
@@ -394,6 +499,11 @@ static void format(ctx *c, const char *f, vargs *v, obuf *o) {
                 }
                 if (conv == 'f' && d >= 1e300) pr = pr > 40 ? 40 : pr;
                 char cv = conv == 'F' ? 'f' : conv;
+                if (cv != 'a' && cv != 'A') {
+                    ms_float(cv, pr, alt, d, num, sizeof num - 4);
+                    blen = strlen(num);
+                    break;
+                }
                 int r = alt ? (cv == 'e'   ? snprintf(num, sizeof num - 4, "%#.*e", pr, d)
                                : cv == 'E' ? snprintf(num, sizeof num - 4, "%#.*E", pr, d)
                                : cv == 'f' ? snprintf(num, sizeof num - 4, "%#.*f", pr, d)
@@ -421,7 +531,9 @@ static void format(ctx *c, const char *f, vargs *v, obuf *o) {
             if (at) wr32(c, at, (uint32_t)o->n);
             continue;
         }
-        case '%': ob_add(o, "%", 1); continue;
+        case '%': /* "%%" writes '%'; a '%' after flags, width or precision ("%5%") nothing, as msvcrt */
+            if (s - start == 2) ob_add(o, "%", 1);
+            continue;
         default: /* an unknown conversion is written as is, as msvcrt does */
             ob_add(o, start, (size_t)(s - start));
             continue;
@@ -1125,6 +1237,67 @@ const char *hcp_pe_import_entry(int i) {
             return buf;
         }
     return NULL;
+}
+
+/* The gate's imports that charge no api_call cycles (api/README.md "Call gate"). */
+static bool gate_free(const char *name) {
+    static const char *const free_ones[] = {"GetCurrentThread", "GetCurrentThreadId",      "GetLastError",
+                                            "SetLastError",     "ReadThreadProfilingData", "GetExitCodeThread"};
+    for (size_t i = 0; i < sizeof free_ones / sizeof free_ones[0]; i++)
+        if (strcmp(free_ones[i], name) == 0) return true;
+    return false;
+}
+
+bool hcp_pe_import_row(int i, hcp_pe_import *o) {
+    static const char *const dlls[] = {"KERNEL32.dll", "msvcrt.dll"};
+    int k = 0;
+    for (int d = 0; d < 2; d++) {
+        int ord = 0;
+        if (d == 0)
+            for (int j = 0; hcp_import_name(j); j++) {
+                ord++;
+                if (k++ != i) continue;
+                *o = (hcp_pe_import){dlls[0],
+                                     hcp_import_name(j),
+                                     ord,
+                                     "function",
+                                     gate_free(hcp_import_name(j)) ? "none (user mode only)" : "1 api_call",
+                                     "yes"};
+                return true;
+            }
+        for (int j = 0; j < NTABLE; j++) {
+            const w32_entry *e = &table[j];
+            if (strcmp(e->dll, dlls[d]) != 0) continue;
+            ord++;
+            if (k++ != i) continue;
+            *o = (hcp_pe_import){e->dll, e->name, ord, "function", "1 api_call", "yes"};
+            if (e->cc == CC_DATA && e->data < 0) {
+                o->kind = "guest code";
+                o->cost = "user instructions (api/README.md)";
+            } else if (e->cc == CC_DATA) {
+                o->kind = "data";
+                o->cost = "-";
+            } else if (e->fn == k_nop) {
+                o->does = "no-op";
+            } else if (e->fn == k_true) {
+                o->does = "returns TRUE";
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The service an import by ordinal resolves to (hcp_pe_import_row's ordinals), -1 when none. */
+int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char *name, size_t cap) {
+    hcp_pe_import r;
+    for (int i = 0; hcp_pe_import_row(i, &r); i++)
+        if (strcasecmp(r.dll, dll) == 0 && (unsigned)r.ordinal == ordinal) {
+            snprintf(name, cap, "%s", r.name);
+            return hcp_win32_lookup(r.dll, r.name, data);
+        }
+    *data = false;
+    return -1;
 }
 
 uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending) {

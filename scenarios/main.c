@@ -21,6 +21,7 @@
 #include <unicorn/unicorn.h>
 #include <unistd.h>
 
+#include "api/pe.h"
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
 
@@ -546,6 +547,21 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
+/* hcpsim describe --imports: the import table of Windows programs (api/win32.c, api/gate.c). */
+static int describe_imports(void) {
+    hcp_pe_import r;
+    int n = 0;
+    while (hcp_pe_import_row(n, &r)) n++;
+    printf("import table: %d rows; a program's import of anything else loads, and calling it stops the run\n"
+           "(status %d). cost: what a call adds for the caller besides its thunk's 3 user instructions\n"
+           "(api/README.md \"Windows programs\")\n\n",
+           n, HCP_EXIT_SIMULATION);
+    printf("%-13s %7s  %-28s %-11s %-13s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost");
+    for (int i = 0; hcp_pe_import_row(i, &r); i++)
+        printf("%-13s %7d  %-28s %-11s %-13s %s\n", r.dll, r.ordinal, r.name, r.kind, r.does, r.cost);
+    return 0;
+}
+
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
  * same process.  Workloads are the built-in kernels (scenarios/kernels/NAME.S). */
 static int cmd_bench(void) {
@@ -637,10 +653,12 @@ static const struct {
             "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image,\n"
             "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit);\n"
             "130 or 143 when SIGINT or SIGTERM stopped the run (its report and trace are still written).\n"},
-    {"describe", "usage: hcpsim describe [--platform P]\n"
+    {"describe", "usage: hcpsim describe [--platform P] | hcpsim describe --imports\n"
                  "Prints a platform profile (default win10-x64), its rules and parameters, the limits of a\n"
                  "run, the PMU events, the cost tables and the machine options with their ranges.\n"
-                 "  --platform P             a platform profile (listed below)\n"},
+                 "  --platform P             a platform profile (listed below)\n"
+                 "  --imports                the import table of Windows programs: each DLL function, its\n"
+                 "                           ordinal, whether hcpsim implements it and what a call costs\n"},
     {"bench", "usage: hcpsim bench\n"
               "Guest MIPS per counting mode next to raw Unicorn on the same code, in one process (host\n"
               "time: the one place hcpsim reads the clock). make bench adds native and cachegrind.\n"},
@@ -710,6 +728,7 @@ int main(int argc, char **argv) {
     if (command_suggestion(cmd) && strcmp(command_suggestion(cmd), cmd) == 0 && wants_help(argc - 2, argv + 2))
         return cmd_help(cmd);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0 && argc == 2) return cmd_bench();
     if (strcmp(cmd, "version") == 0) return print_version();
