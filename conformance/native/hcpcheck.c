@@ -1256,8 +1256,10 @@ static void check_quantum(void) {
         th[0] = spawn(spin_main, &s[0], THREAD_PRIORITY_NORMAL, &p0);
         th[1] = spawn(spin_main, &s[1], THREAD_PRIORITY_NORMAL, &p1);
         joined = th[0] && th[1] && WaitForMultipleObjects(2, th, TRUE, JOIN_MS) == WAIT_OBJECT_0;
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
+            if (th[i] && !joined) (void)WaitForSingleObject(th[i], JOIN_MS); /* the other failed to start */
             if (th[i]) CloseHandle(th[i]);
+        }
     }
     pin_end();
     const char *unpinned =
@@ -1542,7 +1544,8 @@ static void check_sleep_and_timeouts(void) {
 typedef struct waiter {
     HANDLE obj;
     DWORD rc, code;
-    int mode; /* 0: wait and return code; 1: take the mutex and exit holding it; 2: ReleaseMutex (not owner) */
+    int mode; /* 0: wait, return code; 1: take the mutex, exit holding it; 2: ReleaseMutex (not owner);
+                 3: wait, ExitThread(code) */
     DWORD err;
 } waiter;
 
