@@ -225,7 +225,7 @@ lint:
 	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(LIB_SRC) $(MAIN)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. -Iconformance/native/shim \
-	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c
+	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c conformance/native/shim/hcpshim_etw.c
 	@# native.c loads the kernels' argument registers through register-asm variables, whose
 	@# initialisers cppcheck takes for statements without effect (constStatement).
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
@@ -273,15 +273,18 @@ uninstall:
 NATIVE_DIR := conformance/native
 NATIVE_SIM := $(BUILD)/conformance/native/hcpcheck-sim
 NATIVE_EXE := $(BUILD)/conformance/native/hcpcheck.exe
+NATIVE_EXE32 := $(BUILD)/conformance/native/hcpcheck-i386.exe
 MINGW_CC   ?= x86_64-w64-mingw32-gcc
+MINGW32_CC ?= i686-w64-mingw32-gcc
 .PHONY: native-deps native-conformance wine-deps wine-conformance
 all: $(NATIVE_SIM)
 
-$(NATIVE_SIM): $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c $(wildcard $(NATIVE_DIR)/shim/*.h) \
+$(NATIVE_SIM): $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c $(NATIVE_DIR)/shim/hcpshim_etw.c \
+               $(wildcard $(NATIVE_DIR)/shim/*.h) \
                $(BUILD)/libhcpsim.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -pthread -I$(NATIVE_DIR)/shim -o $@ $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c \
-	  $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) -pthread $(PKG_LIBS) -lm
+	  $(NATIVE_DIR)/shim/hcpshim_etw.c $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) -pthread $(PKG_LIBS) -lm
 
 # apt-get installs what is missing, as `make deps` does: $(1) a command, $(2) its Debian packages.
 define native_dep
@@ -301,6 +304,10 @@ wine-deps:
 native-conformance: native-deps
 	@mkdir -p $(dir $(NATIVE_EXE))
 	$(MINGW_CC) -std=c17 -O2 $(WARN) -Werror -static -o $(NATIVE_EXE) $(NATIVE_DIR)/hcpcheck.c
+	@if command -v $(MINGW32_CC) >/dev/null; then \
+	  echo "$(MINGW32_CC) ... -o $(NATIVE_EXE32)"; \
+	  $(MINGW32_CC) -std=c17 -O2 $(WARN) -Werror -static -o $(NATIVE_EXE32) $(NATIVE_DIR)/hcpcheck.c || exit 1; \
+	else echo "native-conformance: no $(MINGW32_CC), no i386 build (Debian: gcc-mingw-w64-i686)"; fi
 	@echo "native-conformance: $(NATIVE_EXE) (copy it to Windows and run it: $(NATIVE_DIR)/README.md)"
 
 wine-conformance: native-conformance wine-deps
