@@ -218,3 +218,22 @@ int *rep_thread_colors(const rmachine *rm, const int *rank) {
 char *rep_compact(const json_t *v) {
     return v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : rep_dup_str("-");
 }
+
+const char *rep_group_u64(char *buf, size_t n, uint64_t v) {
+    char d[24];
+    int nd = snprintf(d, sizeof d, "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < nd && o + 2 < n; i++) {
+        if (i && (nd - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = d[i];
+    }
+    if (n) buf[o < n ? o : n - 1] = 0;
+    return buf;
+}
+
+const char *rep_group_i64(char *buf, size_t n, int64_t v) {
+    if (v >= 0 || n < 2) return rep_group_u64(buf, n, (uint64_t)v);
+    buf[0] = '-';
+    rep_group_u64(buf + 1, n - 1, (uint64_t)0 - (uint64_t)v);
+    return buf;
+}

@@ -49,4 +49,8 @@ const char *rep_us_str(char *buf, size_t n, uint64_t ns);
 /* "93.12": percent of part in whole, rounded down, from integer basis points. */
 const char *rep_pct_str(char *buf, size_t n, uint64_t part, uint64_t whole);
 
+/* "1,234,567": an integer with its digits grouped by three (tables and the diff). */
+const char *rep_group_u64(char *buf, size_t n, uint64_t v);
+const char *rep_group_i64(char *buf, size_t n, int64_t v);
+
 #endif

@@ -439,7 +439,9 @@ void rep_report_set_limits(rep_report *r, uint64_t max_intervals, uint64_t max_c
 void rep_report_set_run(rep_report *r, const char *scenario, uint64_t seed, int nargs, char *const *args) {
     if (!r) return;
     free(r->scenario);
-    r->scenario = rep_clean_utf8(scenario);
+    char *norm = rep_scenario_path(scenario);
+    r->scenario = rep_clean_utf8(norm ? norm : scenario);
+    free(norm);
     r->seed = seed;
     r->args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *r->args);
     if (!r->scenario || !r->args) {
@@ -448,6 +450,53 @@ void rep_report_set_run(rep_report *r, const char *scenario, uint64_t seed, int 
     }
     for (int i = 0; i < nargs; i++)
         if ((r->args[i] = rep_clean_utf8(args[i]))) r->nargs = i + 1;
+}
+
+/* "not ok 3 - text [ID] # TODO why" -> the description "text [ID]" (the directive cut). */
+static char *tap_description(const char *line) {
+    const char *d = strstr(line, " - ");
+    d = d ? d + 3 : "";
+    const char *hash = strstr(d, " # ");
+    size_t n = hash ? (size_t)(hash - d) : strlen(d);
+    char *c = malloc(n + 1);
+    if (!c) return NULL;
+    memcpy(c, d, n);
+    c[n] = 0;
+    char *clean = rep_clean_utf8(c);
+    free(c);
+    return clean;
+}
+
+void rep_report_tap_line(rep_report *r, const char *line) {
+    if (!r || !line) return;
+    if (strncmp(line, "1..", 3) == 0) {
+        r->tap_seen = true;
+        r->tap_planned = strtoll(line + 3, NULL, 10);
+        return;
+    }
+    bool ok = strncmp(line, "ok ", 3) == 0, notok = strncmp(line, "not ok ", 7) == 0;
+    if (!ok && !notok) return;
+    if (!r->tap_seen) r->tap_planned = -1;
+    r->tap_seen = true;
+    r->tap_tests++;
+    /* a description escapes '#' as "\#", so " # " starts the directive */
+    const char *dir = strstr(line, " # ");
+    if (dir && strncmp(dir, " # SKIP", 7) == 0) {
+        r->tap_skipped++;
+    } else if (dir && strncmp(dir, " # TODO", 7) == 0) {
+        r->tap_todo++;
+    } else if (ok) {
+        r->tap_passed++;
+    } else {
+        r->tap_failed++;
+        if (r->tap_nfailures < REP_TAP_FAILURES_MAX) {
+            char *d = tap_description(line);
+            if (d)
+                r->tap_failures[r->tap_nfailures++] = d;
+            else
+                nomem(r);
+        }
+    }
 }
 
 int rep_report_attach(rep_report *r, sim_machine *m, hcp_os *os, const char *platform) {
@@ -587,6 +636,7 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
     for (int i = 0; i < r->nargs; i++) free(r->args[i]);
     free(r->args);
     free(r->scenario);
+    for (int i = 0; i < r->tap_nfailures; i++) free(r->tap_failures[i]);
     free(r);
     return err;
 }

@@ -16,14 +16,15 @@
 #define SCHEMA_NAME "hcpsim-report"
 #define SCHEMA_VERSION 1
 
-#define HTML_ROWS 200          /* schedule and call rows shown in HTML */
-#define HTML_THREADS 50        /* thread rows shown in HTML before an "other threads" row */
-#define NCOLORS 10             /* threads with a colour of their own (by CPU time) */
-#define TL_COLS 500            /* timeline columns per CPU at most */
-#define TL_TOPK 4              /* threads tracked per column; the rest count as "other" */
-#define EXACT_MAX 2000         /* a machine with at most this many intervals is drawn interval by interval */
-#define SERIES_MAX 64          /* counter samples kept per thread */
-#define NWAIT SIM_WAIT_REASONS /* KWAIT_REASON 0..40 */
+#define HTML_ROWS 200            /* schedule and call rows shown in HTML */
+#define HTML_THREADS 50          /* thread rows shown in HTML before an "other threads" row */
+#define NCOLORS 10               /* threads with a colour of their own (by CPU time) */
+#define TL_COLS 500              /* timeline columns per CPU at most */
+#define TL_TOPK 4                /* threads tracked per column; the rest count as "other" */
+#define EXACT_MAX 2000           /* a machine with at most this many intervals is drawn interval by interval */
+#define SERIES_MAX 64            /* counter samples kept per thread */
+#define NWAIT SIM_WAIT_REASONS   /* KWAIT_REASON 0..40 */
+#define REP_TAP_FAILURES_MAX 100 /* failing test descriptions kept */
 
 extern const char *const rep_palette[NCOLORS];
 #define OTHER_COLOR "#c8c8c8"
@@ -138,6 +139,12 @@ struct rep_report {
     size_t ncalls, capcalls;
     uint64_t max_intervals, max_calls; /* list limits per machine (--report-intervals, --report-calls) */
     int err;
+    /* the scenario's TAP results (rep_report_tap_line): counts, and the first failing descriptions */
+    bool tap_seen;
+    int64_t tap_planned; /* -1: no plan line */
+    uint64_t tap_tests, tap_passed, tap_failed, tap_todo, tap_skipped;
+    char *tap_failures[REP_TAP_FAILURES_MAX];
+    int tap_nfailures;
 };
 
 /* What a writer gets: the collected report and how the run ended. */

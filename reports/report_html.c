@@ -504,6 +504,18 @@ int rep_write_html(const rep_view *v, FILE *f) {
         rep_put_html(f, v->error);
         fputs("</td></tr>\n", f);
     }
+    if (r->tap_seen) {
+        fprintf(f, "<tr><th>TAP tests</th><td class=\"status-%s\">%" PRIu64 " run", r->tap_failed ? "partial" : "ok",
+                r->tap_tests);
+        if (r->tap_planned >= 0) fprintf(f, " of %" PRId64 " planned", r->tap_planned);
+        fprintf(f, ": %" PRIu64 " passed, %" PRIu64 " failed, %" PRIu64 " todo, %" PRIu64 " skipped</td></tr>\n",
+                r->tap_passed, r->tap_failed, r->tap_todo, r->tap_skipped);
+        for (int i = 0; i < r->tap_nfailures; i++) {
+            fputs("<tr><th>failed</th><td class=\"code\">", f);
+            rep_put_html(f, r->tap_failures[i]);
+            fputs("</td></tr>\n", f);
+        }
+    }
     fprintf(f,
             "<tr><th>machines</th><td>%d</td></tr>\n<tr><th>schema</th><td>%s version %d (reports/SCHEMA.md); "
             "times are cycles of virtual time unless marked</td></tr>\n</tbody></table>\n",

@@ -245,6 +245,20 @@ int rep_write_json(const rep_view *v, FILE *f) {
         jstr(run, "partial", v->error);
     else
         jset(run, "partial", json_null());
+    if (r->tap_seen) { /* the scenario's TAP results (hcpsim.tap) */
+        json_t *tap = json_object(), *fl = json_array();
+        jset(tap, "planned", r->tap_planned >= 0 ? json_integer(r->tap_planned) : json_null());
+        jint(tap, "tests", r->tap_tests);
+        jint(tap, "passed", r->tap_passed);
+        jint(tap, "failed", r->tap_failed);
+        jint(tap, "todo", r->tap_todo);
+        jint(tap, "skipped", r->tap_skipped);
+        for (int i = 0; i < r->tap_nfailures; i++) json_array_append_new(fl, json_string(r->tap_failures[i]));
+        jset(tap, "failures", fl);
+        jset(run, "tap", tap);
+    } else {
+        jset(run, "tap", json_null());
+    }
     jset(d, "run", run);
     json_t *lim = json_object();
     jint(lim, "intervals_per_machine", r->max_intervals);

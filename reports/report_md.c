@@ -184,6 +184,17 @@ int rep_write_md(const rep_view *v, FILE *f) {
         rep_put_md(f, v->error);
         fputs(" |\n", f);
     }
+    if (r->tap_seen) {
+        fprintf(f, "| TAP tests | %" PRIu64 " run", r->tap_tests);
+        if (r->tap_planned >= 0) fprintf(f, " of %" PRId64 " planned", r->tap_planned);
+        fprintf(f, ": %" PRIu64 " passed, %" PRIu64 " failed, %" PRIu64 " todo, %" PRIu64 " skipped |\n", r->tap_passed,
+                r->tap_failed, r->tap_todo, r->tap_skipped);
+        for (int i = 0; i < r->tap_nfailures; i++) {
+            fputs("| failed | ", f);
+            rep_put_md(f, r->tap_failures[i]);
+            fputs(" |\n", f);
+        }
+    }
     fprintf(f, "| machines | %d |\n| schema | %s version %d (reports/SCHEMA.md) |\n", r->nmachines, SCHEMA_NAME,
             SCHEMA_VERSION);
     for (int k = 0; k < r->nmachines; k++) write_md_machine(v, r->machines[k], f);

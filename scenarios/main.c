@@ -505,6 +505,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(argv[1], "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0 && argc == 2) return cmd_bench();
     if (strcmp(argv[1], "version") == 0) {
         unsigned maj, min;
