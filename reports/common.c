@@ -237,3 +237,49 @@ const char *rep_group_i64(char *buf, size_t n, int64_t v) {
     rep_group_u64(buf + 1, n - 1, (uint64_t)0 - (uint64_t)v);
     return buf;
 }
+
+/* ---- derived metrics ----------------------------------------------------------------------- */
+
+const char *const rep_derived_keys[RD__COUNT] = {
+    "ipc_milli",     "cpi_milli",  "branch_miss_bp", "l1d_mpki_milli", "l1d_miss_bp",
+    "l2_mpki_milli", "l2_miss_bp", "llc_mpki_milli", "llc_miss_bp",
+};
+const char *const rep_derived_titles[RD__COUNT] = {
+    "IPC", "CPI", "branch miss %", "L1D MPKI", "L1D miss %", "L2 MPKI", "L2 miss %", "LLC MPKI", "LLC miss %",
+};
+
+static void ratio(rep_derived *d, int k, uint64_t num, uint64_t den, uint64_t scale) {
+    d->has[k] = den != 0;
+    d->v[k] = den ? sim_mul_div(num, scale, den) : 0;
+}
+
+void rep_derive(const uint64_t ev[PMU_EV__COUNT], rep_derived *d) {
+    uint64_t ins = ev[PMU_EV_INSTRUCTIONS], cyc = ev[PMU_EV_CYCLES];
+    ratio(d, RD_IPC_MILLI, ins, cyc, 1000);
+    ratio(d, RD_CPI_MILLI, cyc, ins, 1000);
+    ratio(d, RD_BRANCH_MISS_BP, ev[PMU_EV_BRANCH_MISSES], ev[PMU_EV_BRANCHES], 10000);
+    ratio(d, RD_L1D_MPKI_MILLI, ev[PMU_EV_L1D_MISSES], ins, 1000000);
+    ratio(d, RD_L1D_MISS_BP, ev[PMU_EV_L1D_MISSES], ev[PMU_EV_LOADS] + ev[PMU_EV_STORES], 10000);
+    ratio(d, RD_L2_MPKI_MILLI, ev[PMU_EV_L2_MISSES], ins, 1000000);
+    ratio(d, RD_L2_MISS_BP, ev[PMU_EV_L2_MISSES], ev[PMU_EV_L1D_MISSES], 10000);
+    ratio(d, RD_LLC_MPKI_MILLI, ev[PMU_EV_LLC_MISSES], ins, 1000000);
+    ratio(d, RD_LLC_MISS_BP, ev[PMU_EV_LLC_MISSES], ev[PMU_EV_LLC_REFERENCES], 10000);
+}
+
+const char *rep_derived_str(char *buf, size_t n, const rep_derived *d, int k) {
+    if (!d->has[k]) return "-";
+    bool pct = k == RD_BRANCH_MISS_BP || k == RD_L1D_MISS_BP || k == RD_L2_MISS_BP || k == RD_LLC_MISS_BP;
+    char g[32];
+    if (pct)
+        snprintf(buf, n, "%s.%02u %%", rep_group_u64(g, sizeof g, d->v[k] / 100), (unsigned)(d->v[k] % 100));
+    else
+        snprintf(buf, n, "%s.%03u", rep_group_u64(g, sizeof g, d->v[k] / 1000), (unsigned)(d->v[k] % 1000));
+    return buf;
+}
+
+const char *rep_g(uint64_t v) {
+    static char bufs[16][32];
+    static unsigned next;
+    char *b = bufs[next++ % 16];
+    return rep_group_u64(b, 32, v);
+}

@@ -52,5 +52,7 @@ const char *rep_pct_str(char *buf, size_t n, uint64_t part, uint64_t whole);
 /* "1,234,567": an integer with its digits grouped by three (tables and the diff). */
 const char *rep_group_u64(char *buf, size_t n, uint64_t v);
 const char *rep_group_i64(char *buf, size_t n, int64_t v);
+/* rep_group_u64 into one of 16 rotating static buffers: at most 16 uses in one printf. */
+const char *rep_g(uint64_t v);
 
 #endif

@@ -223,6 +223,11 @@ static void add_interval(rmachine *rm, int c, int32_t th, uint64_t s, uint64_t e
     }
 }
 
+/* The events of the thread leaving CPU rc since its switch-in count to rc. */
+static void cpu_events(rcpu *rc, const pmu_bank *b) {
+    for (int e = 0; e < PMU_EV__COUNT; e++) rc->ev[e] += b->ev[e] - rc->in_ev[e];
+}
+
 static void cb_record(void *ud, const sim_record *r) {
     rmachine *rm = ud;
     if (r->type == SIM_REC_READY) {
@@ -240,6 +245,7 @@ static void cb_record(void *ud, const sim_record *r) {
                                                       : NX_TERMINATED;
             add_interval(rm, r->cpu, rt->index, rc->since, r->time, r->old_wait_reason, next);
             sample(rm, rt, sim_thread_bank(r->old), r->time);
+            cpu_events(rc, sim_thread_bank(r->old));
         }
     }
     rc->cur = -1;
@@ -248,6 +254,7 @@ static void cb_record(void *ud, const sim_record *r) {
         if (rt) {
             rc->cur = rt->index;
             rc->since = r->time;
+            memcpy(rc->in_ev, sim_thread_bank(r->thread)->ev, sizeof rc->in_ev);
             sample(rm, rt, sim_thread_bank(r->thread), r->time); /* so a chart stays flat while it is off CPU */
         }
     }
@@ -407,6 +414,8 @@ int rep_report_format(const char *path, rep_format *out) {
         *out = REP_FORMAT_MARKDOWN;
     else if (strcmp(dot, ".html") == 0)
         *out = REP_FORMAT_HTML;
+    else if (strcmp(dot, ".csv") == 0)
+        *out = REP_FORMAT_CSV;
     else
         return -1;
     return 0;
@@ -559,7 +568,10 @@ void rep_report_detach(rep_report *r, sim_machine *m) {
     rm->end = end;
     for (int c = 0; c < rm->ncpus; c++) { /* threads still running: their interval ends at their CPU's clock */
         rcpu *rc = &rm->cpus[c];
-        if (rc->cur >= 0) add_interval(rm, c, rc->cur, rc->since, rc->st.time, -1, NX_RUNNING);
+        if (rc->cur >= 0) {
+            add_interval(rm, c, rc->cur, rc->since, rc->st.time, -1, NX_RUNNING);
+            if (rc->cur < sim_thread_count(m)) cpu_events(rc, sim_thread_bank(sim_thread_at(m, rc->cur)));
+        }
         rc->cur = -1;
     }
     int n = sim_thread_count(m);
@@ -621,6 +633,7 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
     if (!err) {
         int e = r->fmt == REP_FORMAT_JSON       ? rep_write_json(&v, r->f)
                 : r->fmt == REP_FORMAT_MARKDOWN ? rep_write_md(&v, r->f)
+                : r->fmt == REP_FORMAT_CSV      ? rep_write_csv(&v, r->f)
                                                 : rep_write_html(&v, r->f);
         if (e) err = e;
     }

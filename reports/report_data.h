@@ -74,7 +74,9 @@ typedef struct rcpu {
     uint64_t since;
     sim_cpu_stats st;
     uint64_t nint, kept;
-    column *cols; /* TL_COLS */
+    column *cols;                  /* TL_COLS */
+    uint64_t ev[PMU_EV__COUNT];    /* user-mode events of the threads while they ran here */
+    uint64_t in_ev[PMU_EV__COUNT]; /* the current thread's user-mode events at its switch-in */
 } rcpu;
 
 typedef struct rinterval {
@@ -167,12 +169,40 @@ static inline uint64_t rep_kernel_cycles(const rthread *rt) {
 static inline uint64_t rep_interrupt_cycles(const rthread *rt) { return rt->bank.intr_cycles; }
 static inline const char *rep_status_name(int exit_status) { return exit_status == 2 ? "partial" : "complete"; }
 
+/* Derived metrics of a set of user-mode event totals (reports/SCHEMA.md "Derived metrics"):
+ * integers, rounded down; has[k] false where the denominator is 0. */
+enum {
+    RD_IPC_MILLI = 0,  /* instructions / cycles x 1000 */
+    RD_CPI_MILLI,      /* cycles / instructions x 1000 */
+    RD_BRANCH_MISS_BP, /* branch-misses / branches x 10000 */
+    RD_L1D_MPKI_MILLI, /* l1d-misses per 1000 instructions, x 1000 */
+    RD_L1D_MISS_BP,    /* l1d-misses / (loads + stores) x 10000 */
+    RD_L2_MPKI_MILLI,  /* l2-misses per 1000 instructions, x 1000 */
+    RD_L2_MISS_BP,     /* l2-misses / l1d-misses x 10000 */
+    RD_LLC_MPKI_MILLI, /* llc-misses per 1000 instructions, x 1000 */
+    RD_LLC_MISS_BP,    /* llc-misses / llc-references x 10000 */
+    RD__COUNT
+};
+typedef struct rep_derived {
+    bool has[RD__COUNT];
+    uint64_t v[RD__COUNT];
+} rep_derived;
+extern const char *const rep_derived_keys[RD__COUNT];   /* JSON keys: "ipc_milli", ... */
+extern const char *const rep_derived_titles[RD__COUNT]; /* table headings: "IPC", ... */
+void rep_derive(const uint64_t ev[PMU_EV__COUNT], rep_derived *d);
+/* The value of metric k as text: "1.234" (milli), "12.34 %" (basis points), "-" when undefined. */
+const char *rep_derived_str(char *buf, size_t n, const rep_derived *d, int k);
+
 /* A JSON value as compact text (sorted keys), "-" for NULL; heap, NULL when out of memory. */
 char *rep_compact(const json_t *v);
+
+/* An API call as text with parameter names and decoded values (decode.c): heap, NULL when out of memory. */
+char *rep_call_text(const char *fn, bool guest, const json_t *args, const json_t *results, bool done);
 
 /* The writers: 0 or an errno value. */
 int rep_write_json(const rep_view *v, FILE *f);
 int rep_write_md(const rep_view *v, FILE *f);
 int rep_write_html(const rep_view *v, FILE *f);
+int rep_write_csv(const rep_view *v, FILE *f);
 
 #endif

@@ -173,58 +173,110 @@ static void svg_timeline(const rmachine *rm, const int *col, FILE *f) {
     fputs("</svg>\n", f);
 }
 
-/* One chart per distinct programmed counter: a line per coloured thread. */
+/* Horizontal gridlines with value labels at 0, 1/4, ..., max of a chart of height H at top;
+ * vertical gridlines at the time axis' ticks; axis titles. */
+static void svg_grid(FILE *f, int top, int H, uint64_t max, uint64_t end_ns, const char *ytitle) {
+    fputs("<g class=\"grid\">", f);
+    for (int q = 0; q <= 4; q++) {
+        int y = top + H - H * q / 4;
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#e4e4e4\"/>", ML, y, ML + PW, y);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", ML - 6, y + 4,
+                rep_g(sim_mul_div(max, (uint64_t)q, 4)));
+    }
+    uint64_t step = tick_step(end_ns ? end_ns : 1);
+    for (uint64_t t = step; t <= end_ns; t += step) {
+        int x = px(t, end_ns);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eeeeee\"/>", x, top, x, top + H);
+        if (end_ns - t < step) break;
+    }
+    fprintf(f,
+            "</g><text class=\"axistitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">",
+            14, top + H / 2, 14, top + H / 2);
+    rep_put_html(f, ytitle);
+    fprintf(f, "</text><text class=\"axistitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">virtual time</text>\n",
+            ML + PW / 2, top + H + AXIS_H + 12);
+}
+
+/* The points of thread rt's series for counter j (time in cycles, value), the latest included; their number. */
+static int series_points(const rmachine *rm, const rthread *rt, int j, uint64_t *ts, uint64_t *vs) {
+    int w = 1 + rm->nv, n = 0;
+    uint64_t lt = 0;
+    for (int p = 0; p <= rt->s.n; p++) {
+        const uint64_t *pt = p < rt->s.n ? rt->s.pts + (size_t)p * (size_t)w : rt->s.last;
+        if (p == rt->s.n && rt->s.n && pt[0] == lt &&
+            pt[1 + j] == rt->s.pts[(size_t)(p - 1) * (size_t)w + 1 + (size_t)j])
+            break;
+        lt = pt[0];
+        ts[n] = pt[0];
+        vs[n++] = pt[1 + j];
+    }
+    return n;
+}
+
+/* Events per µs of virtual time between samples p-1 and p (0 when no time passed). */
+static uint64_t rate_at(const rmachine *rm, const uint64_t *ts, const uint64_t *vs, int p) {
+    uint64_t dt = rep_ns_of(rm->cfg.frequency, ts[p]) - rep_ns_of(rm->cfg.frequency, ts[p - 1]);
+    return dt && vs[p] >= vs[p - 1] ? sim_mul_div(vs[p] - vs[p - 1], 1000, dt) : 0;
+}
+
+/* Two charts per distinct programmed counter: the cumulative count, and its rate per sample
+ * interval (events per µs of virtual time between consecutive samples); a line per coloured thread. */
 static void svg_counters(const rmachine *rm, const int *rank, const int *col, FILE *f) {
     uint64_t end = rm->end ? rm->end : 1, end_ns = rep_ns_of(rm->cfg.frequency, end);
-    const int H = 120, top = 20, w = 1 + rm->nv;
+    const int H = 120, top = 24;
+    uint64_t ts[SERIES_MAX + 1], vs[SERIES_MAX + 1];
     for (int j = 0; j < rm->nv; j++) {
-        char name[48];
+        char name[48], title[96];
         rep_counter_name(name, sizeof name, &rm->cfg.pmc, rm->vpmc[j]);
-        uint64_t max = 0;
-        for (int i = 0; i < rm->nthreads && i < NCOLORS; i++) {
-            const rthread *rt = &rm->threads[rank[i]];
-            if (col[rank[i]] < 0 || !rt->s.has_last) continue;
-            if (rt->s.last[1 + j] > max) max = rt->s.last[1 + j];
-            for (int p = 0; p < rt->s.n; p++)
-                if (rt->s.pts[(size_t)p * (size_t)w + 1 + (size_t)j] > max)
-                    max = rt->s.pts[(size_t)p * (size_t)w + 1 + (size_t)j];
-        }
-        int h = top + H + AXIS_H + 8;
-        fprintf(f,
-                "<figure class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"counter-chart\" "
-                "id=\"chart-%d-%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
-                rm->k, j, ML + PW + 20, h, ML + PW + 20, h);
-        fprintf(f, "<text x=\"%d\" y=\"14\" class=\"charttitle\">%s</text>", ML, name);
-        fprintf(f,
-                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" stroke=\"#ddd\"/>"
-                "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%" PRIu64 "</text><text x=\"%d\" y=\"%d\" "
-                "text-anchor=\"end\">0</text>\n",
-                ML, top, PW, H, ML - 6, top + 10, max, ML - 6, top + H);
-        for (int i = 0; i < rm->nthreads && i < NCOLORS; i++) {
-            const rthread *rt = &rm->threads[rank[i]];
-            if (col[rank[i]] < 0 || !rt->s.has_last) continue;
-            fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", rep_palette[col[rank[i]]]);
-            uint64_t lt = 0;
-            for (int p = 0; p <= rt->s.n; p++) {
-                const uint64_t *pt = p < rt->s.n ? rt->s.pts + (size_t)p * (size_t)w : rt->s.last;
-                if (p == rt->s.n && rt->s.n && pt[0] == lt &&
-                    pt[1 + j] == rt->s.pts[(size_t)(p - 1) * (size_t)w + 1 + (size_t)j])
-                    break;
-                lt = pt[0];
-                int x = px(pt[0], end);
-                int y = top + H - (max ? (int)sim_mul_div(pt[1 + j], (uint64_t)H, max) : 0);
-                fprintf(f, "%s%d,%d", p ? " " : "", x, y);
+        for (int kind = 0; kind < 2; kind++) { /* 0: cumulative, 1: rate */
+            uint64_t max = 0;
+            for (int i = 0; i < rm->nthreads && i < NCOLORS; i++) {
+                const rthread *rt = &rm->threads[rank[i]];
+                if (col[rank[i]] < 0 || !rt->s.has_last) continue;
+                int n = series_points(rm, rt, j, ts, vs);
+                for (int p = kind; p < n; p++) {
+                    uint64_t v = kind ? rate_at(rm, ts, vs, p) : vs[p];
+                    if (v > max) max = v;
+                }
             }
-            fputs("\"><title>", f);
-            rep_put_html(f, rt->name);
-            fprintf(f, " (%" PRIu32 "): %s %" PRIu64 "</title></polyline>\n", rt->id, name, rt->s.last[1 + j]);
+            int h = top + H + AXIS_H + 24;
+            snprintf(title, sizeof title, kind ? "%s per µs" : "%s", name);
+            fprintf(f,
+                    "<figure class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"%s\" "
+                    "id=\"%s-%d-%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
+                    kind ? "rate-chart" : "counter-chart", kind ? "rate" : "chart", rm->k, j, ML + PW + 20, h,
+                    ML + PW + 20, h);
+            fprintf(f, "<text x=\"%d\" y=\"14\" class=\"charttitle\">", ML);
+            rep_put_html(f, title);
+            fputs(kind ? " (rate between consecutive samples)</text>" : " (cumulative, as RDPMC reads it)</text>", f);
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#ddd\"/>\n", ML,
+                    top, PW, H);
+            svg_grid(f, top, H, max, end_ns, title);
+            for (int i = 0; i < rm->nthreads && i < NCOLORS; i++) {
+                const rthread *rt = &rm->threads[rank[i]];
+                if (col[rank[i]] < 0 || !rt->s.has_last) continue;
+                int n = series_points(rm, rt, j, ts, vs);
+                fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                        rep_palette[col[rank[i]]]);
+                for (int p = kind; p < n; p++) {
+                    uint64_t v = kind ? rate_at(rm, ts, vs, p) : vs[p];
+                    int y = top + H - (max ? (int)sim_mul_div(v, (uint64_t)H, max) : 0);
+                    if (kind) /* a step: flat at the interval's rate from one sample to the next */
+                        fprintf(f, "%s%d,%d %d,%d", p > 1 ? " " : "", px(ts[p - 1], end), y, px(ts[p], end), y);
+                    else
+                        fprintf(f, "%s%d,%d", p ? " " : "", px(ts[p], end), y);
+                }
+                fputs("\"><title>", f);
+                rep_put_html(f, rt->name);
+                fprintf(f, " (%" PRIu32 "): %s %s</title></polyline>\n", rt->id, name, rep_g(rt->s.last[1 + j]));
+            }
+            svg_axis(f, top + H, end_ns);
+            fputs("</svg></figure>\n", f);
         }
-        svg_axis(f, top + H, end_ns);
-        fputs("</svg></figure>\n", f);
     }
 }
 
-static void html_td_u64(FILE *f, uint64_t v) { fprintf(f, "<td class=\"n\">%" PRIu64 "</td>", v); }
+static void html_td_u64(FILE *f, uint64_t v) { fprintf(f, "<td class=\"n\">%s</td>", rep_g(v)); }
 
 static void html_thread_row(const rmachine *rm, const rthread *rt, const int *col, FILE *f) {
     const sim_config *c = &rm->cfg;
@@ -249,6 +301,59 @@ static void html_thread_row(const rmachine *rm, const rthread *rt, const int *co
     fprintf(f, "%s</td>", any ? "" : "-");
     html_td_u64(f, rt->calls);
     fputs("</tr>\n", f);
+}
+
+static void html_derived_row(FILE *f, const char *color, const char *label, const uint64_t ev[PMU_EV__COUNT],
+                             const char *share) {
+    rep_derived d;
+    rep_derive(ev, &d);
+    fputs("<tr><td>", f);
+    if (color) fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span>", color);
+    rep_put_html(f, label);
+    fputs("</td>", f);
+    html_td_u64(f, ev[PMU_EV_INSTRUCTIONS]);
+    html_td_u64(f, ev[PMU_EV_CYCLES]);
+    for (int k = 0; k < RD__COUNT; k++) {
+        char b[48];
+        fprintf(f, "<td class=\"n\">%s</td>", rep_derived_str(b, sizeof b, &d, k));
+    }
+    fprintf(f, "<td class=\"n\">%s</td></tr>\n", share);
+}
+
+static void html_derived_head(FILE *f, const char *first, const char *share) {
+    fprintf(f, "<table class=\"derived\"><thead><tr><th>%s</th><th>instructions</th><th>cycles</th>", first);
+    for (int k = 0; k < RD__COUNT; k++) fprintf(f, "<th>%s</th>", rep_derived_titles[k]);
+    fprintf(f, "<th>%s</th></tr></thead><tbody>\n", share);
+}
+
+/* Derived metrics per thread (the rows of the threads table) and per CPU (SCHEMA.md "Derived metrics"). */
+static void html_derived(const rmachine *rm, const int *rank, bool all, FILE *f) {
+    char b[48], lab[96];
+    fputs("<h3>Derived metrics</h3>\n<p class=\"rule\">From user-mode event totals (every event is counted, "
+          "programmed or not): IPC = instructions / cycles, CPI = cycles / instructions, branch miss % of branches, "
+          "MPKI = misses per 1,000 instructions; miss % of L1D = of loads + stores, of L2 = of L1D misses, of LLC = "
+          "of LLC references. A CPU's row counts the threads' events while they ran on it. Rounded down; - where "
+          "the denominator is 0.</p>\n",
+          f);
+    html_derived_head(f, "thread", "CPU share %");
+    int nrows = all ? rm->nthreads : HTML_THREADS;
+    int *col = rep_thread_colors(rm, rank);
+    for (int i = 0; i < nrows; i++) {
+        const rthread *rt = &rm->threads[all ? i : rank[i]];
+        if (!rt->seen) continue;
+        snprintf(lab, sizeof lab, "%s (%" PRIu32 ")", rt->name, rt->id);
+        html_derived_row(f, col ? color_of(col, rt->index) : NULL, lab, rt->bank.ev,
+                         rm->end ? rep_pct_str(b, sizeof b, rt->run, rm->end) : "-");
+    }
+    free(col);
+    fputs("</tbody></table>\n", f);
+    html_derived_head(f, "CPU", "busy %");
+    for (int k = 0; k < rm->ncpus; k++) {
+        snprintf(lab, sizeof lab, "CPU %d", k);
+        html_derived_row(f, NULL, lab, rm->cpus[k].ev,
+                         rep_pct_str(b, sizeof b, rm->cpus[k].st.busy, rm->cpus[k].st.time));
+    }
+    fputs("</tbody></table>\n", f);
 }
 
 static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
@@ -303,10 +408,18 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
     if (rm->nthreads > shown)
         fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span>other (%d threads)</span> ", OTHER_COLOR,
                 rm->nthreads - shown);
-    fputs("<br/>switch-outs: ", f);
+    /* only the switch-out kinds that occur in this machine's timeline */
+    uint64_t occurs[MK__COUNT] = {0};
+    for (int c2 = 0; c2 < rm->ncpus; c2++)
+        for (int i = 0; i < TL_COLS; i++)
+            for (int k = 0; k < MK__COUNT; k++) occurs[k] += rm->cpus[c2].cols[i].mk[k];
+    bool anymk = false;
+    for (int k = 0; k < MK__COUNT; k++) anymk |= occurs[k] != 0;
+    if (anymk) fputs("<br/>switch-outs: ", f);
     for (int k = 0; k < MK__COUNT; k++)
-        fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span>%s</span> ", rep_mk_colors[k],
-                rep_mk_names[k]);
+        if (occurs[k])
+            fprintf(f, "<span><span class=\"sw\" style=\"background:%s\"></span>%s</span> ", rep_mk_colors[k],
+                    rep_mk_names[k]);
     fputs("</div>\n", f);
 
     if (rm->nv) {
@@ -314,8 +427,9 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
             f,
             "<h3>Counters over time</h3>\n<p class=\"rule\">Each programmed counter as RDPMC reads it, sampled "
             "when a thread is created, at each of its switch-ins and switch-outs and at the end; one line per coloured "
-            "thread (the %d with the most CPU time), straight between samples. A thread keeps at most %d "
-            "samples: when full, every other one is dropped.</p>\n",
+            "thread (the %d with the most CPU time), straight between samples; beside it, the rate per sample "
+            "interval: the change between two consecutive samples divided by the virtual time between them, in "
+            "events per µs. A thread keeps at most %d samples: when full, every other one is dropped.</p>\n",
             NCOLORS, SERIES_MAX);
         svg_counters(rm, rank, col, f);
     }
@@ -333,7 +447,8 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         rep_counter_name(name, sizeof name, &c->pmc, rm->vpmc[j]);
         fprintf(f, "<th>%s</th>", name);
     }
-    fputs("<th>cycle time</th><th>user</th><th>kernel</th><th>interrupt</th><th>on CPU</th><th>switch-ins</th>"
+    fputs("<th>cycle time (cycles)</th><th>user (cycles)</th><th>kernel (cycles)</th><th>interrupt (cycles)</th><th>on "
+          "CPU (cycles)</th><th>switch-ins</th>"
           "<th>switch-outs by wait reason</th><th>API calls</th></tr></thead><tbody>\n",
           f);
     int nrows = all ? rm->nthreads : HTML_THREADS;
@@ -367,7 +482,9 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
     }
     fputs("</tbody></table>\n", f);
 
-    fputs("<h3>CPUs</h3>\n<table><thead><tr><th>CPU</th><th>time</th><th>busy</th><th>busy %</th><th>idle</th>"
+    html_derived(rm, rank, all, f);
+    fputs("<h3>CPUs</h3>\n<table><thead><tr><th>CPU</th><th>time (cycles)</th><th>busy (cycles)</th><th>busy "
+          "%</th><th>idle (cycles)</th>"
           "<th>interrupt</th><th>ticks</th><th>switches</th><th>intervals</th></tr></thead><tbody>\n",
           f);
     for (int k = 0; k < rm->ncpus; k++) {
@@ -425,7 +542,8 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
 
     fprintf(f, "<details><summary>Schedule: the first %d of %" PRIu64 " intervals</summary>\n",
             rm->niv < HTML_ROWS ? (int)rm->niv : HTML_ROWS, rm->ivtotal);
-    fputs("<table><thead><tr><th>CPU</th><th>thread</th><th>start</th><th>end</th><th>cycles</th><th>left with</th>"
+    fputs("<table><thead><tr><th>CPU</th><th>thread</th><th>start (cycles)</th><th>end (cycles)</th><th>length "
+          "(cycles)</th><th>left with</th>"
           "<th>next state</th></tr></thead><tbody>\n",
           f);
     for (size_t i = 0; i < rm->niv && i < HTML_ROWS; i++) {
@@ -443,8 +561,8 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
 
     fprintf(f, "<details><summary>API calls: %" PRIu64 " (the first %d listed)</summary>\n", rm->calls_total,
             HTML_ROWS);
-    fputs("<table><thead><tr><th>#</th><th>start</th><th>thread</th><th>via</th><th>function</th><th>arguments</th>"
-          "<th>results</th></tr></thead><tbody>\n",
+    fputs("<table><thead><tr><th>#</th><th>start (cycles)</th><th>thread</th><th>via</th><th>call (parameters "
+          "named, values decoded; hover for the raw arguments and results)</th></tr></thead><tbody>\n",
           f);
     int shown_calls = 0;
     for (size_t i = 0; i < v->r->ncalls && shown_calls < HTML_ROWS; i++) {
@@ -454,12 +572,17 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         html_td_u64(f, cl->start);
         fputs("<td>", f);
         rep_put_html(f, cl->th >= 0 ? rm->threads[cl->th].name : "(machine)");
-        fprintf(f, "</td><td>%s</td><td>%s</td><td class=\"code\">", cl->guest ? "guest" : "lua", cl->fn);
+        fprintf(f, "</td><td>%s</td><td class=\"code\" title=\"", cl->guest ? "guest" : "lua");
         char *a = rep_compact(cl->args), *res = cl->done ? rep_compact(cl->results) : rep_dup_str("(did not return)");
+        char *txt = rep_call_text(cl->fn, cl->guest, cl->args, cl->results, cl->done);
+        fputs("arguments ", f);
         rep_put_html(f, a ? a : "?");
-        fputs("</td><td class=\"code\">", f);
+        fputs(", results ", f);
         rep_put_html(f, res ? res : "?");
+        fputs("\">", f);
+        rep_put_html(f, txt ? txt : "?");
         fputs("</td></tr>\n", f);
+        free(txt);
         free(a);
         free(res);
     }
@@ -478,7 +601,7 @@ static const char css[] =
     "td.n{text-align:right;font-variant-numeric:tabular-nums}td.code{font-family:monospace;font-size:12px;"
     "max-width:420px;word-break:break-all}.rule{color:#555;font-size:13px;max-width:1100px}"
     "svg{display:block;font:11px sans-serif;overflow:visible}svg .lanelabel{font-weight:bold;font-size:12px}"
-    "svg .mk{font-size:10px}svg .charttitle{font-weight:bold;font-size:12px}"
+    "svg .mk{font-size:10px}svg .charttitle{font-weight:bold;font-size:12px}svg .axistitle{font-size:11px;fill:#555}"
     ".legend span{margin-right:10px;white-space:nowrap}.sw{display:inline-block;width:10px;height:10px;"
     "margin-right:4px;border:1px solid #888;vertical-align:middle}figure{margin:8px 0}"
     ".status-partial{color:#b00020;font-weight:bold}";

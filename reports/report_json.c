@@ -25,6 +25,18 @@ static json_t *j_level(const pmu_cache_level *l) {
     return o;
 }
 
+/* Every user-mode event total, and the metrics derived from them (SCHEMA.md "Derived metrics"). */
+static void j_events(json_t *o, const uint64_t ev[PMU_EV__COUNT]) {
+    json_t *e = json_object(), *d = json_object();
+    for (int k = 0; k < PMU_EV__COUNT; k++) jint(e, pmu_event_name((pmu_event)k), ev[k]);
+    rep_derived dv;
+    rep_derive(ev, &dv);
+    for (int k = 0; k < RD__COUNT; k++)
+        jset(d, rep_derived_keys[k], dv.has[k] ? json_integer((json_int_t)dv.v[k]) : json_null());
+    jset(o, "events", e);
+    jset(o, "derived", d);
+}
+
 static json_t *j_machine(const rmachine *rm, const rep_report *r) {
     const sim_config *c = &rm->cfg;
     json_t *o = json_object();
@@ -130,6 +142,8 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
         jint(t, "run_cycles", rt->run);
         jint(t, "intervals", rt->nint);
         jint(t, "api_calls", rt->calls);
+        j_events(t, rt->bank.ev);
+        jset(t, "cpu_share_bp", rm->end ? json_integer((json_int_t)sim_mul_div(rt->run, 10000, rm->end)) : json_null());
         json_t *sw = json_object();
         jint(sw, "in", rt->switches);
         json_t *out = json_object();
@@ -155,6 +169,7 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
         jint(x, "switches", rc->st.switches);
         jint(x, "intervals", rc->nint);
         jint(x, "busy_bp", rc->st.time ? sim_mul_div(rc->st.busy, 10000, rc->st.time) : 0);
+        j_events(x, rc->ev);
         json_array_append_new(cpus, x);
     }
     jset(o, "cpus", cpus);

@@ -11,6 +11,50 @@
 /* A JSON value as compact text (sorted keys), for the call tables. */
 static void md_thread_name(FILE *f, const rthread *rt) { rep_put_md(f, rt->name); }
 
+/* Derived metrics per thread and per CPU, from user-mode event totals (SCHEMA.md "Derived metrics"). */
+static void md_derived_row(FILE *f, const uint64_t ev[PMU_EV__COUNT], const char *share) {
+    rep_derived d;
+    rep_derive(ev, &d);
+    fprintf(f, " %s | %s |", rep_g(ev[PMU_EV_INSTRUCTIONS]), rep_g(ev[PMU_EV_CYCLES]));
+    for (int k = 0; k < RD__COUNT; k++) {
+        char b[48];
+        fprintf(f, " %s |", rep_derived_str(b, sizeof b, &d, k));
+    }
+    fprintf(f, " %s |\n", share);
+}
+
+static void md_derived_head(FILE *f, const char *first, const char *share) {
+    fprintf(f, "| %s | instructions | cycles |", first);
+    for (int k = 0; k < RD__COUNT; k++) fprintf(f, " %s |", rep_derived_titles[k]);
+    fprintf(f, " %s |\n|---|---|---|", share);
+    for (int k = 0; k < RD__COUNT; k++) fputs("---|", f);
+    fputs("---|\n", f);
+}
+
+static void write_md_derived(const rmachine *rm, FILE *f) {
+    char b[48];
+    fputs("\n### Derived metrics\n\nFrom each thread's user-mode event totals (every event is counted, programmed or "
+          "not): IPC = instructions / cycles, CPI = cycles / instructions, branch miss % of branches, MPKI = misses "
+          "per 1,000 instructions; miss % of L1D = of loads + stores, of L2 = of L1D misses, of LLC = of LLC "
+          "references; CPU share = on-CPU cycles / the run's length. Rounded down; - where the denominator is 0.\n\n",
+          f);
+    md_derived_head(f, "thread", "CPU share %");
+    for (int i = 0; i < rm->nthreads; i++) {
+        const rthread *rt = &rm->threads[i];
+        if (!rt->seen) continue;
+        fputs("| ", f);
+        md_thread_name(f, rt);
+        fputs(" |", f);
+        md_derived_row(f, rt->bank.ev, rm->end ? rep_pct_str(b, sizeof b, rt->run, rm->end) : "-");
+    }
+    fputs("\nPer CPU: the user-mode events of the threads while they ran on it.\n\n", f);
+    md_derived_head(f, "CPU", "busy %");
+    for (int k = 0; k < rm->ncpus; k++) {
+        fprintf(f, "| %d |", k);
+        md_derived_row(f, rm->cpus[k].ev, rep_pct_str(b, sizeof b, rm->cpus[k].st.busy, rm->cpus[k].st.time));
+    }
+}
+
 static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
     const sim_config *c = &rm->cfg;
     const pmu_cost_params *cp = &c->cost;
@@ -59,7 +103,8 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
     const pmu_cache_level *lv[3] = {&cp->cache.l1d, &cp->cache.l2, &cp->cache.llc};
     static const char *const lvn[3] = {"L1D", "L2", "LLC"};
     for (int i = 0; i < 3; i++)
-        fprintf(f, "| %s | %" PRIu32 " | %" PRIu32 " | %" PRIu32 " |\n", lvn[i], lv[i]->size, lv[i]->ways, lv[i]->line);
+        fprintf(f, "| %s | %s bytes | %" PRIu32 " | %" PRIu32 " bytes |\n", lvn[i], rep_g(lv[i]->size), lv[i]->ways,
+                lv[i]->line);
 
     fputs("\n### Threads\n\nCounters as RDPMC reads them (48 bits, mode applied); times in cycles.\n\n", f);
     fputs("| thread | id | state | exit code |", f);
@@ -68,8 +113,8 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         rep_counter_name(name, sizeof name, &c->pmc, rm->vpmc[j]);
         fprintf(f, " %s |", name);
     }
-    fputs(" cycle time | user | kernel | interrupt | ticks | on CPU | switch-ins | switch-outs by wait reason | "
-          "API calls |\n|---|---|---|---|",
+    fputs(" cycle time (cycles) | user (cycles) | kernel (cycles) | interrupt (cycles) | ticks | on CPU (cycles) | "
+          "switch-ins | switch-outs by wait reason | API calls |\n|---|---|---|---|",
           f);
     for (int j = 0; j < rm->nv; j++) fputs("---|", f);
     fputs("---|---|---|---|---|---|---|---|---|\n", f);
@@ -80,11 +125,10 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         md_thread_name(f, rt);
         fprintf(f, " | %" PRIu32 " | %s | %" PRIu32 " |", rt->id, rep_state_name(rt->state), rt->exit_code);
         for (int j = 0; j < rm->nv; j++)
-            fprintf(f, " %" PRIu64 " |", pmu_pmc_read(&c->pmc, &rt->bank, (uint64_t)rm->vpmc[j]));
-        fprintf(f,
-                " %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ",
-                rt->cycle_time, rep_user_cycles(rt), rep_kernel_cycles(rt), rep_interrupt_cycles(rt), rt->ticks,
-                rt->run, rt->switches);
+            fprintf(f, " %s |", rep_g(pmu_pmc_read(&c->pmc, &rt->bank, (uint64_t)rm->vpmc[j])));
+        fprintf(f, " %s | %s | %s | %s | %s | %s | %s | ", rep_g(rt->cycle_time), rep_g(rep_user_cycles(rt)),
+                rep_g(rep_kernel_cycles(rt)), rep_g(rep_interrupt_cycles(rt)), rep_g(rt->ticks), rep_g(rt->run),
+                rep_g(rt->switches));
         bool any = false;
         for (int w = 0; w < NWAIT; w++)
             if (rt->outs[w]) {
@@ -92,19 +136,19 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
                 any = true;
             }
         if (rt->exits) fprintf(f, "%sexit %" PRIu64, any ? ", " : "", rt->exits), any = true;
-        fprintf(f, "%s | %" PRIu64 " |\n", any ? "" : "-", rt->calls);
+        fprintf(f, "%s | %s |\n", any ? "" : "-", rep_g(rt->calls));
     }
+    write_md_derived(rm, f);
 
-    fputs("\n### CPUs\n\n| CPU | time | busy | busy % | idle | interrupt | ticks | switches | intervals |\n"
+    fputs("\n### CPUs\n\n| CPU | time (cycles) | busy (cycles) | busy % | idle (cycles) | interrupt (cycles) | ticks | "
+          "switches | intervals |\n"
           "|---|---|---|---|---|---|---|---|---|\n",
           f);
     for (int k = 0; k < rm->ncpus; k++) {
         const sim_cpu_stats *s = &rm->cpus[k].st;
-        fprintf(f,
-                "| %d | %" PRIu64 " | %" PRIu64 " | %s | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64
-                " | %" PRIu64 " |\n",
-                k, s->time, s->busy, rep_pct_str(b1, sizeof b1, s->busy, s->time), s->idle, s->interrupt, s->ticks,
-                s->switches, rm->cpus[k].nint);
+        fprintf(f, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", k, rep_g(s->time), rep_g(s->busy),
+                rep_pct_str(b1, sizeof b1, s->busy, s->time), rep_g(s->idle), rep_g(s->interrupt), rep_g(s->ticks),
+                rep_g(s->switches), rep_g(rm->cpus[k].nint));
     }
 
     fprintf(f, "\n### Schedule\n\nEach stretch a thread was a CPU's current thread (cycles on that CPU's clock), "
@@ -112,7 +156,8 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
     if (rm->niv < rm->ivtotal)
         fprintf(f, " **Truncated**: the first %zu of %" PRIu64 " intervals (limit %" PRIu64 " per machine).", rm->niv,
                 rm->ivtotal, rm->r->max_intervals);
-    fputs("\n\n| CPU | thread | id | start | end | cycles | µs | left with | next state |\n"
+    fputs("\n\n| CPU | thread | id | start (cycles) | end (cycles) | length (cycles) | length (µs) | left with | next "
+          "state |\n"
           "|---|---|---|---|---|---|---|---|---|\n",
           f);
     for (int k = 0; k < rm->ncpus; k++)
@@ -122,8 +167,8 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
             const rthread *rt = &rm->threads[iv->th];
             fprintf(f, "| %d | ", k);
             md_thread_name(f, rt);
-            fprintf(f, " | %" PRIu32 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %s | %s | %s |\n", rt->id, iv->start,
-                    iv->end, iv->end - iv->start,
+            fprintf(f, " | %" PRIu32 " | %s | %s | %s | %s | %s | %s |\n", rt->id, rep_g(iv->start), rep_g(iv->end),
+                    rep_g(iv->end - iv->start),
                     rep_us_str(b2, sizeof b2, rep_ns_of(c->frequency, iv->end) - rep_ns_of(c->frequency, iv->start)),
                     iv->why >= 0 ? rep_wait_name(iv->why) : "-", rep_next_names[iv->next]);
         }
@@ -141,17 +186,17 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         order[j] = i;
     }
     for (int i = 0; i < no; i++)
-        fprintf(f, "| %s | %" PRIu64 " | %" PRIu64 " |\n", rm->fns[order[i]].name, rm->fns[order[i]].lua,
-                rm->fns[order[i]].guest);
+        fprintf(f, "| %s | %s | %s |\n", rm->fns[order[i]].name, rep_g(rm->fns[order[i]].lua),
+                rep_g(rm->fns[order[i]].guest));
     if (!no) fputs("| - | 0 | 0 |\n", f);
-    fputs("\n| # | start | end | thread | via | function | arguments | results |\n"
-          "|---|---|---|---|---|---|---|---|\n",
+    fputs("\n| # | start (cycles) | end (cycles) | thread | via | function | arguments | results | call |\n"
+          "|---|---|---|---|---|---|---|---|---|\n",
           f);
     uint64_t seq = 0;
     for (size_t i = 0; i < v->r->ncalls; i++) {
         const rcall *cl = &v->r->calls[i];
         if (cl->mk != rm->k) continue;
-        fprintf(f, "| %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ", seq++, cl->start, cl->end);
+        fprintf(f, "| %" PRIu64 " | %s | %s | ", seq++, rep_g(cl->start), rep_g(cl->end));
         if (cl->th >= 0)
             md_thread_name(f, &rm->threads[cl->th]);
         else
@@ -161,7 +206,11 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         rep_put_md(f, a ? a : "?");
         fputs(" | ", f);
         rep_put_md(f, res ? res : "?");
+        fputs(" | ", f);
+        char *txt = rep_call_text(cl->fn, cl->guest, cl->args, cl->results, cl->done);
+        rep_put_md(f, txt ? txt : "?");
         fputs(" |\n", f);
+        free(txt);
         free(a);
         free(res);
     }

@@ -55,13 +55,13 @@ bool rep_trace_full(const rep_trace *tr);
  * Returns 0 or an errno value.  rep_trace_close(NULL, ...) returns 0. */
 int rep_trace_close(rep_trace *tr, const char *partial);
 
-/* ---- run reports: JSON, Markdown, HTML (--report PATH; reports/SCHEMA.md) ----------------- */
+/* ---- run reports: JSON, Markdown, HTML, CSV (--report PATH; reports/SCHEMA.md) ----------------- */
 
-typedef enum rep_format { REP_FORMAT_JSON = 0, REP_FORMAT_MARKDOWN, REP_FORMAT_HTML } rep_format;
+typedef enum rep_format { REP_FORMAT_JSON = 0, REP_FORMAT_MARKDOWN, REP_FORMAT_HTML, REP_FORMAT_CSV } rep_format;
 /* The list limits of a report: past them a list is truncated and says so (its totals stay exact). */
 #define REP_REPORT_MAX_INTERVALS 100000
 #define REP_REPORT_MAX_CALLS 10000
-#define REP_FORMAT_EXTENSIONS ".json, .md, .html"
+#define REP_FORMAT_EXTENSIONS ".json, .md, .html, .csv"
 
 /* The format a report path's extension names: 0 with *out set, or -1 when the
  * extension is none of REP_FORMAT_EXTENSIONS (compared exactly, lower case). */
