@@ -167,7 +167,10 @@ static inline uint64_t rep_kernel_cycles(const rthread *rt) {
     return rt->bank.kev[PMU_EV_CYCLES] - rt->bank.intr_cycles;
 }
 static inline uint64_t rep_interrupt_cycles(const rthread *rt) { return rt->bank.intr_cycles; }
-static inline const char *rep_status_name(int exit_status) { return exit_status == 2 ? "partial" : "complete"; }
+/* 2: an error ended the run; 128 + N: signal N stopped it (hcpsim run's interrupt handling) */
+static inline const char *rep_status_name(int exit_status) {
+    return exit_status == 2 ? "partial" : exit_status >= 128 ? "interrupted" : "complete";
+}
 
 /* Derived metrics of a set of user-mode event totals (reports/SCHEMA.md "Derived metrics"):
  * integers, rounded down; has[k] false where the denominator is 0. */

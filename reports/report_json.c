@@ -256,7 +256,7 @@ int rep_write_json(const rep_view *v, FILE *f) {
     else
         jset(run, "error", json_null());
     /* why the report stops early: the error of a failed run (a limit reached, a scenario error) */
-    if (v->error && v->exit_status == 2)
+    if (v->error && (v->exit_status == 2 || v->exit_status >= 128))
         jstr(run, "partial", v->error);
     else
         jset(run, "partial", json_null());

@@ -287,6 +287,12 @@ void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud);
 /* What a gate entry no handler serves returns in the result register (a
  * syscall outside the thunks, a service with no handler): 0 until set. */
 void sim_set_gate_refusal(sim_machine *m, uint64_t result);
+/* The host's poll: called at every scheduling stop of a guest call (each clock tick, quantum or
+ * lock-step boundary), where the host may look at its clock or its signals.  It must not change
+ * the machine; when it returns true the call stops there, sim_call_continue returns
+ * SIM_CALL_ERROR with the text "interrupted", and the run cannot go on (the host ends it).
+ * NULL: none (the default). */
+void sim_set_poll(sim_machine *m, bool (*fn)(void *ud), void *ud);
 /* The guest address of thunk `service` on machine m (NULL: on an x64 machine),
  * or 0 past SIM_GATE_SERVICES. */
 uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service);
@@ -304,6 +310,10 @@ sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
 /* Argument word k of the gate call with no upper bound on k (variadic callees:
  * printf's arguments), by the same convention; only inside the handler. */
 sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
+/* A 64-bit argument starting at word *k of the gate call: one word on 64-bit ISAs; two words, low
+ * first, on 32-bit ones, from an even word on ARM (AAPCS); *k moves past it.  Only inside the
+ * handler. */
+sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
 /* Inside the handler: t's guest call ends when the handler returns, as if the
  * callee had returned the handler's result at once (nothing after the gate
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its

@@ -964,7 +964,8 @@ static void check_cycles(void) {
         int p = expect(r, "first call failed (%lu)", (unsigned long)GetLastError());
         r = p_cycles(cur, &b);
         p &= expect(r, "second call failed (%lu)", (unsigned long)GetLastError());
-        p &= expect(a != 0, "cycle time 0") & expect(b >= a, "%llu then %llu", (unsigned long long)a, (unsigned long long)b);
+        p &= expect(a != 0, "cycle time 0") &
+             expect(b >= a, "%llu then %llu", (unsigned long long)a, (unsigned long long)b);
         end(p);
     }
     ULONG64 q0 = 0, q1 = 0, q2 = 0;
