@@ -401,6 +401,42 @@ r=$?
 [ "$st" = 0 ] && [ "$r" = 0 ]
 result $? "--report PATH.csv: one header, CRLF lines, quoted fields; IPC recomputed from its events; the decoded call" "status $st"
 
+# ---- API calls decoded (reports/SCHEMA.md "API calls in Markdown and HTML") ----
+# p enables profiling of PMC0 and PMC1 (mask 0x3), spins 4 + 2 x 200000 = 400004 instructions =
+# cycles ("unit"), which is more than the quantum (1 tick = 1000 x 100 ns at 3 GHz = 300000 cycles)
+# while q is ready: it is switched out once with WrQuantumEnd (KWAIT_REASON 30, bit 0x40000000) and
+# in again once (ContextSwitchCount 1); then waits 0 ms on its own, running, thread: WAIT_TIMEOUT.
+cat > dec.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine { cost = "unit", tick = 1000, quantum = 1, pmc = { "instructions", "cycles" } }
+m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 }, { Type = hcp.PMCCounter, Index = 1 } }
+local k = m:load "kernels"
+m:thread { name = "p", body = function(t)
+  local rc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), hcp.THREAD_PROFILING_FLAG_DISPATCH, 0x3)
+  t:run(k.spin, 200000)
+  t:ReadThreadProfilingData(ph, hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING | hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS)
+  t:WaitForSingleObject(t:GetCurrentThread(), 0)
+  t:DisableThreadProfiling(ph)
+end }
+m:thread { name = "q", body = function(t) t:run(k.spin, 200000) end }
+m:run()
+EOF
+$HCPSIM run --report dec.md dec.lua >/dev/null 2>err.txt
+st=$?
+ok=0
+for want in \
+  'EnableThreadProfiling(ThreadHandle=0xFFFFFFFFFFFFFFFE, Flags=THREAD\_PROFILING\_FLAG\_DISPATCH, HardwareCounters=0x3) → ERROR\_SUCCESS, PerformanceDataHandle=0x' \
+  'Flags=READ\_THREAD\_PROFILING\_FLAG\_DISPATCHING \| READ\_THREAD\_PROFILING\_FLAG\_HARDWARE\_COUNTERS) → ERROR\_SUCCESS, PerformanceData={Size=288, Version=1, WaitReasonBitMap=0x40000000 (WrQuantumEnd), ContextSwitchCount=1, CycleTime=400,004, RetryCount=0, HwCountersCount=2, HwCounters=[400,004, 400,004]} |' \
+  '| WaitForSingleObject(hHandle=0xFFFFFFFFFFFFFFFE, dwMilliseconds=0 ms) → WAIT\_TIMEOUT |' \
+  '| KeSetHardwareCounterConfiguration(CounterArray=[{"Index":0,"Type":0},{"Index":1,"Type":0}]) → STATUS\_SUCCESS |'; do
+  grep -qF -- "$want" dec.md || { ok=1; echo "# missing: $want"; }
+done
+[ "$st" = 0 ] && [ "$ok" = 0 ]
+result $? "API calls decoded: parameter names, handles in hex, flags by name, results by name, WaitReasonBitMap as wait-reason names" "status $st"
+$HCPSIM run --report dec.html dec.lua >/dev/null 2>&1
+grep -qF 'WaitReasonBitMap=0x40000000 (WrQuantumEnd)' dec.html && grep -qF 'title="arguments [-2,1,3], results [0,' dec.html
+result $? "the HTML shows the decoded call, the raw arguments and results in its hover title"
+
 # ---- a long run: truncated lists, aggregated timeline ----
 # 2 threads of spin(8000000) on one CPU with a 300-cycle quantum (tick 1 x 100 ns, interrupts
 # free): 2 x 16000004 cycles / 300 = about 106667 intervals, over the 100000 limit.
