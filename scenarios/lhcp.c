@@ -110,15 +110,6 @@ static const constant constants[] = {
     C(ERROR_ALREADY_EXISTS),
     C(ERROR_NO_SYSTEM_RESOURCES),
     C(ERROR_WMI_INSTANCE_NOT_FOUND),
-    /* KTHREAD_STATE */
-    {"Initialized", 0},
-    {"Ready", 1},
-    {"Running", 2},
-    {"Standby", 3},
-    {"Terminated", 4},
-    {"Waiting", 5},
-    {"Transition", 6},
-    {"DeferredReady", 7},
 };
 #undef C
 
@@ -295,6 +286,10 @@ int luaopen_hcpsim(lua_State *L) {
     for (int i = 0; i < SIM_WAIT_REASONS; i++) {
         lua_pushinteger(L, (lua_Integer)i);
         lua_setfield(L, -2, sim_wait_reason_name(i));
+    }
+    for (int i = 0; i < SIM_THREAD_STATES; i++) { /* KTHREAD_STATE */
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_setfield(L, -2, sim_thread_state_name(i));
     }
     static const luaL_Reg fns[] = {
         {"machine", lhcp_machine_new},

@@ -652,8 +652,6 @@ static int t_inject_kernel_updates(lua_State *L) {
     return 0;
 }
 
-static const char *const state_names[] = {"Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting"};
-
 static int t_index(lua_State *L) {
     lthread *lt = lhcp_check_thread(L, 1);
     const char *k = luaL_checkstring(L, 2);
@@ -664,7 +662,7 @@ static int t_index(lua_State *L) {
     else if (strcmp(k, "name") == 0)
         lua_pushstring(L, sim_thread_name(lt->t));
     else if (strcmp(k, "state") == 0)
-        lua_pushstring(L, state_names[sim_thread_state_of(lt->t)]);
+        lua_pushstring(L, sim_thread_state_name((int)sim_thread_state_of(lt->t)));
     else if (strcmp(k, "switches") == 0)
         lua_pushinteger(L, (lua_Integer)sim_thread_switches(lt->t));
     else if (strcmp(k, "priority") == 0)

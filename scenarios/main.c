@@ -38,6 +38,7 @@ static void usage(FILE *f) {
           "                  [--trace PATH] PROGRAM.exe [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version (also --version, -V)\n"
+          "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
           "       hcpsim bench\n"
           "       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
@@ -659,6 +660,7 @@ static const struct {
                  "  --platform P             a platform profile (listed below)\n"
                  "  --imports                the import table of Windows programs: each DLL function, its\n"
                  "                           ordinal, whether hcpsim implements it and what a call costs\n"},
+    {"diff", NULL}, /* reports/diff.c prints its own (rep_diff_main --help) */
     {"bench", "usage: hcpsim bench\n"
               "Guest MIPS per counting mode next to raw Unicorn on the same code, in one process (host\n"
               "time: the one place hcpsim reads the clock). make bench adds native and cachegrind.\n"},
@@ -695,11 +697,16 @@ static int unknown_command(const char *name) {
 static int cmd_help(const char *command) {
     if (!command) {
         usage(stdout);
-        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, describe, bench, version.\n");
+        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, describe, diff, bench, "
+               "version.\n");
         return 0;
     }
     for (int i = 0; i < NHELPS; i++)
         if (strcmp(helps[i].name, command) == 0) {
+            if (!helps[i].text) {
+                char help[] = "--help", *args[] = {help, NULL};
+                return rep_diff_main(1, args);
+            }
             fputs(helps[i].text, stdout);
             if (strcmp(command, "describe") == 0) printf("Platforms: %s\n", hcp_platform_names());
             return 0;
@@ -730,6 +737,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(cmd, "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0 && argc == 2) return cmd_bench();
     if (strcmp(cmd, "version") == 0) return print_version();
     return unknown_command(cmd);

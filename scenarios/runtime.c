@@ -306,6 +306,12 @@ static uint64_t registry_limit(lua_State *L, const char *key, uint64_t def) {
  * directory.  Returns a table id -> true and the path, or nil and a message.
  * Only the embedded modules receive this function (l_require), so the sandbox
  * keeps its rule: a scenario reads no host file. */
+/* tap_line(line): a line hcpsim.tap printed, for the --report's TAP results. */
+static int l_tap_line(lua_State *L) {
+    rep_report_tap_line(lhcp_report(L), luaL_checkstring(L, 1));
+    return 0;
+}
+
 static int l_clause_catalogue(lua_State *L) {
     const char *env = getenv("HCPSIM_CLAUSES");
     luaL_Buffer b;
@@ -379,9 +385,11 @@ static int l_require(lua_State *L) {
             return luaL_error(L, "module '%s' not found (available: hcpsim, hcpsim.tap, hcpsim.testlib)", name);
         if (luaL_loadbufferx(L, s->text, s->len, s->chunkname, "t") != LUA_OK) return lua_error(L);
         lua_pushstring(L, name);
-        lua_createtable(L, 0, 1); /* private functions for the embedded modules */
+        lua_createtable(L, 0, 2); /* private functions for the embedded modules */
         lua_pushcfunction(L, l_clause_catalogue);
         lua_setfield(L, -2, "clause_catalogue");
+        lua_pushcfunction(L, l_tap_line);
+        lua_setfield(L, -2, "tap_line");
         lua_call(L, 2, 1);
     }
     lua_pushvalue(L, -1);

@@ -32,6 +32,13 @@ static const char *const wait_reasons[SIM_WAIT_REASONS] = {
 
 const char *sim_wait_reason_name(int r) { return r >= 0 && r < SIM_WAIT_REASONS ? wait_reasons[r] : NULL; }
 
+/* KTHREAD_STATE 0..7 (HCP-SPEC §6). */
+static const char *const thread_states[SIM_THREAD_STATES] = {
+    "Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting", "Transition", "DeferredReady",
+};
+
+const char *sim_thread_state_name(int s) { return s >= 0 && s < SIM_THREAD_STATES ? thread_states[s] : NULL; }
+
 /* ---- observers and records -------------------------------------------------------------- */
 
 int sim_add_observer(sim_machine *m, const sim_observer *o) {

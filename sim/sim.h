@@ -51,6 +51,9 @@ typedef enum sim_thread_state {
     SIM_TS_TERMINATED = 4,
     SIM_TS_WAITING = 5,
 } sim_thread_state;
+#define SIM_THREAD_STATES 8 /* KTHREAD_STATE 0..7: Transition and DeferredReady are named, never entered */
+/* The KTHREAD_STATE name of s ("Terminated"), or NULL outside 0..7: the one table of these names. */
+const char *sim_thread_state_name(int s);
 
 /* KWAIT_REASON values the scheduler records (HCP-SPEC §6). */
 enum {

@@ -56,6 +56,7 @@ USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH]
                   [--trace PATH] PROGRAM.exe [ARGS...]
        hcpsim describe [--platform P]
        hcpsim version (also --version, -V)
+       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
        hcpsim bench
        hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
@@ -87,9 +88,9 @@ expect "a binary chunk is refused, naming the file" 2 \
 expect "--seed without a value" 2 "hcpsim: --seed needs a non-negative integer" -- run ok.lua --seed
 expect "--seed with a negative value" 2 "hcpsim: --seed needs a non-negative integer" -- run --seed -1 ok.lua
 expect "--trace without a path" 2 "hcpsim: --trace needs a file path" -- run ok.lua --trace
-expect "--report without a path" 2 "hcpsim: --report needs a file path ending in .json, .md, .html" -- run ok.lua --report
+expect "--report without a path" 2 "hcpsim: --report needs a file path ending in .json, .md, .html, .csv" -- run ok.lua --report
 expect "--report with an unknown extension" 2 \
-  "hcpsim: --report r.txt: unknown report format (the extension must be one of .json, .md, .html)" -- run --report r.txt ok.lua
+  "hcpsim: --report r.txt: unknown report format (the extension must be one of .json, .md, .html, .csv)" -- run --report r.txt ok.lua
 expect "--trace-limit 0" 2 "hcpsim: --trace-limit needs a positive integer" -- run --trace-limit 0 ok.lua
 expect "--lua-instructions without a value" 2 "hcpsim: --lua-instructions needs a positive integer" -- run ok.lua --lua-instructions
 expect "--lua-memory with a word" 2 "hcpsim: --lua-memory needs a positive integer" -- run --lua-memory lots ok.lua
