@@ -42,8 +42,12 @@ int main(void) {
 C
 flags=$(PKG_CONFIG_PATH="$root/opt/hcp/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root" pkg-config --cflags --libs hcpsim 2>pc.err)
 result $? "pkg-config hcpsim" "$(cat pc.err)"
+# a sanitizer build's library needs its runtime in the program too (make check-asan, check-ubsan)
+san=""
+nm "$root/opt/hcp/lib/libhcpsim.a" 2>/dev/null | grep -q ' U __asan_' && san="$san -fsanitize=address"
+nm "$root/opt/hcp/lib/libhcpsim.a" 2>/dev/null | grep -q ' U __ubsan_' && san="$san -fsanitize=undefined"
 # shellcheck disable=SC2086
-${CC:-cc} -std=c17 -o prog prog.c $flags >cc.out 2>&1
+${CC:-cc} -std=c17 $san -o prog prog.c $flags >cc.out 2>&1
 result $? "a C program builds against the installed headers and library" "$(head -5 cc.out)"
 out=$(./prog)
 result "$([ "$out" = "4-byte handles, 1 CPU" ]; echo $?)" "it builds a win7-x86 system with hcp_system_new" "$out"
