@@ -325,6 +325,7 @@ typedef struct btb_entry {
 } btb_entry;
 
 struct pmu_bp {
+    pmu_bp_steady steady; /* first member: pmu_bp_cond_steady reads it */
     pmu_bp_params p;
     uint32_t hist;       /* bit 0 = most recent conditional outcome (1 taken) */
     uint32_t hist_mask;  /* 2^H - 1 */
@@ -364,17 +365,23 @@ pmu_bp *pmu_bp_new(const pmu_bp_params *p) {
 void pmu_bp_reset(pmu_bp *bp) {
     memset(bp->ctr, 1, (size_t)bp->index_mask + 1); /* weakly not taken */
     bp->hist = 0;
+    bp->steady.key = 0;
     bp->ras_n = bp->ras_head = 0;
     for (uint32_t i = 0; i < bp->p.btb_entries; i++) bp->btb[i] = (btb_entry){0, 0, false};
 }
 
 bool pmu_bp_cond(pmu_bp *bp, uint64_t pc, bool taken) {
+    if (pmu_bp_cond_steady(bp, pc, taken)) return false;
     uint32_t i = (uint32_t)(((pc >> bp->p.pc_shift) ^ bp->hist) & bp->index_mask);
     uint8_t c = bp->ctr[i];
     bool predicted = c >= 2;
     if (taken && c < 3) bp->ctr[i] = (uint8_t)(c + 1);
     if (!taken && c > 0) bp->ctr[i] = (uint8_t)(c - 1);
-    bp->hist = ((bp->hist << 1) | (taken ? 1u : 0u)) & bp->hist_mask;
+    uint32_t h = ((bp->hist << 1) | (taken ? 1u : 0u)) & bp->hist_mask;
+    /* nothing changed (then it was predicted right): the same branch again is steady */
+    bool steady = h == bp->hist && c == (taken ? 3 : 0) && pc < (UINT64_C(1) << 63);
+    bp->steady.key = steady ? 2 * pc + 1 + (taken ? 1 : 0) : 0;
+    bp->hist = h;
     return predicted != taken;
 }
 
