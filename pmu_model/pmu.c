@@ -426,6 +426,7 @@ typedef struct cache_lvl {
 } cache_lvl;
 
 struct pmu_cache {
+    pmu_cache_last last; /* first member: pmu_cache_access_last reads it */
     cache_lvl lv[3];
 };
 
@@ -486,6 +487,7 @@ pmu_cache *pmu_cache_new(const pmu_cache_params *p) {
             return NULL;
         }
     }
+    c->last = (pmu_cache_last){UINT64_MAX, c->lv[0].line_bits};
     return c;
 }
 
@@ -494,6 +496,7 @@ void pmu_cache_reset(pmu_cache *c) {
         size_t n = (size_t)c->lv[i].sets * c->lv[i].ways;
         memset(c->lv[i].tags, LINE_EMPTY, n * sizeof *c->lv[i].tags);
     }
+    c->last.line = UINT64_MAX;
 }
 
 /* Looks one block up in its set; it becomes most recently used.  True on a hit. */
@@ -501,10 +504,13 @@ static bool line_ref(cache_lvl *l, uint64_t block) {
     uint64_t set = l->pow2 ? (block & l->set_mask) : (block % l->sets);
     uint64_t *s = &l->tags[set * l->ways], tag = block + 1;
     uint32_t i = 0;
-    while (i < l->ways && s[i] != tag) i++;
-    bool hit = i < l->ways;
-    if (!hit) i = l->ways - 1; /* the least recently used way is evicted */
-    for (uint32_t j = i; j > 0; j--) s[j] = s[j - 1];
+    /* Ways in use come first (a line enters at way 0 and pushes the others
+     * down; none is ever emptied but by a reset): the first empty way ends
+     * the search, and on a miss takes the line without evicting any. */
+    while (i < l->ways && s[i] != tag && s[i] != LINE_EMPTY) i++;
+    bool hit = i < l->ways && s[i] == tag;
+    if (i == l->ways) i = l->ways - 1;       /* full: the least recently used way is evicted */
+    if (i) memmove(s + 1, s, i * sizeof *s); /* ways 0..i-1 move down one */
     s[0] = tag;
     return hit;
 }
@@ -522,6 +528,10 @@ static bool level_miss(cache_lvl *l, uint64_t addr, uint32_t size) {
 int pmu_cache_access(pmu_cache *c, uint64_t addr, uint32_t size, bool write) {
     (void)write; /* write-allocate: a write moves lines exactly as a read does */
     if (size == 0) size = 1;
+    if (pmu_cache_access_last(c, addr, size)) return 1;
+    /* the access's last line ends most recently used in its L1D set, whatever the outcome */
+    uint64_t off = addr & ((UINT64_C(1) << c->last.line_bits) - 1);
+    c->last.line = (addr >> c->last.line_bits) + ((off + size - 1) >> c->last.line_bits);
     for (int i = 0; i < 3; i++)
         if (!level_miss(&c->lv[i], addr, size)) return i + 1;
     return 4;

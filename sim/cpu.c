@@ -231,17 +231,23 @@ static void resolve_branch(sim_machine *m, sim_thread *t, uint64_t next) {
     if (miss) clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));
 }
 
+/* The part of on_mem past the one-line fast path: the hierarchy looked up. */
+NOINLINE static void on_mem_slow(sim_machine *m, pmu_cache *c, uint64_t addr, int size, bool write) {
+    sim_thread *t = m->running;
+    if (!t) return;
+    int level = pmu_cache_access(c, addr, (uint32_t)size, write);
+    if (level > 1) clock_add(m, pmu_bank_mem(&t->bank, level, &m->cfg.cost));
+}
+
 /* A data access (cache = on): the executing CPU's hierarchy serves it; the
- * penalty of the level that did is the running thread's. */
+ * penalty of the level that did is the running thread's.  An access within
+ * the last access's L1D line is a hit that changes nothing (pmu.h). */
 static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
     (void)uc, (void)value;
     sim_machine *m = ud;
     sim_cpu *x = m->exec;
-    if (!x || !x->cache) return;
-    sim_thread *t = m->running;
-    if (!t) return;
-    int level = pmu_cache_access(x->cache, addr, (uint32_t)size, type == UC_MEM_WRITE);
-    if (level > 1) clock_add(m, pmu_bank_mem(&t->bank, level, &m->cfg.cost));
+    if (!x || !x->cache || pmu_cache_access_last(x->cache, addr, (uint32_t)size)) return;
+    on_mem_slow(m, x->cache, addr, size, type == UC_MEM_WRITE);
 }
 
 /* A block not in the front table: the table (a decode when new), then its
