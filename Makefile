@@ -52,7 +52,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
 
-.PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
+.PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench bench-ir \
         deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
 
@@ -68,7 +68,9 @@ help:
 	@echo "                        ASan and an -O0 build: stdout, status, --trace and --report files"
 	@echo "                        byte-identical (several minutes)"
 	@echo "make fuzz               libFuzzer targets, FUZZ_SECONDS each (scenarios/fuzz/README.md)"
-	@echo "make bench              guest MIPS per counting mode, native and cachegrind reference"
+	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
+	@echo "                        native and cachegrind reference"
+	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
 	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; MULTI=1 also compares multi-CPU schedules), conformance/README.md"
@@ -203,8 +205,13 @@ check-valgrind: tests
 	  prove -j$(JOBS) --exec 'sh scenarios/tests/runtest' $(LUA_TESTS)
 
 bench: all
+	sh reports/bench/ir.sh $(BUILD)
 	$(BUILD)/hcpsim bench
 	sh reports/bench/native.sh $(BUILD)
+
+# The deterministic figure alone: host instructions per guest iteration under callgrind.
+bench-ir: all
+	sh reports/bench/ir.sh $(BUILD) $(WORKLOADS)
 
 # The tour's HTML report rendered by headless Chromium (not part of `make test`: it takes a while).
 deps-browser:

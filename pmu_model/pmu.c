@@ -325,6 +325,7 @@ typedef struct btb_entry {
 } btb_entry;
 
 struct pmu_bp {
+    pmu_bp_steady steady; /* first member: pmu_bp_cond_steady reads it */
     pmu_bp_params p;
     uint32_t hist;       /* bit 0 = most recent conditional outcome (1 taken) */
     uint32_t hist_mask;  /* 2^H - 1 */
@@ -364,17 +365,23 @@ pmu_bp *pmu_bp_new(const pmu_bp_params *p) {
 void pmu_bp_reset(pmu_bp *bp) {
     memset(bp->ctr, 1, (size_t)bp->index_mask + 1); /* weakly not taken */
     bp->hist = 0;
+    bp->steady.key = 0;
     bp->ras_n = bp->ras_head = 0;
     for (uint32_t i = 0; i < bp->p.btb_entries; i++) bp->btb[i] = (btb_entry){0, 0, false};
 }
 
 bool pmu_bp_cond(pmu_bp *bp, uint64_t pc, bool taken) {
+    if (pmu_bp_cond_steady(bp, pc, taken)) return false;
     uint32_t i = (uint32_t)(((pc >> bp->p.pc_shift) ^ bp->hist) & bp->index_mask);
     uint8_t c = bp->ctr[i];
     bool predicted = c >= 2;
     if (taken && c < 3) bp->ctr[i] = (uint8_t)(c + 1);
     if (!taken && c > 0) bp->ctr[i] = (uint8_t)(c - 1);
-    bp->hist = ((bp->hist << 1) | (taken ? 1u : 0u)) & bp->hist_mask;
+    uint32_t h = ((bp->hist << 1) | (taken ? 1u : 0u)) & bp->hist_mask;
+    /* nothing changed (then it was predicted right): the same branch again is steady */
+    bool steady = h == bp->hist && c == (taken ? 3 : 0) && pc < (UINT64_C(1) << 63);
+    bp->steady.key = steady ? 2 * pc + 1 + (taken ? 1 : 0) : 0;
+    bp->hist = h;
     return predicted != taken;
 }
 
@@ -419,6 +426,7 @@ typedef struct cache_lvl {
 } cache_lvl;
 
 struct pmu_cache {
+    pmu_cache_last last; /* first member: pmu_cache_access_last reads it */
     cache_lvl lv[3];
 };
 
@@ -479,6 +487,7 @@ pmu_cache *pmu_cache_new(const pmu_cache_params *p) {
             return NULL;
         }
     }
+    c->last = (pmu_cache_last){UINT64_MAX, c->lv[0].line_bits};
     return c;
 }
 
@@ -487,6 +496,7 @@ void pmu_cache_reset(pmu_cache *c) {
         size_t n = (size_t)c->lv[i].sets * c->lv[i].ways;
         memset(c->lv[i].tags, LINE_EMPTY, n * sizeof *c->lv[i].tags);
     }
+    c->last.line = UINT64_MAX;
 }
 
 /* Looks one block up in its set; it becomes most recently used.  True on a hit. */
@@ -494,10 +504,13 @@ static bool line_ref(cache_lvl *l, uint64_t block) {
     uint64_t set = l->pow2 ? (block & l->set_mask) : (block % l->sets);
     uint64_t *s = &l->tags[set * l->ways], tag = block + 1;
     uint32_t i = 0;
-    while (i < l->ways && s[i] != tag) i++;
-    bool hit = i < l->ways;
-    if (!hit) i = l->ways - 1; /* the least recently used way is evicted */
-    for (uint32_t j = i; j > 0; j--) s[j] = s[j - 1];
+    /* Ways in use come first (a line enters at way 0 and pushes the others
+     * down; none is ever emptied but by a reset): the first empty way ends
+     * the search, and on a miss takes the line without evicting any. */
+    while (i < l->ways && s[i] != tag && s[i] != LINE_EMPTY) i++;
+    bool hit = i < l->ways && s[i] == tag;
+    if (i == l->ways) i = l->ways - 1;       /* full: the least recently used way is evicted */
+    if (i) memmove(s + 1, s, i * sizeof *s); /* ways 0..i-1 move down one */
     s[0] = tag;
     return hit;
 }
@@ -515,6 +528,10 @@ static bool level_miss(cache_lvl *l, uint64_t addr, uint32_t size) {
 int pmu_cache_access(pmu_cache *c, uint64_t addr, uint32_t size, bool write) {
     (void)write; /* write-allocate: a write moves lines exactly as a read does */
     if (size == 0) size = 1;
+    if (pmu_cache_access_last(c, addr, size)) return 1;
+    /* the access's last line ends most recently used in its L1D set, whatever the outcome */
+    uint64_t off = addr & ((UINT64_C(1) << c->last.line_bits) - 1);
+    c->last.line = (addr >> c->last.line_bits) + ((off + size - 1) >> c->last.line_bits);
     for (int i = 0; i < 3; i++)
         if (!level_miss(&c->lv[i], addr, size)) return i + 1;
     return 4;

@@ -230,6 +230,17 @@ static inline void pmu_bank_retire(pmu_bank *b, const pmu_block_stats *s) {
     b->ev[PMU_EV_STORES] += s->stores;
 }
 /* Takes back work that was counted but did not retire (a block stopped part-way). */
+/* Adds n runs of a block at once (sim/ counts runs, then adds them here). */
+static inline void pmu_bank_retire_n(pmu_bank *b, const pmu_block_stats *s, uint64_t n) {
+    b->ev[PMU_EV_INSTRUCTIONS] += n * s->insns;
+    b->ev[PMU_EV_BRANCHES] += n * s->branches;
+    b->ev[PMU_EV_CYCLES] += n * s->cycles;
+    b->ev[PMU_EV_REF_CYCLES] += n * s->cycles;
+    b->ev[PMU_EV_COND_BRANCHES] += n * s->cond;
+    b->ev[PMU_EV_LOADS] += n * s->loads;
+    b->ev[PMU_EV_STORES] += n * s->stores;
+}
+
 void pmu_bank_unretire(pmu_bank *b, const pmu_block_stats *s);
 
 /* A mispredicted branch: branch-misses + 1 and the penalty in cycles.
@@ -317,6 +328,20 @@ void pmu_bp_reset(pmu_bp *bp); /* counters weakly not-taken, history 0, RAS and 
 
 /* A conditional branch at `pc` resolved `taken`: gshare predicts, then learns. */
 bool pmu_bp_cond(pmu_bp *bp, uint64_t pc, bool taken);
+
+/* The first member of every pmu_bp, read by the inline fast path below: the
+ * last conditional branch whose update changed nothing (its counter was
+ * already saturated towards its outcome and the history already all taken or
+ * all not taken, so it was predicted right).  gshare's state is the counters
+ * and the history alone, so until one of them changes, the same (pc, taken)
+ * again is predicted right and changes nothing: the caller may skip it. */
+typedef struct pmu_bp_steady {
+    uint64_t key; /* 2 pc + 1 + taken (pc below 2^63); 0 none */
+} pmu_bp_steady;
+/* True when pmu_bp_cond(bp, pc, taken) would return false and change nothing. */
+static inline bool pmu_bp_cond_steady(const pmu_bp *bp, uint64_t pc, bool taken) {
+    return ((const pmu_bp_steady *)(const void *)bp)->key == 2 * pc + 1 + (taken ? 1 : 0);
+}
 /* A call (direct or indirect) pushes its return address (the address after the call). */
 void pmu_bp_call(pmu_bp *bp, uint64_t return_addr);
 /* A ret to `target`: mispredicts when the RAS is empty or its top differs; pops either way. */
@@ -347,6 +372,22 @@ void pmu_cache_recycle(bool on);
  * is looked up and becomes most recently used), and only then is the next
  * level looked up, with the whole access (valgrind cachegrind's rule). */
 int pmu_cache_access(pmu_cache *c, uint64_t addr, uint32_t size, bool write);
+
+/* The first member of every pmu_cache, read by the inline fast path below:
+ * the L1D line the last access ended on (its block number; UINT64_MAX none).
+ * That line is the most recently used of its L1D set, so another access
+ * within it alone is an L1D hit that changes nothing. */
+typedef struct pmu_cache_last {
+    uint64_t line;
+    uint32_t line_bits; /* log2 of the L1D line size */
+} pmu_cache_last;
+/* Level 1 when the access lies within the last access's L1D line (what
+ * pmu_cache_access would return, with nothing to change), else 0. */
+static inline int pmu_cache_access_last(const pmu_cache *c, uint64_t addr, uint32_t size) {
+    const pmu_cache_last *l = (const pmu_cache_last *)(const void *)c;
+    uint64_t off = addr & ((UINT64_C(1) << l->line_bits) - 1); /* no wrap at the top of memory */
+    return (addr >> l->line_bits) == l->line && off + (size ? size : 1) <= (UINT64_C(1) << l->line_bits) ? 1 : 0;
+}
 
 /* ---- describe ------------------------------------------------------------------------- */
 

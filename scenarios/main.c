@@ -39,7 +39,7 @@ static void usage(FILE *f) {
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version (also --version, -V)\n"
           "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
-          "       hcpsim bench\n"
+          "       hcpsim bench [--one WORKLOAD MODE N]\n"
           "       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
           "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n"
@@ -565,7 +565,7 @@ static int describe_imports(void) {
 
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
  * same process.  Workloads are the built-in kernels (scenarios/kernels/NAME.S). */
-static int cmd_bench(void) {
+static int cmd_bench(int argc, char **argv) {
     static const uint8_t spin[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
     static const uint8_t memwalk[] = {0x31, 0xc0, 0x48, 0x85, 0xd2, 0x74, 0x0c, 0x48, 0x03, 0x01,
                                       0x48, 0x83, 0xc1, 0x08, 0x48, 0xff, 0xca, 0x75, 0xf4, 0xc3};
@@ -589,24 +589,57 @@ static int cmd_bench(void) {
     /* The bytes of scenarios/kernels/{spin,memwalk,stores,branchy,calls}.S (make checks them against the
      * assembled kernels); the data workloads touch each 8-byte word of a 64 MiB buffer once: n = 8388608. */
     const sim_bench_workload w[] = {
-        {"ALU: spin (dec, jnz)", spin, sizeof spin, 100000000, false, false, 4, 2, 0, SIM_ARCH_X64},
-        {"load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk, sizeof memwalk, 8388608, true, false, 4, 4,
-         0, SIM_ARCH_X64},
-        {"store-heavy: stores (one 8-byte store in 4 instructions)", stores, sizeof stores, 8388608, true, false, 4, 4,
-         0, SIM_ARCH_X64},
-        {"branchy: branchy on random words (one data-dependent jz per word)", branchy, sizeof branchy, 8388608, true,
-         true, 4, 5, 1, SIM_ARCH_X64},
-        {"calls (call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, false, 4, 4, 0, SIM_ARCH_X64},
-        {"x86 ALU: spin (dec, jnz; stdcall)", spin_x86, sizeof spin_x86, 100000000, false, false, 5, 2, 0,
+        {"spin", "ALU: spin (dec, jnz)", spin, sizeof spin, 100000000, false, false, 4, 2, 0, SIM_ARCH_X64},
+        {"memwalk", "load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk, sizeof memwalk, 8388608, true,
+         false, 4, 4, 0, SIM_ARCH_X64},
+        {"stores", "store-heavy: stores (one 8-byte store in 4 instructions)", stores, sizeof stores, 8388608, true,
+         false, 4, 4, 0, SIM_ARCH_X64},
+        {"branchy", "branchy: branchy on random words (one data-dependent jz per word)", branchy, sizeof branchy,
+         8388608, true, true, 4, 5, 1, SIM_ARCH_X64},
+        {"calls", "calls (call, ret, dec, jnz; one push)", calls, sizeof calls, 5000000, false, false, 4, 4, 0,
+         SIM_ARCH_X64},
+        {"x86-spin", "x86 ALU: spin (dec, jnz; stdcall)", spin_x86, sizeof spin_x86, 100000000, false, false, 5, 2, 0,
          SIM_ARCH_X86},
-        {"ARM64 ALU: spin (subs, b.ne)", spin_arm64, sizeof spin_arm64, 100000000, false, false, 3, 2, 0,
+        {"arm64-spin", "ARM64 ALU: spin (subs, b.ne)", spin_arm64, sizeof spin_arm64, 100000000, false, false, 3, 2, 0,
          SIM_ARCH_ARM64},
-        {"ARM ALU: spin (subs, bne)", spin_arm, sizeof spin_arm, 100000000, false, false, 3, 2, 0, SIM_ARCH_ARM},
-        {"ARM64 load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk_arm64, sizeof memwalk_arm64, 8388608,
-         true, false, 4, 4, 0, SIM_ARCH_ARM64},
+        {"arm-spin", "ARM ALU: spin (subs, bne)", spin_arm, sizeof spin_arm, 100000000, false, false, 3, 2, 0,
+         SIM_ARCH_ARM},
+        {"arm64-memwalk", "ARM64 load-heavy: memwalk (one 8-byte load in 4 instructions)", memwalk_arm64,
+         sizeof memwalk_arm64, 8388608, true, false, 4, 4, 0, SIM_ARCH_ARM64},
     };
+    size_t nw = sizeof w / sizeof w[0];
+    if (argc == 4 && strcmp(argv[0], "--one") == 0) { /* one workload, one mode, n iterations (make bench-ir) */
+        char *end;
+        unsigned long mode = strtoul(argv[2], &end, 10);
+        bool ok = *argv[2] && !*end && mode < SIM_BENCH_MODES;
+        unsigned long long n = strtoull(argv[3], &end, 10);
+        ok = ok && *argv[3] && !*end && n > 0 && n <= 100000000ull;
+        size_t i = 0;
+        while (i < nw && strcmp(w[i].key, argv[1]) != 0) i++;
+        if (!ok || i == nw) {
+            fprintf(stderr, "hcpsim: bench --one needs WORKLOAD MODE N (workloads:");
+            for (size_t j = 0; j < nw; j++) fprintf(stderr, " %s", w[j].key);
+            fprintf(stderr, "; modes 0 to %d; 1 <= N <= 100000000)\n", SIM_BENCH_MODES - 1);
+            return EXIT_ERROR;
+        }
+        sim_bench_workload one = w[i];
+        one.n = n;
+        sim_bench_result r;
+        if (sim_bench_one(&one, (int)mode, host_ns, &r) != 0) {
+            fprintf(stderr, "hcpsim: bench: workload '%s' failed or miscounted in mode %lu (N up to %llu with data)\n",
+                    one.key, mode, (unsigned long long)w[i].n);
+            return EXIT_ERROR;
+        }
+        printf("%s\t%lu\t%s\t%llu\t%llu\n", one.key, mode, r.mode, (unsigned long long)r.insns,
+               (unsigned long long)r.blocks);
+        return 0;
+    }
+    if (argc != 0) {
+        usage(stderr);
+        return EXIT_ERROR;
+    }
     printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
-    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+    for (size_t i = 0; i < nw; i++) {
         sim_bench_result r[SIM_BENCH_MODES];
         if (sim_bench(&w[i], host_ns, r) != 0) {
             fprintf(stderr, "hcpsim bench: workload '%s' failed or miscounted\n", w[i].name);
@@ -661,9 +694,11 @@ static const struct {
                  "  --imports                the import table of Windows programs: each DLL function, its\n"
                  "                           ordinal, whether hcpsim implements it and what a call costs\n"},
     {"diff", NULL}, /* reports/diff.c prints its own (rep_diff_main --help) */
-    {"bench", "usage: hcpsim bench\n"
+    {"bench", "usage: hcpsim bench [--one WORKLOAD MODE N]\n"
               "Guest MIPS per counting mode next to raw Unicorn on the same code, in one process (host\n"
-              "time: the one place hcpsim reads the clock). make bench adds native and cachegrind.\n"},
+              "time: the one place hcpsim reads the clock). make bench adds native and cachegrind.\n"
+              "  --one WORKLOAD MODE N    one workload in one counting mode for N iterations (what\n"
+              "                           make bench-ir counts with callgrind)\n"},
     {"version", "usage: hcpsim version (also hcpsim --version, hcpsim -V)\n"
                 "Prints hcpsim's version, the git description of its build and its libraries' versions.\n"},
     {"help", "usage: hcpsim help [COMMAND]\nDescribes a command and every option it takes.\n"},
@@ -738,7 +773,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "bench") == 0 && argc == 2) return cmd_bench();
+    if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "version") == 0) return print_version();
     return unknown_command(cmd);
 }

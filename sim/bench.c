@@ -20,13 +20,22 @@ static void *fnptr(any_fn f) {
     return p;
 }
 
+/* The bytes of the data buffer a run fills: 8 MiB for up to 2^20 words (the
+ * short runs of make bench-ir, so that two runs of different lengths do the
+ * same set-up), else the whole buffer. */
+static size_t data_bytes(const sim_bench_workload *w) {
+    if (!w->data) return 0;
+    return w->n <= (UINT64_C(1) << 20) ? (size_t)8 << 20 : SIM_BENCH_DATA;
+}
+
 /* The data buffer's words: zero, or a fixed xorshift sequence (random data
- * for the branchy workload), the same in every mode. */
+ * for the branchy workload), the same in every mode.  Only the words the
+ * workload walks are generated; the rest stay zero. */
 static uint64_t *bench_data(const sim_bench_workload *w) {
     uint64_t *d = calloc(SIM_BENCH_DATA / 8, 8);
     if (d && w->random) {
         uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
-        for (size_t i = 0; i < SIM_BENCH_DATA / 8; i++) {
+        for (size_t i = 0; i < data_bytes(w) / 8; i++) {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
@@ -47,7 +56,8 @@ static uint64_t insns_for(const sim_bench_workload *w, const uint64_t *data, uin
 /* Raw Unicorn: the code at 0x1000, the two arguments by the ISA's convention
  * (x64 rcx, rdx; x86 on the stack; ARM64 x0, x1; ARM r0, r1), run until the
  * return's target. */
-static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_hook, sim_now_fn now, uint64_t *ns) {
+static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_hook, sim_now_fn now, uint64_t *ns,
+                   uint64_t *nblocks) {
     uint64_t args[2] = {w->data ? 0x10000000 : w->n, w->data ? w->n : 0};
     const sim_isa *isa = sim_isa_of(w->arch);
     uc_engine *uc;
@@ -57,7 +67,7 @@ static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_h
     uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_READ | UC_PROT_EXEC);
     uc_mem_map(uc, 0x100000, 0x100000, UC_PROT_READ | UC_PROT_WRITE);
     uc_mem_map(uc, 0x10000000, SIM_BENCH_DATA, UC_PROT_READ | UC_PROT_WRITE);
-    if (w->data) uc_mem_write(uc, 0x10000000, data, SIM_BENCH_DATA);
+    if (w->data) uc_mem_write(uc, 0x10000000, data, data_bytes(w));
     uc_mem_write(uc, 0x1000, w->code, w->len);
     if (with_hook) uc_hook_add(uc, &h, UC_HOOK_BLOCK, fnptr((any_fn)count_block), &blocks, 1, 0);
     uint64_t rsp = 0x1FF000, ret = 0x3000;
@@ -90,6 +100,7 @@ static int raw_run(const sim_bench_workload *w, const uint64_t *data, int with_h
     uint64_t t0 = now();
     uc_err e = uc_emu_start(uc, 0x1000, ret, 0, 0);
     *ns = now() - t0;
+    *nblocks = blocks;
     uc_close(uc);
     return e == UC_ERR_OK ? 0 : -1;
 }
@@ -128,7 +139,7 @@ static int sim_run(const sim_bench_workload *w, const uint64_t *host_data, const
     int rc = -1;
     uint64_t each = w->n / (uint64_t)nthreads, want = 0;
     if (sim_code(m, w->code, w->len, &entry) != SIM_OK || sim_alloc(m, SIM_BENCH_DATA, &data) != SIM_OK) goto out;
-    if (w->data && sim_mem_write(m, data, host_data, SIM_BENCH_DATA) != SIM_OK) goto out;
+    if (w->data && sim_mem_write(m, data, host_data, data_bytes(w)) != SIM_OK) goto out;
     for (int i = 0; i < nthreads; i++) {
         if (sim_thread_new(m, "bench", 8, 1, -1, &th[i]) != SIM_OK) goto out;
         want += insns_for(w, host_data, (uint64_t)i * each, each);
@@ -160,26 +171,43 @@ out:
     return rc;
 }
 
+static const bench_mode modes[SIM_BENCH_MODES - 2] = {
+    {"hcpsim block counting", false, false, false, 1},
+    {"+ precise faults", true, false, false, 1},
+    {"+ scheduler, 10000-cycle slices", true, false, false, 2},
+    {"+ branch predictor", true, true, false, 2},
+    {"+ cache model", true, true, true, 2},
+};
+
+const char *sim_bench_mode_name(int mode) {
+    if (mode < 0 || mode >= SIM_BENCH_MODES) return NULL;
+    return mode == 0 ? "raw unicorn" : mode == 1 ? "raw unicorn + empty block hook" : modes[mode - 2].name;
+}
+
+static int bench_mode_run(const sim_bench_workload *w, const uint64_t *data, int mode, sim_now_fn now,
+                          sim_bench_result *out) {
+    out->mode = sim_bench_mode_name(mode);
+    out->insns = insns_for(w, data, 0, w->n);
+    out->ns = 0;
+    out->blocks = 0;
+    if (mode < 2) return raw_run(w, data, mode, now, &out->ns, &out->blocks);
+    return sim_run(w, data, &modes[mode - 2], now, &out->ns, &out->insns);
+}
+
+int sim_bench_one(const sim_bench_workload *w, int mode, sim_now_fn now, sim_bench_result *out) {
+    if (!sim_bench_mode_name(mode) || (w->data && w->n > SIM_BENCH_DATA / 8)) return -1;
+    uint64_t *data = bench_data(w);
+    if (!data) return -1;
+    int rc = bench_mode_run(w, data, mode, now, out);
+    free(data);
+    return rc;
+}
+
 int sim_bench(const sim_bench_workload *w, sim_now_fn now, sim_bench_result out[SIM_BENCH_MODES]) {
-    static const bench_mode modes[SIM_BENCH_MODES - 2] = {
-        {"hcpsim block counting", false, false, false, 1},
-        {"+ precise faults", true, false, false, 1},
-        {"+ scheduler, 10000-cycle slices", true, false, false, 2},
-        {"+ branch predictor", true, true, false, 2},
-        {"+ cache model", true, true, true, 2},
-    };
     uint64_t *data = bench_data(w);
     if (!data) return -1;
     int rc = 0;
-    for (int i = 0; i < SIM_BENCH_MODES && rc == 0; i++) {
-        out[i].mode = i == 0 ? "raw unicorn" : i == 1 ? "raw unicorn + empty block hook" : modes[i - 2].name;
-        out[i].insns = insns_for(w, data, 0, w->n);
-        out[i].ns = 0;
-        if (i < 2)
-            rc = raw_run(w, data, i, now, &out[i].ns);
-        else
-            rc = sim_run(w, data, &modes[i - 2], now, &out[i].ns, &out[i].insns);
-    }
+    for (int i = 0; i < SIM_BENCH_MODES && rc == 0; i++) rc = bench_mode_run(w, data, i, now, &out[i]);
     free(data);
     return rc;
 }

@@ -115,14 +115,58 @@ static uint32_t hash_block(uint64_t addr, uint32_t size) {
     return (uint32_t)(h >> 32);
 }
 
+static inline uint32_t front_index(uint64_t addr) { return (uint32_t)(addr ^ (addr >> 10)) & (SIM_BLOCK_FRONT - 1); }
+
+/* The hot paths stay small when their slow parts are not inlined into them. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* ---- counting ---------------------------------------------------------------------------- */
+
+/* Adds the pending runs of every dirty block to the running thread's bank and
+ * its CPU's clock (each block is on the list once: the loop is bounded by the
+ * table).  Runs only pend while one thread runs on one CPU inside the engine. */
+static void flush_runs(sim_machine *m) {
+    block_entry *b = m->dirty;
+    m->dirty = NULL;
+    sim_thread *t = m->running;
+    sim_cpu *c = m->exec;
+    while (b) {
+        block_entry *next = b->dirty_next;
+        if (t && c) {
+            pmu_bank_retire_n(&t->bank, &b->st, b->runs);
+            c->time += b->runs * b->st.cycles;
+            c->busy += b->runs * b->st.cycles;
+        }
+        b->runs = 0;
+        b->dirty_next = NULL;
+        b = next;
+    }
+}
+
+/* The cycles left before the executing CPU must stop (no runs pending). */
+static void budget_refresh(sim_machine *m) {
+    m->budget = m->exec && m->exec->time < m->stop_at ? m->stop_at - m->exec->time : 0;
+    m->hot_bp = m->exec ? m->exec->bp : NULL;
+}
+
+/* Cycles added to the executing CPU's clock outside a block's own: the budget shrinks too. */
+static inline void clock_add(sim_machine *m, uint64_t c) {
+    m->exec->time += c;
+    m->exec->busy += c;
+    m->budget = m->budget > c ? m->budget - c : 0;
+}
+
 static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, bool *is_new) {
     *is_new = false;
-    block_entry *mru = m->mru_block; /* loops hit the same block again and again */
-    if (mru && mru->addr == addr && mru->size == size) return mru;
     if (m->nblocks * 2 >= m->capblocks) {
         uint32_t nc = m->capblocks ? m->capblocks * 2 : 1024;
         block_entry *nb = calloc(nc, sizeof *nb);
         if (!nb) return NULL;
+        flush_runs(m); /* the entries move */
         for (uint32_t i = 0; i < m->capblocks; i++) {
             if (!m->blocks[i].used) continue;
             uint32_t j = hash_block(m->blocks[i].addr, m->blocks[i].size) & (nc - 1);
@@ -133,11 +177,11 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
         m->blocks = nb;
         m->capblocks = nc;
         m->last_block = NULL;
-        m->mru_block = NULL;
+        memset(m->front, 0, sizeof m->front);
     }
     uint32_t j = hash_block(addr, size) & (m->capblocks - 1);
     while (m->blocks[j].used) {
-        if (m->blocks[j].addr == addr && m->blocks[j].size == size) return m->mru_block = &m->blocks[j];
+        if (m->blocks[j].addr == addr && m->blocks[j].size == size) return &m->blocks[j];
         j = (j + 1) & (m->capblocks - 1);
     }
     block_entry *b = &m->blocks[j];
@@ -147,12 +191,13 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
     b->st = decode_range(m, addr, size, UINT64_MAX, b);
     m->nblocks++;
     *is_new = true;
-    return m->mru_block = b;
+    return b;
 }
 
 /* ---- hooks ----------------------------------------------------------------------------- */
 
-/* Retired work counts for the thread and as busy time of the executing CPU. */
+/* Retired work counts for the thread and as busy time of the executing CPU
+ * (outside the block hook: a served instruction; no runs pending). */
 static void retire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
     pmu_bank_retire(&t->bank, s);
     m->exec->time += s->cycles;
@@ -169,12 +214,12 @@ static void unretire(sim_machine *m, sim_thread *t, const pmu_block_stats *s) {
  * CPU's predictor and charge a mispredict to t.  Direct jumps never miss. */
 static void resolve_branch(sim_machine *m, sim_thread *t, uint64_t next) {
     block_entry *b = m->last_block;
-    pmu_bp *bp = m->exec->bp;
+    pmu_bp *bp = m->exec ? m->exec->bp : NULL;
     if (!b || !bp || !t) return;
     bool miss = false;
     switch ((block_end)b->end) {
     case END_NONE: return;
-    case END_COND: miss = pmu_bp_cond(bp, b->end_pc, next != m->last_block_addr + b->size); break;
+    case END_COND: miss = pmu_bp_cond(bp, b->end_pc, next != b->addr + b->size); break;
     case END_RET: miss = pmu_bp_ret(bp, next); break;
     case END_JMP_INDIRECT: miss = pmu_bp_indirect(bp, b->end_pc, next); break;
     case END_CALL_INDIRECT:
@@ -183,54 +228,120 @@ static void resolve_branch(sim_machine *m, sim_thread *t, uint64_t next) {
         break;
     case END_CALL: pmu_bp_call(bp, b->end_pc + b->end_len); break;
     }
-    if (miss) {
-        uint64_t c = pmu_bank_branch_miss(&t->bank, &m->cfg.cost);
-        m->exec->time += c;
-        m->exec->busy += c;
-    }
+    if (miss) clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));
+}
+
+/* The part of on_mem past the one-line fast path: the hierarchy looked up. */
+NOINLINE static void on_mem_slow(sim_machine *m, pmu_cache *c, uint64_t addr, int size, bool write) {
+    sim_thread *t = m->running;
+    if (!t) return;
+    int level = pmu_cache_access(c, addr, (uint32_t)size, write);
+    if (level > 1) clock_add(m, pmu_bank_mem(&t->bank, level, &m->cfg.cost));
 }
 
 /* A data access (cache = on): the executing CPU's hierarchy serves it; the
- * penalty of the level that did is the running thread's. */
+ * penalty of the level that did is the running thread's.  An access within
+ * the last access's L1D line is a hit that changes nothing (pmu.h). */
 static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
     (void)uc, (void)value;
     sim_machine *m = ud;
-    sim_thread *t = m->running;
-    if (!t || !m->exec || !m->exec->cache) return;
-    int level = pmu_cache_access(m->exec->cache, addr, (uint32_t)size, type == UC_MEM_WRITE);
-    uint64_t c = pmu_bank_mem(&t->bank, level, &m->cfg.cost);
-    m->exec->time += c;
-    m->exec->busy += c;
+    sim_cpu *x = m->exec;
+    if (!x || !x->cache || pmu_cache_access_last(x->cache, addr, (uint32_t)size)) return;
+    on_mem_slow(m, x->cache, addr, size, type == UC_MEM_WRITE);
 }
 
-static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
-    sim_machine *m = ud;
-    sim_thread *t = m->running;
-    resolve_branch(m, t, addr); /* the previous block retired; its branch went here */
-    m->last_block = NULL;
+/* A block not in the front table: the table (a decode when new), then its
+ * trap points.  NULL when the run must stop (m->stop says why). */
+static block_entry *block_miss(sim_machine *m, uint64_t addr, uint32_t size) {
     bool is_new;
     block_entry *b = block_lookup(m, addr, size, &is_new);
-    if (!b || !t) {
+    if (!b) {
+        m->stop = STOP_INTR;
+        m->intno = -1;
+        uc_emu_stop(m->uc);
+        return NULL;
+    }
+    if (is_new && install_traps(m, addr, size)) {
+        uc_ctl_remove_cache(m->uc, addr, addr + size);
+        m->stop = STOP_NONE; /* restart at the same block */
+        m->retranslated = true;
+        uc_emu_stop(m->uc);
+        return NULL;
+    }
+    m->front[front_index(addr)] = b;
+    return b;
+}
+
+/* The part of on_block past the branch: a block outside the front table
+ * (looked up, decoded when new), a thread or budget missing: a stop. */
+NOINLINE static void on_block_slow(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m) {
+    sim_thread *t = m->running;
+    m->last_block = NULL;
+    if (!t) {
         m->stop = STOP_INTR;
         m->intno = -1;
         uc_emu_stop(uc);
         return;
     }
-    if (is_new && install_traps(m, addr, size)) {
-        uc_ctl_remove_cache(uc, addr, addr + size);
-        m->stop = STOP_NONE; /* restart at the same block */
-        m->retranslated = true;
-        uc_emu_stop(uc);
-        return;
+    block_entry *b = m->front[front_index(addr)];
+    if (!b || b->addr != addr || b->size != size) {
+        b = block_miss(m, addr, size);
+        if (!b) return;
     }
-    if (m->exec->time >= m->stop_at) { /* tick, round end, preemption check or limit: ask the scheduler */
+    if (m->budget == 0) { /* tick, round end, preemption check or limit: ask the scheduler */
         m->stop = STOP_SCHED;
         uc_emu_stop(uc);
         return;
     }
-    retire(m, t, &b->st);
+    uint64_t cy = b->st.cycles;
+    m->budget = m->budget > cy ? m->budget - cy : 0;
+    if (b->runs++ == 0) {
+        b->dirty_next = m->dirty;
+        m->dirty = b;
+    }
     m->last_block = b;
     m->last_block_addr = addr;
+}
+
+/* Counts the run of the block at addr: when it is in the front table with
+ * runs already pending and more cycles left than it costs, here; anything
+ * else in on_block_slow (a tail call: the hot path saves no registers). */
+static inline void count_run(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m) {
+    block_entry *b = m->front[front_index(addr)];
+    if (b && b->addr == addr && b->size == size && b->runs && m->budget > b->st.cycles) {
+        m->budget -= b->st.cycles;
+        b->runs++;
+        m->last_block = b;
+        m->last_block_addr = addr;
+        return;
+    }
+    on_block_slow(uc, addr, size, m);
+}
+
+/* The previous block's branch needs the predictor: resolved, then the run counted. */
+NOINLINE static void on_block_branch(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m) {
+    block_entry *prev = m->last_block;
+    sim_thread *t = m->running;
+    if (prev->end != END_COND)
+        resolve_branch(m, t, addr);
+    else if (t && pmu_bp_cond(m->hot_bp, prev->end_pc, addr != prev->addr + prev->size))
+        clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));
+    count_run(uc, addr, size, m);
+}
+
+/* The hot path, once per executed block.  First the previous block's branch,
+ * which went here: nothing to do without a predictor or a branch, or for a
+ * conditional branch in the predictor's steady state (pmu.h); otherwise the
+ * predictor learns it (on_block_branch).  Then the run is counted. */
+static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
+    sim_machine *m = ud;
+    block_entry *prev = m->last_block;
+    if (prev && prev->end != END_NONE && m->hot_bp &&
+        !(prev->end == END_COND && pmu_bp_cond_steady(m->hot_bp, prev->end_pc, addr != prev->addr + prev->size))) {
+        on_block_branch(uc, addr, size, m);
+        return;
+    }
+    count_run(uc, addr, size, m);
 }
 
 static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
@@ -283,7 +394,14 @@ static uint64_t gate_handle(sim_machine *m, sim_thread *t, uint32_t service, boo
  * moves the PC past the instruction, which ends its block, so a stop
  * requested here leaves the PC at the thunk's return and nothing after the
  * entry has run. */
+static void gate_serve(sim_machine *m, uint64_t at);
 static void gate_enter(sim_machine *m, uint64_t at) {
+    flush_runs(m); /* the handler reads banks and clocks */
+    gate_serve(m, at);
+    budget_refresh(m); /* it may have moved the clock (kernel work) or stop_at (a thread made ready) */
+}
+
+static void gate_serve(sim_machine *m, uint64_t at) {
     sim_thread *t = m->running;
     uint64_t g = m->lay->gate;
     bool in_gate = at >= g && at - g < (uint64_t)SIM_GATE_SERVICES * SIM_GATE_STRIDE &&
@@ -353,9 +471,16 @@ static void set_fault(sim_thread *t, sim_fault_kind kind, uint64_t address, uint
     }
 }
 
+static void trap_serve(uc_engine *uc, uint64_t addr, trap *tr);
 static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
     (void)size;
     trap *tr = ud;
+    flush_runs(tr->m); /* what follows is taken back, and the clock is read */
+    trap_serve(uc, addr, tr);
+    budget_refresh(tr->m);
+}
+
+static void trap_serve(uc_engine *uc, uint64_t addr, trap *tr) {
     sim_machine *m = tr->m;
     sim_thread *t = m->running;
     if (!t) return;
@@ -851,7 +976,9 @@ sim_call_status sim_call_continue(sim_thread *t) {
         m->memerr_type = 0;
         m->last_block = NULL;
         m->retranslated = false;
+        budget_refresh(m);
         uc_err e = uc_emu_start(m->uc, t->rip, m->lay->sentinel, 0, 0);
+        flush_runs(m);
         uint64_t rip = sim_reg(m, m->isa->reg_pc);
         if (e != UC_ERR_OK) return fault_from_uc(t, e, rip);
         switch (m->stop) {

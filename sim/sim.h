@@ -454,6 +454,7 @@ unsigned long sim_engine_reuses(void);
 #define SIM_BENCH_MODES 7
 typedef uint64_t (*sim_now_fn)(void); /* host nanoseconds, supplied by the caller */
 typedef struct sim_bench_workload {
+    const char *key; /* short name on the command line (hcpsim bench --one) */
     const char *name;
     const uint8_t *code; /* a function of two arguments by `arch`'s convention (x64: rcx, rdx) */
     size_t len;
@@ -466,8 +467,13 @@ typedef struct sim_bench_workload {
 typedef struct sim_bench_result {
     const char *mode;
     uint64_t insns, ns;
+    uint64_t blocks; /* blocks the raw engine ran (mode 1, its empty hook counts them), else 0 */
 } sim_bench_result;
 /* Runs the workload in each mode; -1 when a run fails or miscounts. */
 int sim_bench(const sim_bench_workload *w, sim_now_fn now, sim_bench_result out[SIM_BENCH_MODES]);
+/* Mode k's name (0 raw Unicorn, 1 raw + empty block hook, 2.. hcpsim), NULL past the last. */
+const char *sim_bench_mode_name(int mode);
+/* Runs the workload in mode k only (make bench-ir counts its host instructions). */
+int sim_bench_one(const sim_bench_workload *w, int mode, sim_now_fn now, sim_bench_result *out);
 
 #endif

@@ -43,7 +43,12 @@ typedef struct block_entry {
     uint8_t end;     /* block_end */
     uint8_t end_len; /* length of the last instruction */
     pmu_block_stats st;
+    uint64_t runs;                  /* runs counted but not yet added to the bank and clock (cpu.c) */
+    struct block_entry *dirty_next; /* the machine's list of blocks with runs > 0 */
 } block_entry;
+
+/* The direct-mapped front of the block table (cpu.c): most blocks are found there. */
+#define SIM_BLOCK_FRONT 1024u
 
 typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE, STOP_END } stop_reason;
 
@@ -194,8 +199,15 @@ struct sim_machine {
     block_entry *blocks;
     uint32_t nblocks, capblocks;
     block_entry *last_block; /* the block most recently counted */
-    block_entry *mru_block;  /* the block most recently looked up */
     uint64_t last_block_addr;
+    block_entry *front[SIM_BLOCK_FRONT]; /* by address: a block of the table, or NULL */
+    /* Runs are counted per block on the hot path and added to the running
+     * thread's bank and its CPU's clock at the next flush (cpu.c flush_runs:
+     * before a gate call, a served instruction, a table resize, and when the
+     * engine returns), so nothing reads a bank or a clock with runs pending. */
+    block_entry *dirty; /* blocks with runs > 0 */
+    uint64_t budget;    /* cycles left before stop_at, pending runs included (0: stop at the next block) */
+    pmu_bp *hot_bp;     /* the executing CPU's predictor while the engine runs (NULL: none) */
 
     /* per-run stop bookkeeping */
     uint64_t stop_at; /* the executing CPU stops at the first block boundary at or after this time */

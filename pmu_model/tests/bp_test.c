@@ -2,6 +2,8 @@
  * and an alternating branch (defaults and a short history), the
  * return-address stack under deep recursion, the BTB.  Every expected count
  * is derived by hand in the comments. */
+#include <string.h>
+
 #include "conformance/tap.h"
 #include "pmu_model/pmu.h"
 
@@ -12,6 +14,22 @@ static void loop_passes(pmu_bp *bp, uint64_t pc, int passes, int *miss) {
         miss[p] = 0;
         for (int i = 0; i < 10; i++) miss[p] += pmu_bp_cond(bp, pc, i < 9);
     }
+}
+
+/* gshare as pmu_model/README.md states it, written out again here: the
+ * reference for the steady-state test below. */
+typedef struct ref_gshare {
+    uint8_t ctr[4096];
+    uint32_t hist;
+} ref_gshare;
+
+static bool ref_cond(ref_gshare *r, uint64_t pc, bool taken) { /* H = T = 12, pc_shift 0 */
+    uint32_t i = (uint32_t)((pc ^ r->hist) & 4095u);
+    bool predicted = r->ctr[i] >= 2;
+    if (taken && r->ctr[i] < 3) r->ctr[i]++;
+    if (!taken && r->ctr[i] > 0) r->ctr[i]--;
+    r->hist = ((r->hist << 1) | (taken ? 1u : 0u)) & 4095u;
+    return predicted != taken;
 }
 
 int main(void) {
@@ -152,6 +170,51 @@ int main(void) {
     ok(!pmu_bp_indirect(bp, A, T2), "A unaffected by C");
     pmu_bp_reset(bp);
     ok(pmu_bp_indirect(bp, A, T2), "after reset the BTB is empty");
+
+    tap_clause("SIM-PMU-BP-STEADY");
+    /* The steady state (pmu.h): a branch whose last update changed nothing is
+     * skipped until something changes.  Loops that saturate (long runs taken at
+     * one pc, not taken at another), broken by a short random stretch, and
+     * interleaved with calls, returns and indirect branches (which do not touch
+     * gshare): every outcome equals the reference's, and the skip is claimed
+     * exactly when the reference's update would change nothing. */
+    pmu_bp_reset(bp);
+    ref_gshare ref;
+    memset(ref.ctr, 1, sizeof ref.ctr);
+    ref.hist = 0;
+    uint64_t x = 88172645463325252u;
+    int diff = 0, wrong_steady = 0, steady_seen = 0;
+    for (int round = 0; round < 40; round++) {
+        for (int k = 0; k < 300; k++) {
+            uint64_t pc;
+            bool taken;
+            if (k < 100) {
+                pc = 0x401000, taken = true; /* a loop branch: saturates, history all ones */
+            } else if (k < 200) {
+                pc = 0x401040 + (uint64_t)(round % 3), taken = false; /* a never-taken branch: history all zeros */
+            } else {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                pc = 0x402000 + (x & 0xFF0), taken = (x >> 20) & 1;
+            }
+            if (k % 37 == 0) {
+                pmu_bp_call(bp, 0x5000);
+                (void)pmu_bp_ret(bp, 0x5000);
+                (void)pmu_bp_indirect(bp, 0x6000, 0x7000 + (uint64_t)k);
+            }
+            ref_gshare before = ref;
+            bool claimed = pmu_bp_cond_steady(bp, pc, taken);
+            bool want = ref_cond(&ref, pc, taken);
+            bool unchanged = !want && before.hist == ref.hist && memcmp(before.ctr, ref.ctr, sizeof ref.ctr) == 0;
+            steady_seen += claimed;
+            if (claimed && !unchanged) wrong_steady++;
+            if (pmu_bp_cond(bp, pc, taken) != want) diff++;
+        }
+    }
+    is_u64((uint64_t)diff, 0, "12,000 conditional branches: every outcome as the reference gshare");
+    is_u64((uint64_t)wrong_steady, 0, "a steady skip is claimed only where the update changes nothing");
+    ok(steady_seen > 5000, "the saturated loops are skipped (%d of 8,000 loop branches)", steady_seen);
+    pmu_bp_reset(bp);
+    ok(!pmu_bp_cond_steady(bp, 0x401000, true), "reset forgets the steady branch");
 
     pmu_bp_free(bp);
     return tap_done();

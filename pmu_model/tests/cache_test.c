@@ -4,10 +4,39 @@
  * non-power-of-two set count.  Expected counts are derived in the comments.
  * Defaults: L1D 32 KiB 8-way 64 B (64 sets), L2 1 MiB 16-way 64 B (1024
  * sets), LLC 8 MiB 16-way 64 B (8192 sets); penalties L2 10, LLC 40, memory 200. */
+#include <stdlib.h>
+
 #include "conformance/tap.h"
 #include "pmu_model/pmu.h"
 
 static pmu_cost_params def;
+
+/* One LRU level as pmu_model/README.md states it, written out again: the
+ * reference for the last-line test below (ways kept most recent first). */
+typedef struct ref_level {
+    uint32_t sets, ways;
+    uint64_t *tag; /* block + 1, 0 empty */
+} ref_level;
+
+static bool ref_line(ref_level *l, uint64_t block) {
+    uint64_t *s = &l->tag[(block % l->sets) * l->ways];
+    uint32_t i = 0;
+    while (i < l->ways && s[i] != block + 1) i++;
+    bool hit = i < l->ways;
+    if (!hit) i = l->ways - 1;
+    for (; i > 0; i--) s[i] = s[i - 1];
+    s[0] = block + 1;
+    return hit;
+}
+
+static int ref_access(ref_level lv[3], uint64_t addr, uint32_t size) {
+    for (int k = 0; k < 3; k++) {
+        bool miss = false;
+        for (uint64_t b = addr / 64; b <= (addr + size - 1) / 64; b++) miss |= !ref_line(&lv[k], b);
+        if (!miss) return k + 1;
+    }
+    return 4;
+}
 
 /* `n` accesses of `size` bytes from `base`, `stride` apart, charged to *b;
  * returns the penalty cycles. */
@@ -165,6 +194,40 @@ int main(void) {
     pmu_cache_access(c, 0, 8, false);
     pmu_cache_access(c, 64, 8, false);
     is_u64((uint64_t)pmu_cache_access(c, 0, 8, false), 2, "1 line L1D: line 0 evicted by line 1, in L2");
+    pmu_cache_free(c);
+
+    tap_clause("SIM-PMU-CACHE-LAST");
+    /* The one-line fast path (pmu.h): an access within the last access's L1D
+     * line is an L1D hit that changes nothing.  Runs of accesses inside one
+     * line, straddling accesses and jumps across a 2 MiB area (every level
+     * misses and evicts) against the reference LRU: every level the same, and
+     * the fast path claims only accesses the reference serves from L1D. */
+    c = pmu_cache_new(&def.cache);
+    if (!c) bail("pmu_cache_new failed");
+    ref_level ref[3] = {{64, 8, calloc(64 * 8, 8)}, {1024, 16, calloc(1024 * 16, 8)}, {8192, 16, calloc(8192 * 16, 8)}};
+    if (!ref[0].tag || !ref[1].tag || !ref[2].tag) bail("no memory");
+    uint64_t x = 88172645463325252u, addr = 0;
+    int diff = 0, wrong_fast = 0, fast = 0;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t size = 1u << (x & 3); /* 1, 2, 4 or 8 bytes */
+        switch ((x >> 8) % 8) {
+        case 0: addr = (x >> 16) % (2u << 20); break; /* anywhere in 2 MiB */
+        case 1: addr = (addr & ~63u) + 60; break;     /* near the end of the line: may straddle */
+        default: addr = (addr & ~63u) + ((x >> 16) & 63) % (65 - size); break; /* within the line */
+        }
+        bool claimed = pmu_cache_access_last(c, addr, size) == 1;
+        int want = ref_access(ref, addr, size);
+        fast += claimed;
+        if (claimed && want != 1) wrong_fast++;
+        if (pmu_cache_access(c, addr, size, (x >> 30) & 1) != want) diff++;
+    }
+    is_u64((uint64_t)diff, 0, "200,000 accesses: every level as the reference LRU");
+    is_u64((uint64_t)wrong_fast, 0, "the fast path claims only L1D hits");
+    ok(fast > 100000, "most accesses within one line take the fast path (%d)", fast);
+    pmu_cache_reset(c);
+    ok(pmu_cache_access_last(c, addr, 1) == 0, "reset forgets the last line");
+    for (int k = 0; k < 3; k++) free(ref[k].tag);
     pmu_cache_free(c);
     return tap_done();
 }

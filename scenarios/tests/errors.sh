@@ -57,7 +57,7 @@ USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH]
        hcpsim describe [--platform P]
        hcpsim version (also --version, -V)
        hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
-       hcpsim bench
+       hcpsim bench [--one WORKLOAD MODE N]
        hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
 --unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
@@ -596,6 +596,19 @@ expect "hcp.on_warning hands the warning to the scenario (and returns the previo
 function" -- run --werror onwarn.lua
 printf 'local hcp = require "hcpsim"\nhcp.on_warning(5)\n' > onwarn2.lua
 expect "hcp.on_warning takes a function or nil" 2 "onwarn2.lua:2: bad argument #1 to 'on_warning' (function expected, got number)" -- run onwarn2.lua
+CLAUSE=SIM-BENCH-ONE
+BENCH_USAGE="hcpsim: bench --one needs WORKLOAD MODE N (workloads: spin memwalk stores branchy calls x86-spin arm64-spin arm-spin arm64-memwalk; modes 0 to 6; 1 <= N <= 100000000)"
+expect "bench --one: an unknown workload" 2 "$BENCH_USAGE" -- bench --one frob 0 10
+expect "bench --one: mode 7" 2 "$BENCH_USAGE" -- bench --one spin 7 10
+expect "bench --one: N = 0" 2 "$BENCH_USAGE" -- bench --one spin 2 0
+expect "bench --one: a data workload past its buffer" 2 "hcpsim: bench: workload 'memwalk' failed or miscounted in mode 6 (N up to 8388608 with data)" -- bench --one memwalk 6 8388609
+# spin(n) retires 4 + 2n (scenarios/kernels/spin.S): n = 1000 is 2004, and raw Unicorn's block hook sees
+# the entry block, n loop blocks and the ret's block: 1002.  Two threads (mode 4 up) each call spin(n/2): 4 more.
+expect "bench --one spin, raw Unicorn with a block hook: 2004 instructions, 1002 blocks" 0 "" --out "spin	1	raw unicorn + empty block hook	2004	1002" -- bench --one spin 1 1000
+expect "bench --one spin, block counting: 2004 instructions" 0 "" --out "spin	2	hcpsim block counting	2004	0" -- bench --one spin 2 1000
+expect "bench --one spin, cache model, two threads of 500: 2008 instructions" 0 "" --out "spin	6	+ cache model	2008	0" -- bench --one spin 6 1000
+# memwalk(p, n) retires 4 + 4n (scenarios/kernels/memwalk.S)
+expect "bench --one memwalk, cache model: 4 + 4 x 2 x 500 + 4 instructions" 0 "" --out "memwalk	6	+ cache model	4008	0" -- bench --one memwalk 6 1000
 
 echo "1..$n"
 [ "$fail" = 0 ]
