@@ -8,7 +8,7 @@
 pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
 [ -d "$pe" ] || pe=$top/build/pe
 echo "TAP version 13"
-echo "1..16"
+echo "1..20"
 cr=$(printf '\r')
 # threads.c on a 1-CPU machine (hcpsim run's default); CPUS = 2 for the Wine comparison below
 want() { # cpus
@@ -30,7 +30,7 @@ want() { # cpus
 }
 want 1 > want1.txt
 for bits in 64 32; do
-  cp "$pe/threads$bits.exe" "$pe/crash$bits.exe" .
+  cp "$pe/threads$bits.exe" "$pe/crash$bits.exe" "$pe/exits$bits.exe" .
   CLAUSE=PE-THREADS
   timeout 120 $HCPSIM run "threads$bits.exe" > out.txt 2> err.txt; st=$?
   n_want=$(wc -l < want1.txt)
@@ -45,6 +45,12 @@ for bits in 64 32; do
   CLAUSE=PE-EXIT-PROCESS
   [ "$st" = 3 ] && [ ! -s err.txt ]
   result $? "threads$bits.exe: main returns 3 while two threads wait and sleep: ExitProcess ends them, status 3" "status $st: $(cat err.txt)"
+  $HCPSIM run "exits$bits.exe" > ex.txt 2> exerr.txt; st=$?
+  [ "$st" = 17 ] && [ "$(tr -d "$cr" < ex.txt)" = "worker exits the process" ] && [ ! -s exerr.txt ]
+  result $? "exits$bits.exe: a worker's ExitProcess(17) ends main's endless wait: status 17" "status $st: $(cat ex.txt) $(cat exerr.txt)"
+  $HCPSIM run "exits$bits.exe" x > ex.txt 2> exerr.txt; st=$?
+  [ "$st" = 9 ] && [ "$(tr -d "$cr" < ex.txt)" = "last thread returns" ] && [ ! -s exerr.txt ]
+  result $? "exits$bits.exe x: main's ExitThread(4) leaves the process alive; its last thread's 9 is the exit code" "status $st: $(cat ex.txt) $(cat exerr.txt)"
   CLAUSE=PE-THREADS
   timeout 120 $HCPSIM run "threads$bits.exe" > out2.txt 2>&1
   cmp -s out.txt out2.txt
