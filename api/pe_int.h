@@ -93,6 +93,7 @@ struct hcp_process {
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
     int natexit;
+    bool binary[3]; /* _setmode(fd, _O_BINARY): no "\n" -> "\r\n" on that stream */
     hcp_output_fn out;
     void *out_ud;
     /* the C runtime heap: blocks by address, first fit */

@@ -142,6 +142,10 @@ static void emit(ctx *c, int fd, const char *s, size_t n) {
 
 /* A FILE stream in text mode (msvcrt's default, _fmode 0): each '\n' is written as "\r\n". */
 static void emit_text(ctx *c, int fd, const char *s, size_t n) {
+    if (fd >= 0 && fd < 3 && c->p->binary[fd]) {
+        emit(c, fd, s, n);
+        return;
+    }
     size_t from = 0;
     for (size_t i = 0; i < n; i++)
         if (s[i] == '\n') {
@@ -628,18 +632,79 @@ static uint64_t k_WriteFile(ctx *c) {
     if (done) wr32(c, done, n);
     return 1;
 }
-static uint64_t k_GetModuleHandle(ctx *c) {
-    if (!c->a[0]) return c->p->base;
-    SetLastError(c->os, 126); /* ERROR_MOD_NOT_FOUND: no other module is loaded */
+static bool table_fn(int svc);
+static uint64_t win_fail(ctx *c, uint32_t err);
+static bool obj_name(ctx *c, uint64_t at, bool wide, char *out, size_t cap);
+
+/* The simulated system DLLs: a fixed pseudo module handle each (no image is mapped there). */
+static const struct {
+    const char *name, *table; /* the file name, the DLL name of win32.c's table */
+    uint32_t handle;
+} sysdlls[] = {
+    {"kernel32", "KERNEL32.dll", 0x77000000u},
+    {"ntdll", "ntdll.dll", 0x77100000u},
+    {"msvcrt", "msvcrt.dll", 0x77200000u},
+};
+
+/* A module name (ANSI or UTF-16) without its folder; "" after a failure. */
+static bool module_name(ctx *c, uint64_t at, bool wide, char *out, size_t cap) {
+    char full[260];
+    if (!obj_name(c, at, wide, full, sizeof full)) return false;
+    const char *b = full;
+    for (const char *q = full; *q; q++)
+        if (*q == '\\' || *q == '/') b = q + 1;
+    size_t n = strlen(b) < cap - 1 ? strlen(b) : cap - 1;
+    memcpy(out, b, n);
+    out[n] = '\0';
+    return true;
+}
+
+/* The handle of module `name`: the image itself, a simulated system DLL, or 0. */
+static uint64_t module_handle(ctx *c, const char *name) {
+    size_t n = strlen(name);
+    if (strcasecmp(name, c->p->name) == 0) return c->p->base;
+    for (size_t i = 0; i < sizeof sysdlls / sizeof sysdlls[0]; i++) {
+        size_t k = strlen(sysdlls[i].name);
+        if (strncasecmp(name, sysdlls[i].name, k) == 0 && (n == k || strcasecmp(name + k, ".dll") == 0))
+            return sysdlls[i].handle;
+    }
     return 0;
 }
+
+static uint64_t get_module(ctx *c, bool wide, bool load) {
+    if (!c->a[0]) return load ? win_fail(c, ERROR_INVALID_PARAMETER) : c->p->base;
+    char name[128];
+    if (!module_name(c, c->a[0], wide, name, sizeof name)) return 0;
+    uint64_t h = module_handle(c, name);
+    return h ? h : win_fail(c, 126); /* ERROR_MOD_NOT_FOUND: hcpsim loads no other DLL */
+}
+static uint64_t k_GetModuleHandleA(ctx *c) { return get_module(c, false, false); }
+static uint64_t k_GetModuleHandleW(ctx *c) { return get_module(c, true, false); }
+static uint64_t k_LoadLibraryA(ctx *c) { return get_module(c, false, true); }
+static uint64_t k_LoadLibraryW(ctx *c) { return get_module(c, true, true); }
+
+/* GetProcAddress: the image's exports, or a simulated DLL's function (its call-gate thunk) or
+ * variable, as an import of that name would resolve; ordinals and unknown names: 127. */
 static uint64_t k_GetProcAddress(ctx *c) {
-    SetLastError(c->os, 127); /* ERROR_PROC_NOT_FOUND */
-    return 0;
-}
-static uint64_t k_LoadLibraryA(ctx *c) {
-    SetLastError(c->os, 126);
-    return 0;
+    uint64_t h = c->a[0], at = c->a[1];
+    if (at < 0x10000) return win_fail(c, 127); /* by ordinal: hcpsim's DLLs have none */
+    char name[128];
+    if (!obj_name(c, at, false, name, sizeof name)) return 0;
+    if (h == c->p->base) {
+        for (int i = 0; i < c->p->nexports; i++)
+            if (strcmp(c->p->exports[i].name, name) == 0) return c->p->exports[i].addr;
+        return win_fail(c, 127);
+    }
+    for (size_t i = 0; i < sizeof sysdlls / sizeof sysdlls[0]; i++) {
+        if (h != sysdlls[i].handle) continue;
+        bool data;
+        int svc = hcp_win32_lookup(sysdlls[i].table, name, &data);
+        if (svc < 0 || (svc >= (int)HCP_SVC_WIN32 && !table_fn(svc) && !data)) break;
+        if (data) return hcp_win32_data(c->p, svc);
+        if (svc >= (int)HCP_SVC_WIN32) sim_gate_set_pop(c->m, (uint32_t)svc, hcp_win32_pop(svc));
+        return sim_gate_thunk(c->m, (uint32_t)svc);
+    }
+    return win_fail(c, 127); /* ERROR_PROC_NOT_FOUND */
 }
 static uint64_t k_GetCommandLineA(ctx *c) { return c->p->d.cmdline_a; }
 static uint64_t k_GetCommandLineW(ctx *c) { return c->p->d.cmdline_w; }
@@ -1542,6 +1607,22 @@ static uint64_t c_fwrite(ctx *c) {
     free(b);
     return c->failed ? 0 : count;
 }
+static uint64_t c_fileno(ctx *c) { return (uint32_t)file_fd(c, c->a[0]); }
+static uint64_t c_setmode(ctx *c) { /* (fd, mode): the previous mode, _O_TEXT 0x4000 or _O_BINARY 0x8000 */
+    int32_t fd = (int32_t)c->a[0];
+    uint32_t mode = (uint32_t)c->a[1];
+    if (fd < 0 || fd > 2 || (mode != 0x4000 && mode != 0x8000)) {
+        wr32(c, c->p->d.v_errno, fd < 0 || fd > 2 ? 9u : 22u); /* EBADF, EINVAL */
+        return (uint32_t)-1;
+    }
+    uint32_t prev = c->p->binary[fd] ? 0x8000 : 0x4000;
+    c->p->binary[fd] = mode == 0x8000;
+    return prev;
+}
+static uint64_t c_specific_handler(ctx *c) { /* never called: no exception is dispatched to a handler */
+    (void)c;
+    return 1; /* ExceptionContinueSearch */
+}
 static uint64_t c_fflush(ctx *c) {
     (void)c;
     return 0;
@@ -1642,11 +1723,11 @@ static const w32_entry table[] = {
     {K, "GetTickCount64", CC_STD, 0, k_GetTickCount64, 0},
     {K, "GetSystemTimeAsFileTime", CC_STD, 1, k_GetSystemTimeAsFileTime, 0},
     {K, "GetSystemTimePreciseAsFileTime", CC_STD, 1, k_GetSystemTimePreciseAsFileTime, 0},
-    {K, "GetModuleHandleA", CC_STD, 1, k_GetModuleHandle, 0},
-    {K, "GetModuleHandleW", CC_STD, 1, k_GetModuleHandle, 0},
+    {K, "GetModuleHandleA", CC_STD, 1, k_GetModuleHandleA, 0},
+    {K, "GetModuleHandleW", CC_STD, 1, k_GetModuleHandleW, 0},
     {K, "GetProcAddress", CC_STD, 2, k_GetProcAddress, 0},
     {K, "LoadLibraryA", CC_STD, 1, k_LoadLibraryA, 0},
-    {K, "LoadLibraryW", CC_STD, 1, k_LoadLibraryA, 0},
+    {K, "LoadLibraryW", CC_STD, 1, k_LoadLibraryW, 0},
     {K, "FreeLibrary", CC_STD, 1, k_true, 0},
     {K, "GetStdHandle", CC_STD, 1, k_GetStdHandle, 0},
     {K, "WriteFile", CC_STD, 5, k_WriteFile, 0},
@@ -1699,6 +1780,9 @@ static const w32_entry table[] = {
     {C, "fputs", CC_C, 2, c_fputs, 0},
     {C, "fwrite", CC_C, 4, c_fwrite, 0},
     {C, "fflush", CC_C, 1, c_fflush, 0},
+    {C, "_fileno", CC_C, 1, c_fileno, 0},
+    {C, "_setmode", CC_C, 2, c_setmode, 0},
+    {C, "__C_specific_handler", CC_C, 4, c_specific_handler, 0},
     {C, "printf", CC_C, 1, c_printf, 0},
     {C, "fprintf", CC_C, 2, c_fprintf, 0},
     {C, "vprintf", CC_C, 2, c_vprintf, 0},
@@ -1727,6 +1811,8 @@ static const w32_entry table[] = {
 #undef C
 #define NTABLE ((int)(sizeof table / sizeof table[0]))
 _Static_assert(HCP_SVC_WIN32 + sizeof table / sizeof table[0] <= HCP_SVC_MISSING, "the table fits its services");
+
+static bool table_fn(int svc) { return svc >= (int)HCP_SVC_WIN32 && table[svc - (int)HCP_SVC_WIN32].fn != NULL; }
 
 static int svc_of(const char *name) {
     for (int i = 0; i < NTABLE; i++)
