@@ -78,6 +78,7 @@ typedef struct prof_record {
 
 typedef struct os_thread {
     uint32_t last_error;
+    int w32_resume; /* a program's import that blocked (win32.c): what it returns when the thread runs again */
     prof_record prof;
 } os_thread;
 

@@ -49,7 +49,6 @@ typedef struct hcp_pthread {
     uint64_t teb;
     bool exit_req; /* ExitThread (or TerminateThread of itself): its call ended, its body returns exit_code */
     uint32_t exit_code;
-    int resume;    /* HCP_RESUME_*: the blocked call's result */
     uint64_t *tls; /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
 } hcp_pthread;
 

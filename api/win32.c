@@ -1886,8 +1886,8 @@ uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resume
     *pending = false;
     if (!p) return 0xC000001Cu; /* STATUS_INVALID_SYSTEM_SERVICE: no process */
     if (resumed) {              /* a call that blocked, now that its thread runs again */
-        hcp_pthread *r = hcp_process_thread(p, t);
-        return r && r->resume == HCP_RESUME_WAIT ? hcp_wait_result(os) : 0;
+        os_thread *ot = hcp_os_thread(os, t);
+        return ot && ot->w32_resume == HCP_RESUME_WAIT ? hcp_wait_result(os) : 0;
     }
     if (service >= HCP_SVC_MISSING) {
         uint32_t k = service - HCP_SVC_MISSING;
@@ -1918,9 +1918,9 @@ uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resume
         sim_gate_end_call(t);
         return 0;
     }
-    if (c.pending) {
-        hcp_pthread *rec = hcp_process_thread(p, t);
-        if (rec) rec->resume = c.resume;
+    if (c.pending) { /* any thread's: a Lua thread may call a program's export that waits */
+        os_thread *ot = hcp_os_thread(os, t);
+        if (ot) ot->w32_resume = c.resume;
         *pending = true;
     }
     return r;
