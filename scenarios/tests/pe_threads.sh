@@ -76,6 +76,8 @@ for bits in 64 32; do
   $HCPSIM run "crash$bits.exe" > out.txt 2> err.txt; st=$?
   [ "$st" = 0 ] && [ "$(tr -d "$cr" < out.txt | tr '\n' '|')" = "before|after 1|" ]
   result $? "crash$bits.exe (no argument): poke stores 1 in a cell, status 0" "status $st: $(cat out.txt) $(cat err.txt)"
+  # setter's Sleep(1) and timeout's 5 ms wait both end at the first tick, setter's first (the earlier
+  # due time): it sets e, readying waiter behind timeout in the FIFO of priority 8
   CLAUSE=PE-EXPORTS
   platform=win10-x64
   [ $bits = 32 ] && platform=win7-x86
@@ -87,13 +89,17 @@ local names = {}
 for k in pairs(p.exports) do names[#names + 1] = k end
 table.sort(names)
 print(table.concat(names, " "), p.exports.poke == 0x$start)
+local e, never = m:event {}, m:event {}
 m:thread { name = "caller", body = function(t) print(t:run(p.exports.add, 2, 40)) end }
+m:thread { name = "waiter", body = function(t) print("waitex", t:run(p.exports.waitex, e, 0xFFFFFFFF)) end }
+m:thread { name = "timeout", body = function(t) print("timeout", t:run(p.exports.waitex, never, 5)) end }
+m:thread { name = "setter", body = function(t) t:Sleep(1); print("set"); t:SetEvent(e) end }
 m:run()
 print(p.exit_code)
 EOF
   $HCPSIM run exports.lua > out.txt 2> err.txt; st=$?
-  [ "$st" = 0 ] && [ "$(tr '\n' '|' < out.txt)" = "add poke	true|42|0|" ]
-  result $? "crash$bits.exe: p.exports has add and poke at the disassembly's address; t:run(p.exports.add, 2, 40) = 42" "status $st: $(tr '\n' '|' < out.txt) $(cat err.txt)"
+  [ "$st" = 0 ] && [ "$(tr '\n' '|' < out.txt)" = "add poke waitex	true|42|set|timeout	358|waitex	100|0|" ]
+  result $? "crash$bits.exe: p.exports has add, poke and waitex (poke at the disassembly's address); t:run(p.exports.add, 2, 40) = 42; waitex's WaitForSingleObjectEx on a Lua body's event blocks until the setter sets it (100 + WAIT_OBJECT_0), and on one never set times out after 5 ms (100 + WAIT_TIMEOUT)" "status $st: $(tr '\n' '|' < out.txt) $(cat err.txt)"
 done
 
 # threads64.exe under Wine (an outside oracle) and in hcpsim on a machine of Wine's CPU count.
