@@ -33,8 +33,9 @@ PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
 API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c api/pe.c api/win32.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
-REP_SRC := reports/trace.c reports/report.c reports/out.c
-LUA_LIB := scenarios/lib/tap.lua
+REP_SRC := reports/trace.c reports/report.c reports/report_json.c reports/report_md.c reports/report_html.c reports/report_csv.c \
+            reports/common.c reports/decode.c reports/diff.c reports/out.c
+LUA_LIB := scenarios/lib/tap.lua scenarios/lib/testlib.lua
 MAIN    := scenarios/main.c
 
 LIB_SRC := $(PMU_SRC) $(SIM_SRC) $(API_SRC) $(REP_SRC) $(SCN_SRC)
@@ -51,7 +52,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
 
-.PHONY: all deps check-deps check-test-deps run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
+.PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench \
         deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
 
@@ -71,6 +72,14 @@ help:
 	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; MULTI=1 also compares multi-CPU schedules), conformance/README.md"
+	@echo "make clauses            the suite, then the coverage of the clause catalogue (conformance/README.md)"
+	@echo "make conformance-report the conformance matrix, clauses x implementations (reports/conformance/)"
+	@echo "make check-mutation     small semantic mutations; each must make make test fail (conformance/README.md)"
+	@echo "make native-conformance the conformance program as a Windows .exe (mingw-w64; make native-deps)"
+	@echo "make wine-conformance   that .exe under Wine; verdicts in reports/conformance/ (make wine-deps)"
+	@echo "make install, uninstall binary, man page, completion, library, headers, hcpsim.pc (PREFIX, DESTDIR)"
+	@echo "make deps               install the missing Debian packages (apt-get, as root); make deps-browser,"
+	@echo "                        make fuzz-deps: Chromium, clang's libFuzzer"
 	@echo "make lint, make format  clang-format check and cppcheck; clang-format in place"
 	@echo "make clean              remove build/ and build-*/"
 	@echo "Limits of a run (threads, memory, handles, cycles, Lua, trace): hcpsim describe, scenarios/README.md"
@@ -128,6 +137,17 @@ $(BUILD)/scenarios/luasrc.o: $(BUILD)/scenarios/luasrc.c
 
 $(BUILD)/libhcpsim.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
+
+# The build's git description, for hcpsim --version: rewritten only when it changes, so main.c is
+# rebuilt then and only then.
+GIT_DESC := $(shell git describe --always --dirty --tags 2>/dev/null || echo no git description)
+$(BUILD)/git-desc: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_DESC)' | cmp -s - $@ || echo '$(GIT_DESC)' > $@
+$(BUILD)/$(MAIN:.c=.o): $(BUILD)/git-desc
+$(BUILD)/$(MAIN:.c=.o): CFLAGS_ALL += -DHCPSIM_GIT='"$(GIT_DESC)"'
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/hcpsim: $(BUILD)/$(MAIN:.c=.o) $(BUILD)/libhcpsim.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
@@ -216,7 +236,7 @@ lint:
 	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(LIB_SRC) $(MAIN)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. -Iconformance/native/shim \
-	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c
+	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c conformance/native/shim/hcpshim_etw.c
 	@# native.c loads the kernels' argument registers through register-asm variables, whose
 	@# initialisers cppcheck takes for statements without effect (constStatement).
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. \
@@ -224,6 +244,36 @@ lint:
 
 clean:
 	rm -rf build build-*
+
+# ---- install (PREFIX, DESTDIR) ----------------------------------------------------------------
+# The binary, its man page and bash completion, libhcpsim.a with its public headers (under
+# include/hcpsim/, keeping their folders: #include "api/system.h") and hcpsim.pc for pkg-config.
+PREFIX     ?= /usr/local
+BINDIR     = $(PREFIX)/bin
+LIBDIR     = $(PREFIX)/lib
+INCDIR     = $(PREFIX)/include/hcpsim
+MANDIR     = $(PREFIX)/share/man/man1
+COMPDIR    = $(PREFIX)/share/bash-completion/completions
+PCDIR      = $(LIBDIR)/pkgconfig
+PUBLIC_HEADERS := api/hcp_api.h api/system.h api/platform.h api/pe.h sim/sim.h pmu_model/pmu.h reports/reports.h
+install: $(BUILD)/hcpsim $(BUILD)/libhcpsim.a
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(PCDIR)
+	install -m 755 $(BUILD)/hcpsim $(DESTDIR)$(BINDIR)/hcpsim
+	install -m 644 $(BUILD)/libhcpsim.a $(DESTDIR)$(LIBDIR)/libhcpsim.a
+	install -m 644 scenarios/hcpsim.1 $(DESTDIR)$(MANDIR)/hcpsim.1
+	install -m 644 scenarios/hcpsim.bash-completion $(DESTDIR)$(COMPDIR)/hcpsim
+	for h in $(PUBLIC_HEADERS); do install -d $(DESTDIR)$(INCDIR)/$$(dirname $$h) && \
+	  install -m 644 $$h $(DESTDIR)$(INCDIR)/$$h || exit 1; done
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: hcpsim\nDescription: %s\nVersion: %s\nRequires: %s\nLibs: -L$${libdir} -lhcpsim -lm\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' 'deterministic simulator of the Windows Hardware Counter Profiling API' \
+	  "$$(sed -n 's/^#define HCPSIM_RELEASE "\(.*\)"/\1/p' scenarios/version.h)" '$(PKGS)' \
+	  > $(DESTDIR)$(PCDIR)/hcpsim.pc
+	@echo "install: $(DESTDIR)$(BINDIR)/hcpsim (man hcpsim; pkg-config hcpsim)"
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hcpsim $(DESTDIR)$(LIBDIR)/libhcpsim.a $(DESTDIR)$(MANDIR)/hcpsim.1 \
+	  $(DESTDIR)$(COMPDIR)/hcpsim $(DESTDIR)$(PCDIR)/hcpsim.pc
+	rm -rf $(DESTDIR)$(INCDIR)
 
 # ---- the native conformance program (conformance/native/README.md) -------------------------
 # hcpcheck.c is written against the Windows headers only.  `make` builds it against the shim
@@ -234,15 +284,18 @@ clean:
 NATIVE_DIR := conformance/native
 NATIVE_SIM := $(BUILD)/conformance/native/hcpcheck-sim
 NATIVE_EXE := $(BUILD)/conformance/native/hcpcheck.exe
+NATIVE_EXE32 := $(BUILD)/conformance/native/hcpcheck-i386.exe
 MINGW_CC   ?= x86_64-w64-mingw32-gcc
+MINGW32_CC ?= i686-w64-mingw32-gcc
 .PHONY: native-deps native-conformance wine-deps wine-conformance
 all: $(NATIVE_SIM)
 
-$(NATIVE_SIM): $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c $(wildcard $(NATIVE_DIR)/shim/*.h) \
+$(NATIVE_SIM): $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c $(NATIVE_DIR)/shim/hcpshim_etw.c \
+               $(wildcard $(NATIVE_DIR)/shim/*.h) \
                $(BUILD)/libhcpsim.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -pthread -I$(NATIVE_DIR)/shim -o $@ $(NATIVE_DIR)/hcpcheck.c $(NATIVE_DIR)/shim/hcpshim.c \
-	  $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) -pthread $(PKG_LIBS) -lm
+	  $(NATIVE_DIR)/shim/hcpshim_etw.c $(BUILD)/libhcpsim.a $(LDFLAGS_ALL) -pthread $(PKG_LIBS) -lm
 
 # apt-get installs what is missing, as `make deps` does: $(1) a command, $(2) its Debian packages.
 define native_dep
@@ -262,6 +315,10 @@ wine-deps:
 native-conformance: native-deps
 	@mkdir -p $(dir $(NATIVE_EXE))
 	$(MINGW_CC) -std=c17 -O2 $(WARN) -Werror -static -o $(NATIVE_EXE) $(NATIVE_DIR)/hcpcheck.c
+	@if command -v $(MINGW32_CC) >/dev/null; then \
+	  echo "$(MINGW32_CC) ... -o $(NATIVE_EXE32)"; \
+	  $(MINGW32_CC) -std=c17 -O2 $(WARN) -Werror -static -o $(NATIVE_EXE32) $(NATIVE_DIR)/hcpcheck.c || exit 1; \
+	else echo "native-conformance: no $(MINGW32_CC), no i386 build (Debian: gcc-mingw-w64-i686)"; fi
 	@echo "native-conformance: $(NATIVE_EXE) (copy it to Windows and run it: $(NATIVE_DIR)/README.md)"
 
 wine-conformance: native-conformance wine-deps
@@ -274,7 +331,7 @@ wine-conformance: native-conformance wine-deps
 .PHONY: fuzz fuzz-deps check-determinism
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lua api marshal guest
+FUZZ_TARGETS ?= lua api marshal guest pe
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_REGRESS := $(BUILD)/scenarios/fuzz/regress_test.t

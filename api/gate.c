@@ -5,10 +5,10 @@
  * `mov eax, k; int 0x2e; ret n`; ARM64 and ARM `svc #k` and a return) and
  * calls the handler registered here when guest code enters thunk k.  The
  * handler reads the arguments by the machine's calling convention, one
- * argument word at a time from sim_gate_arg (x64 and ARM64: one word each;
- * x86 stdcall: a DWORD64 takes two stack words, low first; ARM AAPCS: a
- * DWORD64 takes an even-aligned register or stack pair; on 32-bit guests a
- * HANDLE is sign-extended, a pointer zero-extended), calls the very function
+ * argument word at a time from sim_gate_arg, a DWORD64 from sim_gate_arg64
+ * (the ISA layer pairs words: x86 two stack words, ARM an even-aligned
+ * register or stack pair; on 32-bit guests a HANDLE is sign-extended, a
+ * pointer zero-extended), calls the very function
  * a Lua body's binding calls (there is one implementation of each), and
  * hands back the result register: a DWORD or BOOL zero-extended, a HANDLE in
  * full (32-bit guests: eax or r0).  On x86 each thunk pops its arguments
@@ -88,19 +88,13 @@ static uint32_t stdcall_words(imp f) {
 /* The arguments of import f, composed from the call's argument words by the
  * machine's convention; false when a stack word is unreadable. */
 static bool fetch_args(hcp_os *os, sim_thread *t, imp f, uint64_t a[5], int *got) {
-    sim_arch arch = sim_machine_config(os->m)->arch;
-    bool wide = sim_arch_ptr_size(arch) == 8;
     int w = 0;
     *got = 0;
     for (int k = 0; k < imports[f].nargs; k++) {
         char c = imports[f].sig[k];
         uint64_t v;
-        if (c == 'q' && !wide) {
-            uint64_t hi;
-            if (arch == SIM_ARCH_ARM) w += w & 1; /* AAPCS: an even register or stack pair */
-            if (sim_gate_arg(t, w, &v) != SIM_OK || sim_gate_arg(t, w + 1, &hi) != SIM_OK) return false;
-            v = (v & 0xFFFFFFFFu) | hi << 32;
-            w += 2;
+        if (c == 'q') { /* a DWORD64: the ISA layer knows how its convention passes one */
+            if (sim_gate_arg64(t, &w, &v) != SIM_OK) return false;
         } else {
             if (sim_gate_arg(t, w, &v) != SIM_OK) return false;
             w++;

@@ -235,6 +235,8 @@ uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags
                                uint64_t PerformanceDataHandle /* HANDLE * */);
 uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle);
 uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled /* PBOOLEAN */);
+/* Whether thread t has profiling enabled (what QueryThreadProfiling answers), without a handle. */
+bool hcp_thread_profiling(hcp_os *os, sim_thread *t);
 uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
                                  uint64_t PerformanceData /* PPERFORMANCE_DATA */);
 

@@ -257,8 +257,12 @@ static int imports(hcp_process *p, uint8_t *im, char *err, size_t cap) {
             int svc;
             bool data = false;
             if (ordinal) {
-                snprintf(fn, sizeof fn, "#%u", (unsigned)(e & 0xFFFFu));
-                svc = -1; /* hcpsim's DLLs have no ordinals: by ordinal is always a missing import */
+                char nm[64];
+                svc = hcp_win32_lookup_ordinal(dll, (unsigned)(e & 0xFFFFu), &data, nm, sizeof nm);
+                if (svc >= 0)
+                    snprintf(fn, sizeof fn, "%s", nm);
+                else
+                    snprintf(fn, sizeof fn, "#%u", (unsigned)(e & 0xFFFFu));
             } else {
                 const char *s = image_str(im, size, (uint32_t)(e & 0x7FFFFFFFu) + 2, 256);
                 if ((e & 0x7FFFFFFFu) + 2 > size || !s || !*s)
@@ -269,7 +273,7 @@ static int imports(hcp_process *p, uint8_t *im, char *err, size_t cap) {
             }
             if (svc < 0 && (svc = missing_service(p, dll, fn, err, cap)) < 0) return -1;
             uint64_t addr = data ? hcp_win32_data(p, svc) : sim_gate_thunk(m, (uint32_t)svc);
-            /* the gate's own imports keep the pops hcp_gate_attach gave their thunks */
+            /* the gate's own imports (below HCP_SVC_WIN32) keep the pop gate.c set */
             if (!data && svc >= (int)HCP_SVC_WIN32) sim_gate_set_pop(m, (uint32_t)svc, hcp_win32_pop(svc));
             if (w == 8)
                 hcp_put64(im + iat + k * w, addr);

@@ -49,7 +49,8 @@ typedef struct hcp_pthread {
     uint64_t teb;
     bool exit_req; /* ExitThread (or TerminateThread of itself): its call ended, its body returns exit_code */
     uint32_t exit_code;
-    uint64_t *tls; /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
+    uint64_t *tls;    /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
+    uint32_t suspend; /* CREATE_SUSPENDED's count, until ResumeThread brings it to 0 */
 } hcp_pthread;
 
 typedef struct hcp_cs { /* a CRITICAL_SECTION's address and the mutex that serializes it */
@@ -124,6 +125,9 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 /* win32.c: the service of DLL!name (case-insensitive DLL), -1 when hcpsim
  * lacks it; *data: a data import (the IAT holds the variable's address). */
 int hcp_win32_lookup(const char *dll, const char *name, bool *data);
+/* An import by ordinal (hcp_pe_import_row's ordinals): its service, and its
+ * name in name[cap]; -1 when the DLL has no such ordinal. */
+int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char *name, size_t cap);
 /* The address a data import resolves to. */
 uint64_t hcp_win32_data(hcp_process *p, int svc);
 /* Stack bytes the x86 thunk of service svc pops (stdcall 4 x words; cdecl 0). */

@@ -112,6 +112,11 @@ uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
     return ERROR_SUCCESS;
 }
 
+bool hcp_thread_profiling(hcp_os *os, sim_thread *t) {
+    os_thread *ot = hcp_os_thread(os, t);
+    return ot && ot->prof.enabled;
+}
+
 uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled) {
     if (!os->plat->hcp) return hcp_not_implemented(os);
     hcp_kernel_entry(os);

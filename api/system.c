@@ -95,14 +95,23 @@ static size_t distance(const char *a, const char *b) {
     return d[la][lb];
 }
 
-const char *hcp_option_suggest(const char *name) {
+const char *hcp_suggest(const char *name, const char *const *names, int n) {
     const char *best = NULL;
     size_t bestd = strlen(name) < 5 ? 1 : 2; /* at most this many edits away */
-    for (int i = 0; i < NOPTIONS; i++) {
-        size_t d = distance(name, options[i].name);
-        if (d <= bestd && (!best || d < distance(name, best))) best = options[i].name;
+    for (int i = 0; i < n; i++) {
+        size_t d = distance(name, names[i]);
+        if (d < bestd || (d == bestd && (!best || strcmp(names[i], best) < 0))) {
+            best = names[i];
+            bestd = d;
+        }
     }
     return best;
+}
+
+const char *hcp_option_suggest(const char *name) {
+    const char *names[NOPTIONS];
+    for (int i = 0; i < NOPTIONS; i++) names[i] = options[i].name;
+    return hcp_suggest(name, names, NOPTIONS);
 }
 
 void hcp_system_opts_init(hcp_system_opts *o, const hcp_platform *p) {

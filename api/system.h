@@ -46,6 +46,10 @@ const hcp_option *hcp_option_find(const char *name);
 const char *hcp_option_names(void);
 /* The closest option name to `name` (a small edit away), or NULL. */
 const char *hcp_option_suggest(const char *name);
+/* The closest of names[0..n-1] to `name`: at most 1 edit (insertion, deletion, substitution,
+ * swap of neighbours) away for names under 5 letters, 2 otherwise; the least by strcmp among
+ * equally close ones; NULL when none is that close.  For "did you mean" in messages. */
+const char *hcp_suggest(const char *name, const char *const *names, int n);
 
 /* Defaults that are no simulator field's. */
 #define HCP_DEFAULT_MAX_THREADS 10000

@@ -186,7 +186,9 @@ uint32_t hcp_wait_result(hcp_os *os) {
 
 int GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode) {
     sim_thread *t;
+    /* THREAD_QUERY_INFORMATION implies THREAD_QUERY_LIMITED_INFORMATION (as GetThreadTimes: times.c) */
     uint32_t st = hcp_ref_thread(os, hThread, THREAD_QUERY_LIMITED_INFORMATION, &t);
+    if (st == STATUS_ACCESS_DENIED) st = hcp_ref_thread(os, hThread, THREAD_QUERY_INFORMATION, &t);
     if (st != STATUS_SUCCESS) return (int)fail(os, st);
     uint8_t b[4];
     hcp_put32(b, sim_thread_exit_code(t));

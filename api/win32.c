@@ -201,6 +201,111 @@ static void fmt_exp3(char *s) { /* msvcrt writes at least three exponent digits:
     memset(e + 2, '0', 3 - digits);
 }
 
+/* msvcrt's %e %f %g: the exact decimal value of the double (the host's %.1099e prints every
+ * digit exactly) rounded half away from zero, where glibc rounds a tie to even (msvcrt and Wine
+ * print 0.5 with %.0f as "1", glibc "0"); exponents of at least three digits. */
+typedef struct msdec {
+    char dig[1104]; /* d = dig[0].dig[1]dig[2]... x 10^x; digits past n are 0 */
+    int n, x;
+} msdec;
+
+static void msdec_of(double d, msdec *v) {
+    char b[1120];
+    snprintf(b, sizeof b, "%.1099e", d);
+    v->n = 0;
+    const char *s = b;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9' && v->n < (int)sizeof v->dig) v->dig[v->n++] = *s;
+    v->x = *s == 'e' ? atoi(s + 1) : 0;
+}
+
+static char msdec_at(const msdec *v, int i) { return i >= 0 && i < v->n ? v->dig[i] : '0'; }
+
+/* Keeps k significant digits (k may be 0 or negative: the value rounds to 0 or to 10^(x+1)). */
+static void msdec_round(msdec *v, int k) {
+    if (k >= v->n) return;
+    bool up = k >= 0 && v->dig[k] >= '5';
+    if (k <= 0) {
+        if (up) { /* 0.5 x 10^(x+1) or more: 1 x 10^(x+1) */
+            v->dig[0] = '1';
+            v->n = 1;
+            v->x++;
+        } else {
+            v->n = 0;
+        }
+        return;
+    }
+    v->n = k;
+    for (int i = k - 1; up && i >= 0; i--) {
+        if (v->dig[i] == '9') {
+            v->dig[i] = '0';
+        } else {
+            v->dig[i]++;
+            up = false;
+        }
+    }
+    if (up) { /* 99.9 -> 100: one digit more in front */
+        v->dig[0] = '1';
+        for (int i = 1; i < k; i++) v->dig[i] = '0';
+        v->x++;
+    }
+}
+
+static size_t msdec_e(const msdec *v, int pr, bool alt, char e, char *out, size_t cap) {
+    size_t k = 0;
+    out[k++] = msdec_at(v, 0);
+    if (pr > 0 || alt) out[k++] = '.';
+    for (int i = 1; i <= pr && k < cap - 8; i++) out[k++] = msdec_at(v, i);
+    int x = v->n ? v->x : 0;
+    k += (size_t)snprintf(out + k, cap - k, "%c%c%03d", e, x < 0 ? '-' : '+', x < 0 ? -x : x);
+    return k;
+}
+
+static size_t msdec_f(const msdec *v, int pr, bool alt, char *out, size_t cap) {
+    size_t k = 0;
+    int x = v->n ? v->x : 0;
+    if (x < 0) out[k++] = '0';
+    for (int i = 0; i <= x && k < cap - 2; i++) out[k++] = msdec_at(v, i);
+    if (pr > 0 || alt) out[k++] = '.';
+    for (int i = 1; i <= pr && k < cap - 1; i++) out[k++] = msdec_at(v, x + i);
+    out[k] = '\0';
+    return k;
+}
+
+static void ms_float(char cv, int pr, bool alt, double d, char *out, size_t cap) {
+    msdec v;
+    msdec_of(d, &v);
+    bool zero = d == 0;
+    if (zero) v.x = 0;
+    size_t k;
+    if (cv == 'e' || cv == 'E') {
+        msdec_round(&v, pr + 1);
+        k = msdec_e(&v, pr, alt, cv, out, cap);
+    } else if (cv == 'f') {
+        msdec_round(&v, v.x + 1 + pr);
+        k = msdec_f(&v, pr, alt, out, cap);
+    } else { /* g, G: P significant digits, e-style when the exponent is below -4 or P or more */
+        int p = pr == 0 ? 1 : pr;
+        msdec_round(&v, p);
+        int x = v.n ? v.x : 0;
+        if (x < -4 || x >= p)
+            k = msdec_e(&v, p - 1, alt, cv == 'g' ? 'e' : 'E', out, cap);
+        else
+            k = msdec_f(&v, p - 1 - x, alt, out, cap);
+        if (!alt) { /* no trailing zeros in the fraction, no lone point */
+            char *ex = strpbrk(out, "eE"), tail[16] = "";
+            size_t end = ex ? (size_t)(ex - out) : k;
+            if (ex) snprintf(tail, sizeof tail, "%s", ex);
+            if (memchr(out, '.', end)) {
+                while (end > 0 && out[end - 1] == '0') end--;
+                if (end > 0 && out[end - 1] == '.') end--;
+            }
+            k = end + (size_t)snprintf(out + end, cap - end, "%s", tail);
+        }
+    }
+    out[k < cap ? k : cap - 1] = '\0';
+}
+
 static void format(ctx *c, const char *f, vargs *v, obuf *o) {
     for (const char *s = f; *s && !c->failed;) {
         if (*s != '%') {
@@ -315,7 +420,7 @@ static void format(ctx *c, const char *f, vargs *v, obuf *o) {
             int need = prec < 0 ? 1 : prec;
             if (prec > 400) need = 400;
             int zeros = need > n ? need - n : 0;
-            if (base == 8 && alt && zeros == 0 && (n == 0 || tmp[n - 1] != '0')) zeros = 1;
+            if (base == 8 && alt && zeros == 0 && n > 0 && tmp[n - 1] != '0') zeros = 1; /* %#.0o of 0: "" */
             size_t k = 0;
             for (int i = 0; i < zeros; i++) num[k++] = '0';
             while (n) num[k++] = tmp[--n];
@@ -400,6 +505,11 @@ static void format(ctx *c, const char *f, vargs *v, obuf *o) {
                 }
                 if (conv == 'f' && d >= 1e300) pr = pr > 40 ? 40 : pr;
                 char cv = conv == 'F' ? 'f' : conv;
+                if (cv != 'a' && cv != 'A') {
+                    ms_float(cv, pr, alt, d, num, sizeof num - 4);
+                    blen = strlen(num);
+                    break;
+                }
                 int r = alt ? (cv == 'e'   ? snprintf(num, sizeof num - 4, "%#.*e", pr, d)
                                : cv == 'E' ? snprintf(num, sizeof num - 4, "%#.*E", pr, d)
                                : cv == 'f' ? snprintf(num, sizeof num - 4, "%#.*f", pr, d)
@@ -427,7 +537,9 @@ static void format(ctx *c, const char *f, vargs *v, obuf *o) {
             if (at) wr32(c, at, (uint32_t)o->n);
             continue;
         }
-        case '%': ob_add(o, "%", 1); continue;
+        case '%': /* "%%" writes '%'; a '%' after flags, width or precision ("%5%") nothing, as msvcrt */
+            if (s - start == 2) ob_add(o, "%", 1);
+            continue;
         default: /* an unknown conversion is written as is, as msvcrt does */
             ob_add(o, start, (size_t)(s - start));
             continue;
@@ -824,7 +936,6 @@ static uint64_t k_CreateThread(ctx *c) { /* (attr, stack, start, param, flags, *
     hcp_process *p = c->p;
     uint64_t start = c->a[2], param = c->a[3], tidp = c->a[5];
     uint32_t flags = (uint32_t)c->a[4];
-    if (flags & CREATE_SUSPENDED) return win_fail(c, ERROR_NOT_SUPPORTED); /* no ResumeThread: see the README */
     if (!start) return win_fail(c, ERROR_INVALID_PARAMETER);
     if (tidp && sim_mem_probe(c->m, tidp, 4, true) != SIM_OK) return win_fail(c, ERROR_NOACCESS);
     if (!p->spawn) return win_fail(c, ERROR_NOT_SUPPORTED);
@@ -841,11 +952,97 @@ static uint64_t k_CreateThread(ctx *c) { /* (attr, stack, start, param, flags, *
         c->failed = true;
         return 0;
     }
+    if ((flags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK) hcp_process_thread(p, nt)->suspend = 1;
     uint64_t h = hcp_thread_handle(c->os, nt, THREAD_ALL_ACCESS);
     if (!h) return win_fail(c, hcp_handle_error(c->os));
     if (tidp) wr32(c, tidp, sim_thread_id(nt));
     return h;
 }
+
+static uint64_t k_ResumeThread(ctx *c) { /* the previous suspend count; 0 makes a suspended thread Ready */
+    sim_thread *t;
+    uint32_t st = hcp_ref_thread(c->os, hcp_handle_arg(c->os, c->a[0]), THREAD_SUSPEND_RESUME, &t);
+    if (st != STATUS_SUCCESS) {
+        nt_fail(c, st);
+        return 0xFFFFFFFFu;
+    }
+    hcp_pthread *r = hcp_process_thread(c->p, t);
+    if (!r || !r->suspend) return 0;
+    uint32_t prev = r->suspend--;
+    if (!r->suspend) {
+        sim_thread_release(t);
+        sim_sched_preempt_pending(c->t);
+    }
+    return prev;
+}
+
+static uint64_t k_GetCurrentProcessorNumber(ctx *c) { return (uint32_t)sim_thread_cpu(c->t); }
+
+static uint64_t k_GetProcessAffinityMask(ctx *c) { /* (process, *process mask, *system mask) */
+    if (hcp_handle_arg(c->os, c->a[0]) != HCP_CURRENT_PROCESS) return win_fail(c, ERROR_INVALID_HANDLE);
+    int n = sim_cpu_count(c->m);
+    uint64_t mask = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+    if (sim_mem_probe(c->m, c->a[1], c->w, true) != SIM_OK || sim_mem_probe(c->m, c->a[2], c->w, true) != SIM_OK)
+        return win_fail(c, ERROR_NOACCESS);
+    wrp(c, c->a[1], mask);
+    wrp(c, c->a[2], mask);
+    return 1;
+}
+
+static uint64_t k_ReadProcessMemory(ctx *c) { /* (process, base, buffer, size, *read): this process only */
+    uint64_t n = c->a[3], done = c->a[4];
+    if (hcp_handle_arg(c->os, c->a[0]) != HCP_CURRENT_PROCESS) return win_fail(c, ERROR_INVALID_HANDLE);
+    if (n > MAX_STR * 64) return win_fail(c, ERROR_INVALID_PARAMETER);
+    uint8_t *b = malloc(n ? (size_t)n : 1);
+    if (!b) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    bool ok =
+        sim_mem_read(c->m, c->a[1], b, (size_t)n) == SIM_OK && sim_mem_write(c->m, c->a[2], b, (size_t)n) == SIM_OK;
+    free(b);
+    if (done) wrp(c, done, ok ? n : 0);
+    return ok ? 1 : win_fail(c, 299); /* ERROR_PARTIAL_COPY */
+}
+
+/* SYSTEMTIME (8 WORDs: year, month, day of week, day, hour, minute, second, ms) to a FILETIME. */
+static uint64_t k_SystemTimeToFileTime(ctx *c) {
+    uint8_t b[16];
+    if (!rd(c, c->a[0], b, 16)) return 0;
+    unsigned y = hcp_get16(b), mo = hcp_get16(b + 2), d = hcp_get16(b + 6), h = hcp_get16(b + 8),
+             mi = hcp_get16(b + 10), s = hcp_get16(b + 12), ms = hcp_get16(b + 14);
+    static const unsigned mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1601 || y > 30827 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap) || h > 23 ||
+        mi > 59 || s > 59 || ms > 999)
+        return win_fail(c, ERROR_INVALID_PARAMETER);
+    uint64_t days = 0;
+    for (unsigned yy = 1601; yy < y; yy++) days += 365 + ((yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0);
+    for (unsigned m = 1; m < mo; m++) days += mdays[m - 1] + (m == 2 && leap);
+    days += d - 1;
+    uint64_t ft = (((days * 24 + h) * 60 + mi) * 60 + s) * 10000000u + (uint64_t)ms * 10000u;
+    uint8_t o[8];
+    hcp_put32(o, (uint32_t)ft);
+    hcp_put32(o + 4, (uint32_t)(ft >> 32));
+    return wrm(c, c->a[1], o, 8) ? 1 : 0;
+}
+
+static uint64_t k_GetTempPathA(ctx *c) { /* the fixed environment's TEMP, with its backslash */
+    static const char dir[] = "C:\\Temp\\";
+    uint32_t n = (uint32_t)c->a[0];
+    if (n < sizeof dir) return sizeof dir; /* the size needed, its NUL included */
+    return wrm(c, c->a[1], dir, sizeof dir) ? sizeof dir - 1 : 0;
+}
+
+/* ntdll: RtlNtStatusToDosError (api/errors.c's one table), NtQueryTimerResolution (the machine's tick
+ * is its coarsest, finest and current resolution: the clock never changes rate) */
+static uint64_t n_RtlNtStatusToDosError(ctx *c) { return hcp_nt_to_win32((uint32_t)c->a[0]); }
+static uint64_t n_NtQueryTimerResolution(ctx *c) {
+    uint32_t tick = sim_machine_config(c->m)->tick;
+    for (int i = 0; i < 3; i++)
+        if (sim_mem_probe(c->m, c->a[i], 4, true) != SIM_OK) return STATUS_ACCESS_VIOLATION;
+    for (int i = 0; i < 3; i++) wr32(c, c->a[i], tick);
+    return STATUS_SUCCESS;
+}
+
+static uint64_t k_DeleteFileA(ctx *c) { return win_fail(c, ERROR_FILE_NOT_FOUND); } /* no files are simulated */
 
 static uint64_t k_ExitThread(ctx *c) { return end_thread(c, (uint32_t)c->a[0]); }
 
@@ -1619,10 +1816,6 @@ static uint64_t c_setmode(ctx *c) { /* (fd, mode): the previous mode, _O_TEXT 0x
     c->p->binary[fd] = mode == 0x8000;
     return prev;
 }
-static uint64_t c_specific_handler(ctx *c) { /* never called: no exception is dispatched to a handler */
-    (void)c;
-    return 1; /* ExceptionContinueSearch */
-}
 static uint64_t c_fflush(ctx *c) {
     (void)c;
     return 0;
@@ -1698,6 +1891,15 @@ static const w32_entry table[] = {
     {K, "GetNativeSystemInfo", CC_STD, 1, k_GetSystemInfo, 0},
     {K, "CreateThread", CC_STD, 6, k_CreateThread, 0},
     {K, "ExitThread", CC_STD, 1, k_ExitThread, 0},
+    {K, "ResumeThread", CC_STD, 1, k_ResumeThread, 0},
+    {K, "GetCurrentProcessorNumber", CC_STD, 0, k_GetCurrentProcessorNumber, 0},
+    {K, "GetProcessAffinityMask", CC_STD, 3, k_GetProcessAffinityMask, 0},
+    {K, "ReadProcessMemory", CC_STD, 5, k_ReadProcessMemory, 0},
+    {K, "SystemTimeToFileTime", CC_STD, 2, k_SystemTimeToFileTime, 0},
+    {K, "GetTempPathA", CC_STD, 2, k_GetTempPathA, 0},
+    {K, "DeleteFileA", CC_STD, 1, k_DeleteFileA, 0},
+    {"ntdll.dll", "RtlNtStatusToDosError", CC_STD, 1, n_RtlNtStatusToDosError, 0},
+    {"ntdll.dll", "NtQueryTimerResolution", CC_STD, 3, n_NtQueryTimerResolution, 0},
     {K, "TerminateThread", CC_STD, 2, k_TerminateThread, 0},
     {K, "GetThreadPriority", CC_STD, 1, k_GetThreadPriority, 0},
     {K, "SetThreadPriority", CC_STD, 2, k_SetThreadPriority, 0},
@@ -1782,7 +1984,6 @@ static const w32_entry table[] = {
     {C, "fflush", CC_C, 1, c_fflush, 0},
     {C, "_fileno", CC_C, 1, c_fileno, 0},
     {C, "_setmode", CC_C, 2, c_setmode, 0},
-    {C, "__C_specific_handler", CC_C, 4, c_specific_handler, 0},
     {C, "printf", CC_C, 1, c_printf, 0},
     {C, "fprintf", CC_C, 2, c_fprintf, 0},
     {C, "vprintf", CC_C, 2, c_vprintf, 0},
@@ -1822,13 +2023,15 @@ static int svc_of(const char *name) {
 
 int hcp_win32_lookup(const char *dll, const char *name, bool *data) {
     *data = false;
-    bool k32 = strcasecmp(dll, "KERNEL32.dll") == 0, crt = strcasecmp(dll, "msvcrt.dll") == 0;
+    bool k32 = strcasecmp(dll, "KERNEL32.dll") == 0, crt = strcasecmp(dll, "msvcrt.dll") == 0,
+         nt = strcasecmp(dll, "ntdll.dll") == 0;
     if (k32)
         for (int i = 0; hcp_import_name(i); i++)
             if (strcmp(hcp_import_name(i), name) == 0) return i; /* the call gate's own */
     for (int i = 0; i < NTABLE; i++) {
         const w32_entry *e = &table[i];
-        if ((k32 && strcmp(e->dll, "KERNEL32.dll") == 0) || (crt && strcmp(e->dll, "msvcrt.dll") == 0)) {
+        if ((k32 && strcmp(e->dll, "KERNEL32.dll") == 0) || (crt && strcmp(e->dll, "msvcrt.dll") == 0) ||
+            (nt && strcmp(e->dll, "ntdll.dll") == 0)) {
             if (strcmp(e->name, name) != 0) continue;
             *data = e->cc == CC_DATA;
             return (int)HCP_SVC_WIN32 + i;
@@ -1879,6 +2082,67 @@ const char *hcp_pe_import_entry(int i) {
             return buf;
         }
     return NULL;
+}
+
+/* The gate's imports that charge no api_call cycles (api/README.md "Call gate"). */
+static bool gate_free(const char *name) {
+    static const char *const free_ones[] = {"GetCurrentThread", "GetCurrentThreadId",      "GetLastError",
+                                            "SetLastError",     "ReadThreadProfilingData", "GetExitCodeThread"};
+    for (size_t i = 0; i < sizeof free_ones / sizeof free_ones[0]; i++)
+        if (strcmp(free_ones[i], name) == 0) return true;
+    return false;
+}
+
+bool hcp_pe_import_row(int i, hcp_pe_import *o) {
+    static const char *const dlls[] = {"KERNEL32.dll", "msvcrt.dll", "ntdll.dll"};
+    int k = 0;
+    for (int d = 0; d < 3; d++) {
+        int ord = 0;
+        if (d == 0)
+            for (int j = 0; hcp_import_name(j); j++) {
+                ord++;
+                if (k++ != i) continue;
+                *o = (hcp_pe_import){dlls[0],
+                                     hcp_import_name(j),
+                                     ord,
+                                     "function",
+                                     gate_free(hcp_import_name(j)) ? "none (user mode only)" : "1 api_call",
+                                     "yes"};
+                return true;
+            }
+        for (int j = 0; j < NTABLE; j++) {
+            const w32_entry *e = &table[j];
+            if (strcmp(e->dll, dlls[d]) != 0) continue;
+            ord++;
+            if (k++ != i) continue;
+            *o = (hcp_pe_import){e->dll, e->name, ord, "function", "1 api_call", "yes"};
+            if (e->cc == CC_DATA && e->data < 0) {
+                o->kind = "guest code";
+                o->cost = "user instructions (api/README.md)";
+            } else if (e->cc == CC_DATA) {
+                o->kind = "data";
+                o->cost = "-";
+            } else if (e->fn == k_nop) {
+                o->does = "no-op";
+            } else if (e->fn == k_true) {
+                o->does = "returns TRUE";
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The service an import by ordinal resolves to (hcp_pe_import_row's ordinals), -1 when none. */
+int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char *name, size_t cap) {
+    hcp_pe_import r;
+    for (int i = 0; hcp_pe_import_row(i, &r); i++)
+        if (strcasecmp(r.dll, dll) == 0 && (unsigned)r.ordinal == ordinal) {
+            snprintf(name, cap, "%s", r.name);
+            return hcp_win32_lookup(r.dll, r.name, data);
+        }
+    *data = false;
+    return -1;
 }
 
 uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending) {

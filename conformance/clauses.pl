@@ -32,9 +32,12 @@ die "usage: clauses.pl [--report] [--catalogue FILE] --tap-dir DIR TEST...\n" un
 my $ID_RE = qr/^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$/;
 my %SEMANTICS = map { $_ => 1 } qw(documented observed both simulator-defined);
 my %EVIDENCE = map { $_ => 1 } qw(documented header inferred simulator);
-my $HEADER = join "\t", qw(id semantics evidence source edge statement);
+my $HEADER = join "\t", qw(id semantics evidence source edge native statement);
 my $EDGES = 58;
 my @SELF = qw(SIM-CLAUSE-CATALOGUE SIM-CLAUSE-COVERAGE); # the clauses this program checks
+# The native conformance program's stream (conformance/native/README.md): the catalogue's native
+# column must agree with it when that test is among the programs given.
+my $NATIVE = 'conformance/native/hcpsim_observed.sh';
 
 # ---- the catalogue ---------------------------------------------------------------------
 my (@format_errors, @dup_errors, %clause, @order, %edge_seen);
@@ -48,14 +51,16 @@ if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
         next if $line =~ /^#/ || $line eq '';
         my @f = split /\t/, $line, -1;
         my $where = "$catalogue:$n";
-        if (@f != 6) { push @format_errors, "$where: " . scalar(@f) . " fields, not 6"; next }
-        my ($id, $sem, $ev, $src, $edge, $stmt) = @f;
+        if (@f != 7) { push @format_errors, "$where: " . scalar(@f) . " fields, not 7"; next }
+        my ($id, $sem, $ev, $src, $edge, $native, $stmt) = @f;
         push @format_errors, "$where: id '$id' does not look like HCP-READ-SIZE-EXACT" unless $id =~ $ID_RE;
         push @format_errors, "$where: semantics '$sem' is not documented|observed|both|simulator-defined"
             unless $SEMANTICS{$sem};
         push @format_errors, "$where: evidence '$ev' is not documented|header|inferred|simulator" unless $EVIDENCE{$ev};
         push @format_errors, "$where: empty source" unless $src =~ /\S/;
         push @format_errors, "$where: empty statement" unless $stmt =~ /\S/;
+        push @format_errors, "$where: empty native column (yes, or why a user-mode program cannot check it)"
+            unless $native =~ /\S/;
         if ($edge ne '-') {
             for my $e (split /,/, $edge, -1) {
                 if ($e =~ /^[1-9][0-9]*$/ && $e <= $EDGES) { $edge_seen{$e}{$id} = 1 }
@@ -63,7 +68,7 @@ if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
             }
         }
         if ($clause{$id}) { push @dup_errors, "$where: $id already on line $clause{$id}{line}"; next }
-        $clause{$id} = { line => $n, edge => $edge };
+        $clause{$id} = { line => $n, edge => $edge, native => $native };
         push @order, $id;
     }
     close $fh;
@@ -73,7 +78,7 @@ if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
 my @edges_missing = grep { !$edge_seen{$_} } 1 .. $EDGES;
 
 # ---- the TAP streams -------------------------------------------------------------------
-my (@missing_streams, @untagged, @unknown, %named);
+my (@missing_streams, @untagged, @unknown, %named, %native_named);
 for my $test (@tests) {
     (my $name = $test) =~ tr{/}{_};
     my $path = "$tapdir/$name.tap";
@@ -91,7 +96,11 @@ for my $test (@tests) {
         my $status = $dir =~ /^skip/i ? 'skip' : $dir =~ /^todo/i ? 'todo' : $not ? 'fail' : 'pass';
         if ($desc =~ /\[([A-Z0-9][A-Z0-9,-]*)\]$/) {
             for my $id (split /,/, $1) {
-                if ($clause{$id}) { $named{$id}{$status}++; $named{$id}{files}{$test} = 1 }
+                if ($clause{$id}) {
+                    $named{$id}{$status}++;
+                    $named{$id}{files}{$test} = 1;
+                    $native_named{$id}{$status}++ if $test eq $NATIVE;
+                }
                 else { push @unknown, "$test: test $num names unknown clause $id: $desc" }
             }
         } else {
@@ -102,6 +111,17 @@ for my $test (@tests) {
 }
 
 my %self = map { $_ => 1 } @SELF;
+my @native_errors;
+if (grep { $_ eq $NATIVE } @tests) {
+    for my $id (@order) {
+        my $yes = $clause{$id}{native} eq 'yes';
+        my $n = $native_named{$id} || {};
+        my $checked = ($n->{pass} || 0) + ($n->{fail} || 0) + ($n->{todo} || 0);
+        push @native_errors, "$id: native column 'yes' but no line of $NATIVE names it" if $yes && !%$n;
+        push @native_errors, "$id: native column gives a reason, but $NATIVE checks it (set it to yes)"
+            if !$yes && $checked;
+    }
+}
 my @uncovered = grep { !$named{$_} && !$self{$_} } @order;
 
 # ---- output ----------------------------------------------------------------------------
@@ -138,7 +158,7 @@ if ($report) {
 }
 
 my ($n, $failed) = (0, 0);
-print "TAP version 13\n1..8\n";
+print "TAP version 13\n1..9\n";
 sub check {
     my ($pass, $name, $clause, @diag) = @_;
     $n++;
@@ -151,7 +171,7 @@ sub check {
 }
 check($header_ok, "the catalogue starts with the agreed header line", 'SIM-CLAUSE-CATALOGUE',
       "the first line must be: " . ($HEADER =~ s/\t/<TAB>/gr));
-check(!@format_errors, "every catalogue row has an id, semantics, evidence, source, edge and statement",
+check(!@format_errors, "every catalogue row has an id, semantics, evidence, source, edge, native and statement",
       'SIM-CLAUSE-CATALOGUE', @format_errors);
 check(!@dup_errors, "catalogue ids are unique", 'SIM-CLAUSE-CATALOGUE', @dup_errors);
 check(!@edges_missing, "every HCP-SPEC edge case 1-$EDGES is in some clause's edge column", 'SIM-CLAUSE-CATALOGUE',
@@ -162,4 +182,6 @@ check(!@untagged, "every TAP line of every test program names a clause", 'SIM-CL
 check(!@unknown, "every clause a test names is in the catalogue", 'SIM-CLAUSE-COVERAGE', @unknown);
 check(!@uncovered, "every catalogue clause is named by a test that ran (" . scalar(@order) . " clauses)",
       'SIM-CLAUSE-COVERAGE', map { "clause $_ has no test" } @uncovered);
+check(!@native_errors, "the catalogue's native column agrees with the native program's stream",
+      'SIM-CLAUSE-COVERAGE', @native_errors);
 exit($failed ? 1 : 0);

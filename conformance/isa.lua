@@ -216,7 +216,7 @@ local function run_platform(p)
       tap.is(t:DisableThreadProfiling(h), 0, p .. " the guest's HANDLE disables profiling from Lua")
       if isa == "x86" then
         -- DisableThreadProfiling pops 4 bytes, call5 pushed 20: its ret 24 then returns to an argument word
-        local r2, code = t:run(k.call5, imp.DisableThreadProfiling, 0x1234, 0, 0, 0, 0)
+        local r2, code = t:pcall_run(k.call5, imp.DisableThreadProfiling, 0x1234, 0, 0, 0, 0)
         tap.is(r2, nil, "x86: a stdcall callee that pops 4 of 20 bytes unbalances call5's stack: it faults")
         tap.is(code, hcp.STATUS_ACCESS_VIOLATION, "x86: with an access violation (a return to address 0)")
       end
@@ -227,7 +227,7 @@ local function run_platform(p)
       local code = m:code(c[2])
       local arg = c[3] == "odd" and buf + 1 or c[3]
       local c0 = t:counters()
-      local r, st, info = t:run(code, arg)
+      local r, st, info = t:pcall_run(code, arg)
       local c1 = t:counters()
       tap.is(r, nil, p .. " " .. c[1] .. " faults")
       tap.is(st, c[4], string.format("%s %s: exception 0x%08X", p, c[1], c[4]))
@@ -338,7 +338,7 @@ do -- ARM: add r3, pc, #5; bx r3 (Thumb state at offset 12); udf; Thumb-2 mrrc p
     local m = hcp.machine { platform = "ce2.12-arm", cost = "unit" }
     local code = m:code(code_bytes)
     m:thread { name = "thumb", body = function(t)
-      local r, st, info = t:run(code)
+      local r, st, info = t:pcall_run(code)
       results[run] = tostring(r) .. ":" .. tostring(st)
       if run == 1 then
         tap.is(st, 0xC000001D, "arm: a Thumb-2 mrrc of CNTVCT (entered by bx to an odd address) is STATUS_ILLEGAL_INSTRUCTION")

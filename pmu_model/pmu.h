@@ -19,7 +19,7 @@
 /* ---- events -------------------------------------------------------------------------- */
 
 /* Events a counter can count.  Definitions: pmu_event_description() and the
- * README.  The first three keep their values from earlier versions. */
+ * README.  The first three have fixed values (0, 1, 2): the default PMC programming. */
 typedef enum pmu_event {
     PMU_EV_INSTRUCTIONS = 0,
     PMU_EV_CYCLES,
@@ -115,9 +115,8 @@ const char *pmu_class_name(pmu_class c);
 
 /* What one retired block (or retired prefix of a block) contributes.  sim/
  * adds each decoded instruction with pmu_block_add_insn() and prices the
- * block once with pmu_block_cycles().  The first three fields keep their
- * order and meaning from earlier versions; initialise with {0} or memset
- * (a positional {a, b, c} now leaves fields out, which -Wextra reports). */
+ * block once with pmu_block_cycles().  Initialise it with {0} or memset:
+ * a positional {a, b, c} leaves fields out, which -Wextra reports. */
 typedef struct pmu_block_stats {
     uint32_t insns;               /* instructions retired */
     uint32_t branches;            /* retired control transfers: jcc (taken or not), jmp, call, ret, ... */

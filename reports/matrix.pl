@@ -103,7 +103,7 @@ sub read_lines {
 
 {
     my @lines = read_lines($catalogue);
-    my $header = 'id	semantics	evidence	source	edge	statement';
+    my $header = 'id	semantics	evidence	source	edge	native	statement';
     my $seen_header = 0;
     for my $i (0 .. $#lines) {
         my ($line, $n) = ($lines[$i], $i + 1);
@@ -118,11 +118,11 @@ sub read_lines {
         }
         next if $line =~ /^\s*$/;
         my @f = split /\t/, $line, -1;
-        if (@f != 6) {
-            problem("$catalogue:$n: expected 6 tab-separated fields, found ", scalar @f);
+        if (@f != 7) {
+            problem("$catalogue:$n: expected 7 tab-separated fields, found ", scalar @f);
             next;
         }
-        my ($id, $sem, $ev, $src, $edge, $stmt) = @f;
+        my ($id, $sem, $ev, $src, $edge, $native, $stmt) = @f;
         if ($id !~ /^$ID_RE$/) { problem("$catalogue:$n: bad clause id \"$id\""); next }
         problem("$catalogue:$n: $id: semantics \"$sem\" is not documented|observed|both|simulator-defined")
             unless $SEMANTICS{$sem};
@@ -132,12 +132,13 @@ sub read_lines {
             unless $edge =~ /^(?:-|\d+(?:,\d+)*)$/;
         problem("$catalogue:$n: $id: empty statement") unless $stmt =~ /\S/;
         problem("$catalogue:$n: $id: empty source") unless $src =~ /\S/;
+        problem("$catalogue:$n: $id: empty native column") unless $native =~ /\S/;
         if ($clause{$id}) {
             problem("$catalogue:$n: duplicate clause id $id (first on line $clause{$id}{line})");
             next;
         }
         my $c = { id => $id, semantics => $sem, evidence => $ev, source => $src, edge => $edge,
-                  statement => $stmt, line => $n };
+                  statement => $stmt, native => $native, line => $n };
         push @clauses, $c;
         $clause{$id} = $c;
     }
@@ -299,6 +300,35 @@ for my $col (@columns) {
     $stats{$col}{blank} = @clauses - $with;
 }
 
+# ---- native coverage per family ----------------------------------------------------------
+# The catalogue's native column: `yes` when the native program (conformance/native/hcpcheck.c)
+# checks the clause, else why a user-mode program cannot.  Per family (the id's first word):
+# clauses, those with a native check, and per column how many of those pass.
+my (@families, %fam);
+for my $c (@clauses) {
+    my ($f) = $c->{id} =~ /^([A-Z0-9]+)-/;
+    push @families, $f unless $fam{$f};
+    my $s = $fam{$f} ||= { clauses => 0, native => 0, pass => {} };
+    $s->{clauses}++;
+    next unless $c->{native} eq 'yes';
+    $s->{native}++;
+    for my $col (@columns) {
+        my $x = $cell{$col}{ $c->{id} };
+        $s->{pass}{$col}++ if $x && $x->{verdict} eq 'pass';
+    }
+}
+sub native_rows {    # [family, clauses, native, pass per column...], the totals last
+    my @rows;
+    my @tot = ('all', 0, 0, map { 0 } @columns);
+    for my $f (@families) {
+        my $s = $fam{$f};
+        my @r = ($f, $s->{clauses}, $s->{native}, map { $s->{pass}{$_} // 0 } @columns);
+        $tot[$_] += $r[$_] for 1 .. $#r;
+        push @rows, \@r;
+    }
+    return (@rows, \@tot);
+}
+
 # ---- output ------------------------------------------------------------------------------
 sub write_file {
     my ($path, $text) = @_;
@@ -351,6 +381,13 @@ sub md {
         push @o, "| $row->[0] | " . join(' | ', map { $stats{$_}{ $row->[1] } // 0 } @columns) . ' |';
     }
     push @o, '', 'Catalogue: ' . scalar(@clauses) . ' clauses.', '';
+    push @o, '## Native coverage', '',
+        'Per family: the clauses, those the native program checks (the catalogue\'s `native` column is `yes`; '
+          . 'otherwise it gives why a user-mode program cannot), and per column how many of those pass.', '';
+    push @o, '| family | clauses | native check | ' . join(' | ', map { md_esc($_) . ' pass' } @columns) . ' |';
+    push @o, '|---|---:|---:|' . join('', map { '---:|' } @columns);
+    push @o, '| ' . join(' | ', map { md_esc($_) } @$_) . ' |' for native_rows();
+    push @o, '';
     push @o, '## Inputs', '';
     push @o, '| column | TAP streams |', '|---|---|';
     push @o, '| ' . md_esc($_->[0]) . ' | ' . md_esc($_->[1]) . ' |' for inputs_text();
@@ -359,15 +396,15 @@ sub md {
         push @o, '- ' . md_esc("$_->{col}: $_->{file}: $_->{what}") for @incomplete;
     }
     push @o, '', '## Clauses', '';
-    push @o, '| id | statement | source | evidence | semantics | ' . join(' | ', map { md_esc($_) } @columns) . ' |';
-    push @o, '|---|---|---|---|---|' . join('', map { '---|' } @columns);
+    push @o, '| id | statement | source | evidence | semantics | native | ' . join(' | ', map { md_esc($_) } @columns) . ' |';
+    push @o, '|---|---|---|---|---|---|' . join('', map { '---|' } @columns);
     for my $c (@clauses) {
         my @cells = map {
             my $x = $cell{$_}{ $c->{id} };
             !$x ? '' : $x->{note} ? "$x->{verdict} [$x->{note}{n}]" : $x->{verdict};
         } @columns;
         push @o, '| ' . join(' | ', map { md_esc($_) } $c->{id}, $c->{statement}, $c->{source}, $c->{evidence},
-                             $c->{semantics}) . ' | ' . join(' | ', @cells) . ' |';
+                             $c->{semantics}, $c->{native}) . ' | ' . join(' | ', @cells) . ' |';
     }
     if (@notes) {
         push @o, '', '## Notes', '';
@@ -411,6 +448,17 @@ sub html {
           . join('', map { '<td class="num">' . ($stats{$_}{ $row->[1] } // 0) . '</td>' } @columns) . '</tr>';
     }
     push @o, '</table>', '<p>Catalogue: ' . scalar(@clauses) . ' clauses.</p>';
+    push @o, '<h2>Native coverage</h2>',
+        '<p>Per family: the clauses, those the native program checks (the catalogue&#39;s <code>native</code> '
+          . 'column is <code>yes</code>; otherwise it gives why a user-mode program cannot), and per column how '
+          . 'many of those pass.</p>', '<table>',
+        '<tr><th>family</th><th>clauses</th><th>native check</th>'
+          . join('', map { '<th>' . h($_) . ' pass</th>' } @columns) . '</tr>';
+    for my $r (native_rows()) {
+        push @o, '<tr><th>' . h($r->[0]) . '</th>' . join('', map { '<td class="num">' . h($_) . '</td>' } @$r[1 .. $#$r])
+          . '</tr>';
+    }
+    push @o, '</table>';
     push @o, '<h2>Inputs</h2>', '<table>', '<tr><th>column</th><th>TAP streams</th></tr>';
     push @o, '<tr><td>' . h($_->[0]) . '</td><td>' . h($_->[1]) . '</td></tr>' for inputs_text();
     push @o, '</table>';
@@ -420,11 +468,12 @@ sub html {
         push @o, '</ul>';
     }
     push @o, '<h2>Clauses</h2>', '<table>',
-        '<tr><th>id</th><th>statement</th><th>source</th><th>evidence</th><th>semantics</th>'
+        '<tr><th>id</th><th>statement</th><th>source</th><th>evidence</th><th>semantics</th><th>native</th>'
           . join('', map { '<th>' . h($_) . '</th>' } @columns) . '</tr>';
     for my $c (@clauses) {
         my $row = '<tr id="' . h($c->{id}) . '"><td><code>' . h($c->{id}) . '</code></td><td>' . h($c->{statement})
-          . '</td><td>' . h($c->{source}) . '</td><td>' . h($c->{evidence}) . '</td><td>' . h($c->{semantics}) . '</td>';
+          . '</td><td>' . h($c->{source}) . '</td><td>' . h($c->{evidence}) . '</td><td>' . h($c->{semantics})
+          . '</td><td>' . h($c->{native}) . '</td>';
         for my $col (@columns) {
             my $x = $cell{$col}{ $c->{id} };
             if (!$x) { $row .= '<td></td>'; next }

@@ -1,7 +1,8 @@
 /* reports/out.c — the one way a report or trace file is written: to
  * PATH.tmp, renamed to PATH only when everything was written, removed
- * otherwise, so a failed write never leaves a half file at PATH. */
-#define _POSIX_C_SOURCE 200809L /* stat: a directory at PATH fails at once, not after the run */
+ * otherwise, so a failed write never leaves a half file at PATH; and the
+ * scenario path a report records (rep_scenario_path). */
+#define _XOPEN_SOURCE 700 /* stat (a directory at PATH fails at once, not after the run), realpath */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,13 @@
 #include <sys/stat.h>
 
 #include "reports/reports.h"
+
+static char *copy(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
 
 FILE *rep_out_open(const char *path, char **path_copy, char **tmp) {
     struct stat st;
@@ -49,4 +57,30 @@ int rep_out_close(FILE *f, char *path, char *tmp, int err) {
     free(tmp);
     free(path);
     return err;
+}
+
+char *rep_scenario_path(const char *given) {
+    char *abs = realpath(given, NULL);
+    if (!abs) return copy(given);
+    size_t n = strlen(abs);
+    char *dir = malloc(n + 6); /* a parent of abs, then "/.git" */
+    if (!dir) {
+        free(abs);
+        return NULL;
+    }
+    memcpy(dir, abs, n + 1);
+    char *res = NULL;
+    /* up from the file's folder to "/": each step drops one component, so at most n steps */
+    for (char *slash = strrchr(dir, '/'); slash && !res; slash = strrchr(dir, '/')) {
+        *slash = 0;
+        size_t d = strlen(dir);
+        struct stat st;
+        memcpy(dir + d, "/.git", 6);
+        bool repo = stat(dir, &st) == 0; /* a folder, or a file in a worktree */
+        dir[d] = 0;
+        if (repo) res = copy(abs + d + 1);
+    }
+    free(dir);
+    free(abs);
+    return res ? res : copy(given);
 }

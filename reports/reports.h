@@ -55,13 +55,13 @@ bool rep_trace_full(const rep_trace *tr);
  * Returns 0 or an errno value.  rep_trace_close(NULL, ...) returns 0. */
 int rep_trace_close(rep_trace *tr, const char *partial);
 
-/* ---- run reports: JSON, Markdown, HTML (--report PATH; reports/SCHEMA.md) ----------------- */
+/* ---- run reports: JSON, Markdown, HTML, CSV (--report PATH; reports/SCHEMA.md) ----------------- */
 
-typedef enum rep_format { REP_FORMAT_JSON = 0, REP_FORMAT_MARKDOWN, REP_FORMAT_HTML } rep_format;
+typedef enum rep_format { REP_FORMAT_JSON = 0, REP_FORMAT_MARKDOWN, REP_FORMAT_HTML, REP_FORMAT_CSV } rep_format;
 /* The list limits of a report: past them a list is truncated and says so (its totals stay exact). */
 #define REP_REPORT_MAX_INTERVALS 100000
 #define REP_REPORT_MAX_CALLS 10000
-#define REP_FORMAT_EXTENSIONS ".json, .md, .html"
+#define REP_FORMAT_EXTENSIONS ".json, .md, .html, .csv"
 
 /* The format a report path's extension names: 0 with *out set, or -1 when the
  * extension is none of REP_FORMAT_EXTENSIONS (compared exactly, lower case). */
@@ -96,6 +96,24 @@ void rep_report_detach(rep_report *r, sim_machine *m);
  * error PATH.tmp is removed.  Frees r in every case.  Returns 0 or an errno
  * value.  rep_report_close(NULL, ...) returns 0. */
 int rep_report_close(rep_report *r, int exit_status, const char *error);
+
+/* One line the scenario's TAP module (hcpsim.tap) printed: a plan ("1..N") or a
+ * test line ("ok N - ...", "not ok N - ... # TODO ...", "ok N - ... # SKIP ...");
+ * any other line is ignored.  The report keeps the counts and the first 100
+ * failing descriptions (reports/SCHEMA.md "run.tap").  r NULL is ignored. */
+void rep_report_tap_line(rep_report *r, const char *line);
+
+/* The scenario path a report records: relative to the root of the git
+ * repository that holds the file (the nearest parent with a .git entry), so the
+ * same scenario run from two folders gives the same report; as given when it is
+ * in no repository or cannot be resolved.  Heap string, NULL when out of memory. */
+char *rep_scenario_path(const char *given);
+
+/* hcpsim diff [--format text|md|json] [--tolerance EVENT=PCT]... A.json B.json:
+ * what moved between two run reports (reports/README.md "hcpsim diff").
+ * argv[0] is the first argument after "diff".  Returns the exit status: 0 the
+ * same, 1 different, 2 an error (printed on stderr). */
+int rep_diff_main(int argc, char **argv);
 
 /* The list limits: schedule intervals and API calls kept per machine (defaults
  * REP_REPORT_MAX_INTERVALS, REP_REPORT_MAX_CALLS).  Past them a list is

@@ -18,9 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/reports.h"
-
-#define NS_PER_S UINT64_C(1000000000)
+#include "reports/common.h"
 
 typedef enum tstate { T_NONE = 0, T_READY, T_RUNNING, T_WAITING, T_DONE } tstate;
 
@@ -81,37 +79,6 @@ static const char *ready_reason_name(int r) {
     case SIM_READY_YIELD: return "yield";
     default: return "unknown";
     }
-}
-
-/* KTHREAD_STATE names for the states a thread leaves a CPU into. */
-static const char *kstate_name(int s) {
-    switch (s) {
-    case SIM_TS_INITIALIZED: return "Initialized";
-    case SIM_TS_READY: return "Ready";
-    case SIM_TS_RUNNING: return "Running";
-    case SIM_TS_STANDBY: return "Standby";
-    case SIM_TS_TERMINATED: return "Terminated";
-    case SIM_TS_WAITING: return "Waiting";
-    default: return "Unknown";
-    }
-}
-
-/* ---- time ---------------------------------------------------------------------------------- */
-
-/* cycles * 10^9 / freq, rounded down.  sim_mul_div is exact while r * 10^9
- * fits in 64 bits (r < freq); above about 18 GHz it would saturate, so the
- * remainder is then scaled one decimal digit at a time (r * 10 < 2^64 for any
- * frequency the machine accepts). */
-static uint64_t ns_of(const rmachine *rm, uint64_t cycles) {
-    uint64_t c = rm->freq ? rm->freq : 1;
-    if (c <= UINT64_MAX / NS_PER_S) return sim_mul_div(cycles, NS_PER_S, c);
-    uint64_t q = cycles / c, r = cycles % c, frac = 0;
-    for (int i = 0; i < 9; i++) {
-        r *= 10;
-        frac = frac * 10 + r / c;
-        r %= c;
-    }
-    return sim_mul_div(q, NS_PER_S, 1) + frac;
 }
 
 /* ---- JSON output ------------------------------------------------------------------------ */
@@ -316,7 +283,7 @@ static void on_switch(rmachine *rm, const sim_record *r, uint64_t ns) {
     if (r->old) {
         rthread *rt = thread_of(rm, r->old);
         if (rt) {
-            close_cpu(rm, c, ns, wait_reason_name(r->old_wait_reason), kstate_name(r->old_state));
+            close_cpu(rm, c, ns, wait_reason_name(r->old_wait_reason), rep_state_name(r->old_state));
             if (rt->state == T_RUNNING) {
                 if (r->old_state == SIM_TS_WAITING)
                     set_state(rm, rt, T_WAITING, ns, r->old_wait_reason, -1);
@@ -352,7 +319,7 @@ static void cb_record(void *ud, const sim_record *r) {
         rm->tr->full = true;
         return;
     }
-    uint64_t ns = ns_of(rm, r->time);
+    uint64_t ns = rep_ns_of(rm->freq, r->time);
     if (ns > rm->last) rm->last = ns;
     if (r->type == SIM_REC_READY)
         on_ready(rm, r, ns);
@@ -369,7 +336,7 @@ static void cb_thread_exit(void *ud, sim_thread *t) {
     }
     rthread *rt = thread_of(rm, t);
     if (!rt || rt->state == T_DONE || rt->state == T_RUNNING) return;
-    uint64_t ns = ns_of(rm, sim_clock(rm->m));
+    uint64_t ns = rep_ns_of(rm->freq, sim_clock(rm->m));
     if (ns > rm->last) rm->last = ns;
     bool was_ready = rt->state == T_READY;
     set_state(rm, rt, T_DONE, ns, 0, -1);
@@ -477,7 +444,7 @@ void rep_trace_detach(rep_trace *tr, sim_machine *m) {
             sim_cpu_stats_of(m, c, &s);
             if (s.time > end) end = s.time;
         }
-        end = ns_of(rm, end);
+        end = rep_ns_of(rm->freq, end);
         if (end < rm->last) end = rm->last;
         finish_machine(rm, end, m);
         sim_remove_observer(m, rm->slot);

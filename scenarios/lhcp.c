@@ -8,7 +8,7 @@
 
 #include "scenarios/lhcp.h"
 
-#define HCPSIM_VERSION "0.1.0"
+#include "scenarios/version.h"
 
 typedef struct {
     const char *name;
@@ -110,15 +110,6 @@ static const constant constants[] = {
     C(ERROR_ALREADY_EXISTS),
     C(ERROR_NO_SYSTEM_RESOURCES),
     C(ERROR_WMI_INSTANCE_NOT_FOUND),
-    /* KTHREAD_STATE */
-    {"Initialized", 0},
-    {"Ready", 1},
-    {"Running", 2},
-    {"Standby", 3},
-    {"Terminated", 4},
-    {"Waiting", 5},
-    {"Transition", 6},
-    {"DeferredReady", 7},
 };
 #undef C
 
@@ -195,7 +186,46 @@ void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const 
         luaL_addstring(&b, valid[i]);
     }
     luaL_pushresult(&b);
-    luaL_error(L, "%s: unknown field '%s' (valid: %s)", what, bad[0], lua_tostring(L, -1));
+    int nvalid = 0;
+    while (valid[nvalid]) nvalid++;
+    const char *near = hcp_suggest(bad[0], valid, nvalid);
+    luaL_error(L, "%s: unknown field '%s'%s%s%s (valid: %s)", what, bad[0], near ? " (did you mean '" : "",
+               near ? near : "", near ? "'?)" : "", lua_tostring(L, -1));
+}
+
+const char *lhcp_sim_strerror(lua_State *L, sim_machine *m, sim_err e) {
+    if (!m || (e != SIM_ERR_MAPPINGS && e != SIM_ERR_TRAPS)) return sim_machine_strerror(m, e);
+    hcp_system_opts def;
+    hcp_system_opts_init(&def, NULL);
+    const sim_config *c = sim_machine_config(m);
+    if (e == SIM_ERR_TRAPS)
+        return lua_pushfstring(
+            L,
+            "limit reached: %d trap points in guest code (machine option max_trap_points, at most %d; "
+            "default %d: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
+            (int)c->max_trap_points, (int)hcp_option_find("max_trap_points")->hi, (int)def.sim.max_trap_points);
+    return lua_pushfstring(L,
+                           "limit reached: %d guest memory mappings (machine option max_mappings, at most %d: Unicorn "
+                           "2.0.1's limit; default %d; fewer m:code/m:alloc calls, or fewer threads inside guest calls "
+                           "at once)",
+                           (int)c->max_mappings, (int)hcp_option_find("max_mappings")->hi, (int)def.sim.max_mappings);
+}
+
+_Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names) {
+    names = lua_absindex(L, names);
+    const char *list[256];
+    int n = 0;
+    lua_pushnil(L);
+    while (n < 256 && lua_next(L, names)) { /* the suggestion does not depend on the order of this scan */
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) list[n++] = lua_tostring(L, -1); /* alive as keys of names */
+    }
+    const char *near = k ? hcp_suggest(k, list, n) : NULL;
+    if (near)
+        luaL_error(L, "%s has no member '%s' (did you mean '%s'?)", type, k, near);
+    else
+        luaL_error(L, "%s has no member '%s'", type, k ? k : "?");
+    abort(); /* not reached: luaL_error does not return */
 }
 
 /* ---- module functions ---------------------------------------------------------------------- */
@@ -240,8 +270,8 @@ static int l_hex(lua_State *L) {
 }
 
 static int strict_module_index(lua_State *L) {
-    const char *k = lua_tostring(L, 2);
-    return luaL_error(L, "hcpsim has no member '%s'", k ? k : "?");
+    lhcp_no_member(L, "hcpsim", lua_tostring(L, 2), 1);
+    return 0;
 }
 
 int luaopen_hcpsim(lua_State *L) {
@@ -257,16 +287,21 @@ int luaopen_hcpsim(lua_State *L) {
         lua_pushinteger(L, (lua_Integer)i);
         lua_setfield(L, -2, sim_wait_reason_name(i));
     }
+    for (int i = 0; i < SIM_THREAD_STATES; i++) { /* KTHREAD_STATE */
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_setfield(L, -2, sim_thread_state_name(i));
+    }
     static const luaL_Reg fns[] = {
         {"machine", lhcp_machine_new},
         {"status_name", l_status_name},
         {"error_name", l_error_name},
         {"wait_reason_name", l_wait_reason_name},
         {"hex", l_hex},
+        {"on_warning", lhcp_on_warning},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);
-    lua_pushstring(L, HCPSIM_VERSION);
+    lua_pushstring(L, HCPSIM_RELEASE);
     lua_setfield(L, -2, "version");
     /* ETW names (HCP-SPEC §7.1) */
     lua_pushstring(L, "{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}");

@@ -5,6 +5,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #include "api/hcp_api.h"
@@ -37,7 +38,9 @@ typedef struct lthread {
     bool exiting;  /* t:exit was called */
     uint32_t exit_code;
     uint64_t handle;
-    uint32_t fault_code; /* the last guest exception t:run returned (0: none) ... */
+    char body_end[192];  /* "FILE:LINE: " of the body's last line ("" for a C body): where it exits */
+    bool catch_fault;    /* the guest call in progress is t:pcall_run's: an exception is returned */
+    uint32_t fault_code; /* the last guest exception t:pcall_run returned (0: none) ... */
     char fault_msg[512]; /* ... and its info.message */
 } lthread;
 
@@ -49,6 +52,25 @@ typedef struct lthread {
 const char *lhcp_limit_message(lua_State *L, const char *err);
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io);
 void lhcp_limit_hook(lua_State *L);
+/* A warning (scenarios/README.md "Warnings"): "WHERE warning: MESSAGE", WHERE being "FILE:LINE: "
+ * (NULL: the innermost Lua line).  It goes to the scenario's hcp.on_warning handler when one is
+ * set, else it ends the run under --werror (registry boolean "hcpsim.werror"), else to stderr.
+ * Only where a Lua error may be raised. */
+void lhcp_warn(lua_State *L, const char *where, const char *fmt, ...);
+int lhcp_on_warning(lua_State *L); /* hcp.on_warning */
+/* Signals and progress (scenarios/README.md "Interrupts and progress").  The CLI's SIGINT/SIGTERM
+ * handler sets lhcp_signal; the run stops at its next check: the count hook, each m:run step,
+ * each scheduling stop of a guest call (lhcp_poll through sim_set_poll). */
+extern volatile sig_atomic_t lhcp_signal;
+/* Raises "FILE:LINE: interrupted by SIGINT" when a signal came (level: luaL_where's, or -1 for the
+ * innermost Lua line). */
+void lhcp_check_interrupt(lua_State *L, int level);
+typedef uint64_t (*lhcp_host_clock)(void);
+#define LHCP_PROGRESS_AFTER_NS UINT64_C(2000000000) /* the first progress line, then one per interval */
+/* The CLI turns progress lines on by giving the host clock (NULL: off, the default). */
+void lhcp_set_progress(lhcp_host_clock clock);
+/* Whether the run must stop (a signal); prints a progress line when one is due.  Never changes m. */
+bool lhcp_poll(sim_machine *m);
 void lhcp_charge_instructions(lua_State *L, uint64_t n); /* C work counted against the limit */
 /* lorder.c: pairs, next, tostring, print and string.format without host order or addresses */
 void lhcp_open_order(lua_State *L);
@@ -84,6 +106,12 @@ uint64_t lhcp_check_u64(lua_State *L, int arg);
 lmachine *lhcp_check_machine(lua_State *L, int arg);
 lthread *lhcp_check_thread(lua_State *L, int arg);
 void lhcp_check_keys(lua_State *L, int arg, const char *what, const char *const *valid);
+/* sim_machine_strerror in the scenario's terms: a limit names its machine option (the option table's
+ * range and default); the text may be pushed on the stack. */
+const char *lhcp_sim_strerror(lua_State *L, sim_machine *m, sim_err e);
+/* Raises "TYPE has no member 'k'", with "(did you mean 'x'?)" when a string key of the table at
+ * `names` is a small edit away (api/system.h hcp_suggest). */
+_Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names);
 
 /* lmachine.c / lthread.c */
 void lhcp_machine_register(lua_State *L);
@@ -100,6 +128,12 @@ int lhcp_file_kind(const char *file);
 /* Pushes the driver and the program's path: call it with the program's
  * arguments (strings) pushed after, and 1 result, the exit code. */
 int lhcp_load_program(lua_State *L, const char *file);
+/* Machine options of `hcpsim run [--NAME VALUE...] PROGRAM.exe` (the option table's names, dashes or
+ * underscores, and --counters): whether NAME is one; checking and keeping a value for the driver
+ * (0, or -1 with the message); whether any was given. */
+bool lhcp_is_machine_option(const char *name);
+int lhcp_program_option(lua_State *L, const char *name, const char *value, char *msg, size_t msglen);
+bool lhcp_program_options_given(lua_State *L);
 /* The exit status of a driver that raised an error: 2 (a bad image) or HCP_EXIT_SIMULATION. */
 int lhcp_program_failure_status(lua_State *L);
 

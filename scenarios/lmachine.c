@@ -191,6 +191,8 @@ static void opt_value(lua_State *L, int t, const hcp_option *opt, hcp_system_opt
     lua_pop(L, 1);
 }
 
+static bool machine_poll(void *ud) { return lhcp_poll(ud); }
+
 /* hcp_system_new's observe: the --trace writer sees the machine before any thread exists. */
 typedef struct observe_ctx {
     lmachine *lm;
@@ -272,6 +274,7 @@ int lhcp_machine_new(lua_State *L) {
         lm->report = rr;
     }
     if (sim_alloc(lm->m, 4096, &lm->scratch) != SIM_OK) return luaL_error(L, "hcp.machine: out of guest memory");
+    sim_set_poll(lm->m, machine_poll, lm->m); /* signals and progress inside long guest calls */
     return 1;
 }
 
@@ -297,7 +300,7 @@ static int m_code(lua_State *L) {
     uint64_t pages = lhcp_memory_pages(L, lm, n);
     uint64_t a;
     sim_err e = sim_code(lm->m, s, n, &a);
-    if (e != SIM_OK) return luaL_error(L, "m:code: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:code: %s", lhcp_sim_strerror(L, lm->m, e));
     lm->memory_used += pages;
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
@@ -310,7 +313,7 @@ static int m_alloc(lua_State *L) {
     uint64_t pages = lhcp_memory_pages(L, lm, (uint64_t)n);
     uint64_t a;
     sim_err e = sim_alloc(lm->m, (size_t)n, &a);
-    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:alloc: %s", lhcp_sim_strerror(L, lm->m, e));
     lm->memory_used += pages;
     lua_pushinteger(L, (lua_Integer)a);
     return 1;
@@ -622,6 +625,26 @@ static void check_trace_full(lua_State *L, lmachine *lm) {
                (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
 }
 
+/* A thread that ends with profiling enabled: Windows frees the kernel's state, the documentation
+ * says the thread must disable it first (HCP-SPEC §2.2). */
+static void warn_exit_profiling(lua_State *L, lmachine *lm, lthread *lt) {
+    if (!hcp_thread_profiling(lm->os, lt->t)) return;
+    char where[192];
+    snprintf(where, sizeof where, "%s", lt->body_end);
+    if (lt->exiting) { /* t:exit: the line of the call, where the body is suspended */
+        lua_Debug ar;
+        for (int level = 0; lua_getstack(lt->co, level, &ar); level++)
+            if (lua_getinfo(lt->co, "Sl", &ar) && ar.currentline > 0) {
+                snprintf(where, sizeof where, "%s:%d: ", ar.short_src, ar.currentline);
+                break;
+            }
+    }
+    lhcp_warn(L, where[0] ? where : NULL,
+              "thread '%s' (id %d) exited with profiling enabled (the documentation: a thread must call "
+              "DisableThreadProfiling before it exits)",
+              sim_thread_name(lt->t), (int)sim_thread_id(lt->t));
+}
+
 /* m:run{max_cycles=}: resumes thread bodies as the scheduler dispatches them,
  * until every thread has exited.  Deadlock and the cycle limit are errors. */
 static int m_run(lua_State *L) {
@@ -645,6 +668,11 @@ static int m_run(lua_State *L) {
      * bound the loop. */
     for (;;) {
         sim_thread *t;
+        if (lhcp_poll(lm->m)) { /* a signal: stop at this scheduling step */
+            lm->running = false;
+            trace_end(L, 1, false, false);
+            lhcp_check_interrupt(L, 1);
+        }
         sim_run_status rs = sim_sched_next(lm->m, &t);
         if (trace_failed(L, lm, 1)) { /* on_event raised: the error surfaces here, at a safe point */
             lm->running = false;
@@ -685,13 +713,17 @@ static int m_run(lua_State *L) {
         if (st == LUA_YIELD && lt->yielding) {
             check_trace_full(L, lm);
             lua_pop(lt->co, nres);
-            if (lt->exiting) sim_thread_exit(t, lt->exit_code);
+            if (lt->exiting) {
+                warn_exit_profiling(L, lm, lt);
+                sim_thread_exit(t, lt->exit_code);
+            }
             continue;
         }
         if (st == LUA_OK) {
             uint32_t code = 0;
             if (nres > 0 && lua_isinteger(lt->co, -nres)) code = (uint32_t)lua_tointeger(lt->co, -nres);
             lua_pop(lt->co, nres);
+            warn_exit_profiling(L, lm, lt);
             sim_thread_exit(t, code);
             continue;
         }
@@ -712,7 +744,7 @@ static int m_run(lua_State *L) {
             while (lua_getstack(lt->co, level, &ar) && lua_getinfo(lt->co, "Sl", &ar) && ar.currentline <= 0) level++;
             luaL_where(lt->co, level);
             lua_xmove(lt->co, L, 1);
-            if (fault) /* assert(t:run(...)) raises the exception code: say what it was */
+            if (fault) /* assert(t:pcall_run(...)) raises the exception code: say what it was */
                 lua_pushstring(L, lt->fault_msg);
             else
                 lua_pushfstring(L, "thread '%s' raised a non-string error (%s)", sim_thread_name(t),
@@ -852,7 +884,34 @@ static int m_keset(lua_State *L) {
     }
     uint64_t arr = lm->scratch;
     sim_mem_write(lm->m, arr, buf, (size_t)(16 * (n ? n : 1)));
-    lua_pushinteger(L, (lua_Integer)KeSetHardwareCounterConfiguration(lm->os, n ? arr : 0, count));
+    sim_thread *prof = NULL; /* a thread that profiles, before the call */
+    for (int i = 0; !prof && i < sim_thread_count(lm->m); i++)
+        if (hcp_thread_profiling(lm->os, sim_thread_at(lm->m, i))) prof = sim_thread_at(lm->m, i);
+    uint32_t st = KeSetHardwareCounterConfiguration(lm->os, n ? arr : 0, count);
+    lua_pushinteger(L, (lua_Integer)st);
+    /* What the documentation forbids and Windows lets pass (scenarios/README.md "Warnings") */
+    if (prof)
+        lhcp_warn(L, NULL,
+                  "KeSetHardwareCounterConfiguration while thread '%s' (id %d) profiles (the documentation: call "
+                  "it only while thread profiling is disabled)",
+                  sim_thread_name(prof), (int)sim_thread_id(prof));
+    if (st == STATUS_SUCCESS) {
+        int npmc = sim_machine_config(lm->m)->pmc.npmc;
+        for (uint32_t i = 0; i < count && i < (uint32_t)n; i++) {
+            uint32_t type = hcp_get32(buf + 16 * i);
+            uint64_t index = hcp_get64(buf + 16 * i + 8);
+            if (type != PMCCounter)
+                lhcp_warn(L, NULL,
+                          "KeSetHardwareCounterConfiguration: CounterArray[%d].Type %I is not a counter type "
+                          "(valid: PMCCounter = 0); Windows does not check it",
+                          (int)i, (lua_Integer)type);
+            if ((uint32_t)index >= (uint32_t)npmc)
+                lhcp_warn(L, NULL,
+                          "KeSetHardwareCounterConfiguration: CounterArray[%d].Index %I names no PMC of this machine "
+                          "(it has %d: machine option pmc); the counter reads 0",
+                          (int)i, (lua_Integer)(uint32_t)index, npmc);
+        }
+    }
     return 1;
 }
 
@@ -946,7 +1005,7 @@ static int m_import_table(lua_State *L) {
     sim_err e = sim_alloc(lm->m, (size_t)(ps * (unsigned)n), &addr);
     if (e == SIM_OK) lm->memory_used += pages;
     if (e == SIM_OK) e = sim_mem_write(lm->m, addr, table, (size_t)(ps * (unsigned)n));
-    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:import_table: %s", lhcp_sim_strerror(L, lm->m, e));
     lua_pushinteger(L, (lua_Integer)addr);
     return 1;
 }
@@ -962,8 +1021,8 @@ static int m_index(lua_State *L) {
     lua_getfield(L, -1, "methods");
     lua_pushvalue(L, 2);
     if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-    const char *k = lua_tostring(L, 2);
-    return luaL_error(L, "hcpsim.Machine has no member '%s'", k ? k : "?");
+    lua_pop(L, 1);
+    lhcp_no_member(L, "hcpsim.Machine", lua_tostring(L, 2), -1);
 }
 
 void lhcp_machine_register(lua_State *L) {

@@ -6,6 +6,8 @@
  * the machine whose body (a C function) runs the TLS callbacks, then the
  * entry point, with t:run, so it is scheduled, preempted and counted like any
  * other.  Output is captured (p.stdout, p.stderr) and echoed as it is written. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +113,7 @@ static int body_k(lua_State *L, int status, lua_KContext ctx) {
 }
 
 static int body_step(lua_State *L, lprocess *lp) {
-    lua_getfield(L, 1, "run");
+    lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: body_k names it */
     lua_pushvalue(L, 1);
     if (lp->phase < lp->ntls) { /* PIMAGE_TLS_CALLBACK(DllHandle = base, DLL_PROCESS_ATTACH, NULL) */
         lua_pushinteger(L, (lua_Integer)lp->tls[lp->phase]);
@@ -377,6 +379,172 @@ int lhcp_file_kind(const char *file) {
     return memchr(b, 0, n) ? -1 : 0;
 }
 
+/* ---- machine options on the command line -------------------------------------------------------
+ * `hcpsim run --cpus 2 --pmc instructions,branches --counters 0,1 PROGRAM.exe`: every option of the
+ * option table (api/system.c) by its name (dashes or underscores), plus --counters.  Each value is
+ * checked here against the table and kept, typed, in the registry table "hcpsim.program_machine";
+ * the driver passes it to hcp.machine{} and makes the --counters configuration before the start. */
+
+#define PROGRAM_MACHINE "hcpsim.program_machine"
+#define PROGRAM_COUNTERS "hcpsim.program_counters"
+
+/* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
+static const char *option_name(const char *name, char *buf, size_t n) {
+    snprintf(buf, n, "%s", name);
+    for (char *c = buf; *c; c++)
+        if (*c == '-') *c = '_';
+    if (strcmp(buf, "counters") == 0) return buf;
+    const hcp_option *o = hcp_option_find(buf);
+    return o ? o->name : NULL;
+}
+
+bool lhcp_is_machine_option(const char *name) {
+    char buf[64];
+    return option_name(name, buf, sizeof buf) != NULL;
+}
+
+/* Splits "a,b,c" into the strings of a new table (pushed); an empty item is an error. */
+static bool push_list(lua_State *L, const char *v) {
+    lua_newtable(L);
+    int n = 0;
+    for (const char *p = v;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0) return false;
+        lua_pushlstring(L, p, len);
+        lua_rawseti(L, -2, ++n);
+        if (!comma) return true;
+        p = comma + 1;
+    }
+}
+
+static bool parse_i64(const char *s, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (errno || !*s || *end) return false;
+    *out = v;
+    return true;
+}
+
+int lhcp_program_option(lua_State *L, const char *name, const char *value, char *msg, size_t msglen) {
+    char buf[64];
+    const char *key = option_name(name, buf, sizeof buf);
+    if (!key) {
+        snprintf(msg, msglen, "--%s is not a machine option", name);
+        return -1;
+    }
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_MACHINE) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_MACHINE);
+    }
+    int t = lua_gettop(L);
+    int rc = 0;
+    if (strcmp(key, "counters") == 0) { /* PMC indices: element k of the configuration = the k-th */
+        if (!push_list(L, value)) {
+            snprintf(msg, msglen, "--counters %s: a list of PMC indices like 0,1,2", value);
+            rc = -1;
+        } else {
+            int n = (int)lua_rawlen(L, -1);
+            for (int i = 1; rc == 0 && i <= n; i++) {
+                lua_rawgeti(L, -1, i);
+                int64_t v = 0;
+                if (!parse_i64(lua_tostring(L, -1), &v) || v < 0 || v >= PMU_MAX_PMC) {
+                    snprintf(msg, msglen, "--counters %s: '%s' is not a PMC index (0..%d)", value, lua_tostring(L, -1),
+                             PMU_MAX_PMC - 1);
+                    rc = -1;
+                }
+                lua_pop(L, 1);
+                lua_pushinteger(L, (lua_Integer)v);
+                lua_rawseti(L, -2, i);
+            }
+            if (rc == 0 && n > MAX_HW_COUNTERS) {
+                snprintf(msg, msglen, "--counters %s: %d counters; a configuration has at most %d", value, n,
+                         MAX_HW_COUNTERS);
+                rc = -1;
+            }
+            if (rc == 0) lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_COUNTERS);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
+    const hcp_option *o = hcp_option_find(key);
+    hcp_system_opts scratch;
+    hcp_system_opts_init(&scratch, NULL);
+    char why[512];
+    switch (o->kind) {
+    case HCP_OPTK_INT: {
+        int64_t v;
+        if (!parse_i64(value, &v)) {
+            snprintf(msg, msglen, "--%s %s: not an integer", name, value);
+            rc = -1;
+        } else if (hcp_option_set(&scratch, o, v, why, sizeof why) != 0) {
+            snprintf(msg, msglen, "--%s %s: out of range (%" PRId64 "..%" PRId64 ")", name, value, o->lo, o->hi);
+            rc = -1;
+        } else {
+            lua_pushinteger(L, (lua_Integer)v);
+        }
+        break;
+    }
+    case HCP_OPTK_BOOL:
+    case HCP_OPTK_MODEL:
+        if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
+            lua_pushboolean(L, value[0] == 't');
+        } else if (o->kind == HCP_OPTK_MODEL && strcmp(key, "cost") == 0) {
+            lua_pushstring(L, value); /* a table name; hcp.machine{} names the valid ones */
+        } else {
+            snprintf(msg, msglen, "--%s %s: true or false%s", name, value,
+                     o->kind == HCP_OPTK_MODEL ? " (its table form is for scenarios: hcp.machine{})" : "");
+            rc = -1;
+        }
+        break;
+    case HCP_OPTK_EVENTS: {
+        if (!push_list(L, value)) {
+            snprintf(msg, msglen, "--%s %s: a list of event names like instructions,branches", name, value);
+            rc = -1;
+            break;
+        }
+        const char *names[PMU_MAX_PMC];
+        int n = (int)lua_rawlen(L, -1);
+        for (int i = 0; i < n && i < PMU_MAX_PMC; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            names[i] = lua_tostring(L, -1); /* alive in the list */
+            lua_pop(L, 1);
+        }
+        if (hcp_system_set_pmc(&scratch, names, n, why, sizeof why) != 0) {
+            snprintf(msg, msglen, "--%s %s: %s", name, value, why);
+            rc = -1;
+        }
+        break;
+    }
+    case HCP_OPTK_NAME:
+        if (strcmp(key, "platform") == 0 && !hcp_platform_find(value)) {
+            snprintf(msg, msglen, "--%s %s: unknown platform (valid: %s)", name, value, hcp_platform_names());
+            rc = -1;
+        } else if (strcmp(key, "semantics") == 0 && strcmp(value, "documented") != 0 &&
+                   strcmp(value, "observed") != 0) {
+            snprintf(msg, msglen, "--%s %s: unknown semantics (valid: documented, observed)", name, value);
+            rc = -1;
+        } else {
+            lua_pushstring(L, value);
+        }
+        break;
+    }
+    if (rc == 0) lua_setfield(L, t, key);
+    lua_settop(L, t - 1);
+    return rc;
+}
+
+bool lhcp_program_options_given(lua_State *L) {
+    int ty = lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_MACHINE);
+    lua_pop(L, 1);
+    int tc = lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_COUNTERS);
+    lua_pop(L, 1);
+    return ty == LUA_TTABLE || tc == LUA_TTABLE;
+}
+
 /* The driver: hcp.machine{platform = the image's}, m:process, m:run.  Called
  * with the program's path and arguments (strings); returns the exit status,
  * or raises "message" with lhcp_program_status telling which code it is. */
@@ -398,15 +566,54 @@ static int driver(lua_State *L) {
     luaL_requiref(L, "hcpsim", luaopen_hcpsim, 0); /* the module registers the machine's methods */
     lua_pop(L, 1);
     lua_pushcfunction(L, lhcp_machine_new);
-    lua_createtable(L, 0, 1);
-    lua_pushstring(L, platform);
-    lua_setfield(L, -2, "platform");
+    lua_createtable(L, 0, 8); /* the command line's machine options, the image's platform by default */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_MACHINE) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -5);
+        }
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, -1, "platform") == LUA_TSTRING) { /* --platform: another profile of the image's ISA */
+        const hcp_platform *want = hcp_platform_find(lua_tostring(L, -1));
+        const hcp_platform *own = hcp_platform_find(platform);
+        if (want && want->arch != own->arch)
+            return luaL_error(L, "%s is %s code; --platform %s runs %s programs", file, sim_arch_name(own->arch),
+                              want->name, sim_arch_name(want->arch));
+    } else {
+        lua_pushstring(L, platform);
+        lua_setfield(L, -3, "platform");
+    }
+    lua_pop(L, 1);
     lua_call(L, 1, 1);
     int midx = lua_gettop(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_COUNTERS) == LUA_TTABLE) { /* as a driver would, before the start */
+        int list = lua_gettop(L), nc = (int)lua_rawlen(L, list);
+        lua_getfield(L, midx, "KeSetHardwareCounterConfiguration");
+        lua_pushvalue(L, midx);
+        lua_createtable(L, nc, 0);
+        for (int i = 1; i <= nc; i++) {
+            lua_createtable(L, 0, 2);
+            lua_pushinteger(L, PMCCounter);
+            lua_setfield(L, -2, "Type");
+            lua_rawgeti(L, list, i);
+            lua_setfield(L, -2, "Index");
+            lua_rawseti(L, -2, i);
+        }
+        lua_call(L, 2, 1);
+        lua_Integer status = lua_tointeger(L, -1);
+        if (status != 0)
+            return luaL_error(L, "--counters: KeSetHardwareCounterConfiguration returned 0x%08X", (unsigned)status);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
     lua_pushcfunction(L, lhcp_m_process);
     lua_pushvalue(L, midx);
     lua_createtable(L, 0, 2);
-    lua_pushstring(L, file);
+    const char *slash = strrchr(file, '/'); /* m:process reads a path relative to the "scenario": the program */
+    lua_pushstring(L, slash ? slash + 1 : file);
     lua_setfield(L, -2, "path");
     lua_createtable(L, nargs, 0);
     for (int i = 0; i < nargs; i++) {

@@ -58,7 +58,7 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     lt->lm = lm;
     sim_err e = sim_thread_new(lm->m, name, (int)prio, (uint64_t)aff, (int)ideal, &lt->t);
     if (e == SIM_ERR_ARG) return luaL_error(L, "m:thread: 'affinity' names no CPU of this machine");
-    if (e != SIM_OK) return luaL_error(L, "m:thread: %s", sim_machine_strerror(lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "m:thread: %s", lhcp_sim_strerror(L, lm->m, e));
     lt->handle = hcp_thread_handle(lm->os, lt->t, THREAD_ALL_ACCESS);
     if (!lt->handle && hcp_handle_error(lm->os) == ERROR_NO_SYSTEM_RESOURCES)
         return luaL_error(L,
@@ -70,6 +70,10 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
     lt->co = lua_newthread(L);
     lhcp_limit_hook(lt->co);
     lua_getfield(L, spec_idx, "body");
+    lua_Debug ar;
+    lua_pushvalue(L, -1);
+    if (lua_getinfo(L, ">S", &ar) && ar.lastlinedefined > 0)
+        snprintf(lt->body_end, sizeof lt->body_end, "%s:%d: ", ar.short_src, ar.lastlinedefined);
     lua_xmove(L, lt->co, 1);
     lua_setiuservalue(L, -2, UV_CORO);
     /* register with the machine, then make it Ready */
@@ -138,8 +142,19 @@ static int push_fault(lua_State *L, lthread *lt) {
     }
     lua_pushstring(L, msg);
     lua_setfield(L, -2, "message");
-    lt->fault_code = code; /* a body that raises the code (assert(t:run(...))) gets this message */
+    lt->fault_code = code; /* a body that raises the code (assert(t:pcall_run(...))) gets this message */
     snprintf(lt->fault_msg, sizeof lt->fault_msg, "%s", msg);
+    /* t:run: an exception the body does not handle ends the run, as Windows ends the process */
+    if (!lt->catch_fault) {
+        /* at the body's line, also when t.run is called through pcall (a C function has no line) */
+        lua_Debug ar;
+        int level = 1;
+        while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0) level++;
+        luaL_where(L, level);
+        lua_pushstring(L, msg);
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
     return 3;
 }
 
@@ -158,34 +173,41 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
                           "default %I)",
                           (lua_Integer)sim_max_cycles(lt->lm->m), sim_thread_cpu(lt->t),
                           (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
-    case SIM_CALL_ERROR: return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
+    case SIM_CALL_ERROR:
+        lhcp_check_interrupt(L, -1); /* the poll stopped the call: a signal */
+        return luaL_error(L, "t:run: %s", sim_call_error(lt->t));
     }
     return luaL_error(L, "t:run: unexpected state");
 }
 
-static int t_run(lua_State *L) {
-    lthread *lt = check_current(L, 1, "t:run");
+/* t:run (catch = false) and t:pcall_run (catch = true): only a guest exception differs. */
+static int run_call(lua_State *L, const char *fn, bool catch) {
+    lthread *lt = check_current(L, 1, fn);
     lua_getiuservalue(L, 1, UV_CORO);
     bool own = lua_tothread(L, -1) == L;
     lua_pop(L, 1);
-    if (!own) return luaL_error(L, "t:run must be called from the thread body itself, not from a nested coroutine");
+    if (!own) return luaL_error(L, "%s must be called from the thread body itself, not from a nested coroutine", fn);
     uint64_t entry = lhcp_check_u64(L, 2);
     sim_arch arch = sim_machine_config(lt->lm->m)->arch;
     char hex[24];
     snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)entry);
     if (sim_arch_ptr_size(arch) == 4 && entry > 0xFFFFFFFFu)
-        return luaL_error(L, "t:run: entry %s is not a 32-bit address (this machine's guest is %s)", hex,
+        return luaL_error(L, "%s: entry %s is not a 32-bit address (this machine's guest is %s)", fn, hex,
                           sim_arch_name(arch));
     if (arch == SIM_ARCH_ARM && (entry & 1))
-        return luaL_error(L, "t:run: entry %s is odd: Thumb code is not supported (ARM state only)", hex);
+        return luaL_error(L, "%s: entry %s is odd: Thumb code is not supported (ARM state only)", fn, hex);
     int nargs = lua_gettop(L) - 2;
-    if (nargs > SIM_MAX_ARGS) return luaL_error(L, "t:run: at most %d arguments", SIM_MAX_ARGS);
+    if (nargs > SIM_MAX_ARGS) return luaL_error(L, "%s: at most %d arguments", fn, SIM_MAX_ARGS);
     uint64_t args[SIM_MAX_ARGS];
     for (int i = 0; i < nargs; i++) args[i] = lhcp_check_u64(L, 3 + i);
     sim_err e = sim_call_begin(lt->t, entry, args, nargs);
-    if (e != SIM_OK) return luaL_error(L, "t:run: %s", sim_machine_strerror(lt->lm->m, e));
+    if (e != SIM_OK) return luaL_error(L, "%s: %s", fn, lhcp_sim_strerror(L, lt->lm->m, e));
+    lt->catch_fault = catch;
     return run_continue(L, LUA_OK, (lua_KContext)lt);
 }
+
+static int t_run(lua_State *L) { return run_call(L, "t:run", false); }
+static int t_pcall_run(lua_State *L) { return run_call(L, "t:pcall_run", true); }
 
 /* ---- small thread functions ------------------------------------------------------------------------ */
 
@@ -630,8 +652,6 @@ static int t_inject_kernel_updates(lua_State *L) {
     return 0;
 }
 
-static const char *const state_names[] = {"Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting"};
-
 static int t_index(lua_State *L) {
     lthread *lt = lhcp_check_thread(L, 1);
     const char *k = luaL_checkstring(L, 2);
@@ -642,7 +662,7 @@ static int t_index(lua_State *L) {
     else if (strcmp(k, "name") == 0)
         lua_pushstring(L, sim_thread_name(lt->t));
     else if (strcmp(k, "state") == 0)
-        lua_pushstring(L, state_names[sim_thread_state_of(lt->t)]);
+        lua_pushstring(L, sim_thread_state_name((int)sim_thread_state_of(lt->t)));
     else if (strcmp(k, "switches") == 0)
         lua_pushinteger(L, (lua_Integer)sim_thread_switches(lt->t));
     else if (strcmp(k, "priority") == 0)
@@ -660,7 +680,10 @@ static int t_index(lua_State *L) {
     else {
         luaL_getmetatable(L, LHCP_THREAD);
         lua_getfield(L, -1, "methods");
-        if (lua_getfield(L, -1, k) == LUA_TNIL) return luaL_error(L, "hcpsim.Thread has no member '%s'", k);
+        if (lua_getfield(L, -1, k) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lhcp_no_member(L, "hcpsim.Thread", k, -1);
+        }
     }
     return 1;
 }
@@ -674,6 +697,7 @@ static int t_tostring(lua_State *L) {
 void lhcp_thread_register(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"run", t_run},
+        {"pcall_run", t_pcall_run},
         {"counters", t_counters},
         {"inject_kernel_updates", t_inject_kernel_updates},
         {"GetCurrentThread", t_GetCurrentThread},

@@ -8,31 +8,42 @@
  *
  * Exit status: 0 the scenario ran and every TAP test passed; 1 a test failed;
  * 2 usage, scenario or simulation error (FILE:LINE: message on stderr). */
+#define _POSIX_C_SOURCE 200809L /* isatty, sigaction, unlink */
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unicorn/unicorn.h>
+#include <unistd.h>
 
+#include "api/pe.h"
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
 
 #define EXIT_TESTFAIL 1
 #define EXIT_ERROR 2
 
+#include "scenarios/version.h" /* HCPSIM_RELEASE; HCPSIM_GIT, the build's git description */
+
 static void usage(FILE *f) {
     fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
           "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
           "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
+          "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]\n"
+          "                  [--trace PATH] PROGRAM.exe [ARGS...]\n"
           "       hcpsim describe [--platform P]\n"
-          "       hcpsim version\n"
+          "       hcpsim version (also --version, -V)\n"
+          "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
           "       hcpsim bench\n"
+          "       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
-          "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n",
+          "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n"
+          "MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).\n",
           f);
 }
 
@@ -78,17 +89,50 @@ static int opt_positive(int argc, char **argv, int *i, const char *what, uint64_
     return 0;
 }
 
+/* The one place that reads the host clock: speed measurement and progress lines, never results. */
+static uint64_t host_ns(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* SIGINT/SIGTERM: the run stops at its next check (lhcp_signal) and writes what it has.  A
+ * second signal means it did not stop in time: the temporary files go and the process ends. */
+static char *tmp_files[2];
+static void on_signal(int sig) {
+    if (lhcp_signal) {
+        for (int i = 0; i < 2; i++)
+            if (tmp_files[i]) unlink(tmp_files[i]);
+        _exit(128 + sig);
+    }
+    lhcp_signal = sig;
+}
+
+static char *tmp_name(const char *path) {
+    if (!path) return NULL;
+    size_t n = strlen(path);
+    char *t = malloc(n + 5);
+    if (t) memcpy(t, path, n), memcpy(t + n, ".tmp", 5);
+    return t;
+}
+
 static int cmd_run(int argc, char **argv) {
     uint64_t seed = 1, trace_limit = REP_TRACE_DEFAULT_LIMIT, lua_instructions = LHCP_DEFAULT_LUA_INSTRUCTIONS,
              lua_memory = LHCP_DEFAULT_LUA_MEMORY, report_intervals = REP_REPORT_MAX_INTERVALS,
              report_calls = REP_REPORT_MAX_CALLS;
-    bool unsafe_io = false, opts = true;
+    bool unsafe_io = false, opts = true, werror = false;
+    int progress = -1; /* --progress 1, --no-progress 0, else: stderr is a terminal */
     const char *file = NULL, *trace_path = NULL, *report_path = NULL;
     rep_format report_fmt = REP_FORMAT_JSON;
     int first_arg = argc;
     char **sargs = calloc((size_t)argc + 1, sizeof *sargs);
-    int nsargs = 0;
-    if (!sargs) return EXIT_ERROR;
+    char **mopts = calloc((size_t)argc + 1, sizeof *mopts); /* machine options: name, value, ... */
+    int nsargs = 0, nmopts = 0;
+    if (!sargs || !mopts) {
+        free(sargs);
+        free(mopts);
+        return EXIT_ERROR;
+    }
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (opts && strcmp(a, "--") == 0) {
@@ -97,11 +141,16 @@ static int cmd_run(int argc, char **argv) {
             if (i + 1 >= argc || !parse_u64(argv[i + 1], &seed)) {
                 fprintf(stderr, "hcpsim: --seed needs a non-negative integer\n");
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
             i++;
         } else if (opts && strcmp(a, "--unsafe-io") == 0) {
             unsafe_io = true;
+        } else if (opts && strcmp(a, "--werror") == 0) {
+            werror = true;
+        } else if (opts && (strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0)) {
+            progress = a[2] == 'p';
         } else if (opts && (strcmp(a, "--trace-limit") == 0 || strcmp(a, "--lua-instructions") == 0 ||
                             strcmp(a, "--lua-memory") == 0 || strcmp(a, "--report-intervals") == 0 ||
                             strcmp(a, "--report-calls") == 0)) {
@@ -112,12 +161,14 @@ static int cmd_run(int argc, char **argv) {
                                                                  : &report_calls;
             if (opt_positive(argc, argv, &i, a, v)) {
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
         } else if (opts && strcmp(a, "--trace") == 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "hcpsim: --trace needs a file path\n");
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
             trace_path = argv[++i];
@@ -125,6 +176,7 @@ static int cmd_run(int argc, char **argv) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "hcpsim: --report needs a file path ending in %s\n", REP_FORMAT_EXTENSIONS);
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
             report_path = argv[++i];
@@ -132,16 +184,38 @@ static int cmd_run(int argc, char **argv) {
                 fprintf(stderr, "hcpsim: --report %s: unknown report format (the extension must be one of %s)\n",
                         report_path, REP_FORMAT_EXTENSIONS);
                 free(sargs);
+                free(mopts);
                 return EXIT_ERROR;
             }
+        } else if (opts && a[0] == '-' && a[1] == '-' && lhcp_is_machine_option(a + 2)) {
+            if (i + 1 >= argc) { /* checked once Lua is up (lhcp_program_option) */
+                fprintf(stderr, "hcpsim: %s needs a value (hcpsim describe: machine options)\n", a);
+                free(sargs);
+                free(mopts);
+                return EXIT_ERROR;
+            }
+            mopts[nmopts++] = argv[i] + 2;
+            mopts[nmopts++] = argv[++i];
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            fprintf(
-                stderr,
-                "hcpsim: unknown option '%s' (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
-                "--trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, "
-                "--)\n",
-                a);
+            static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
+                                                   "--report",       "--trace-limit",      "--report-intervals",
+                                                   "--report-calls", "--lua-instructions", "--lua-memory",
+                                                   "--werror",       "--progress",         "--no-progress"};
+            const char *near = hcp_suggest(a, run_opts, (int)(sizeof run_opts / sizeof run_opts[0]));
+            char mnear[80] = "";
+            if (!near && hcp_option_suggest(a + 2)) { /* a machine option, as --name-with-dashes */
+                snprintf(mnear, sizeof mnear, "--%s", hcp_option_suggest(a + 2));
+                for (char *c = mnear + 2; *c; c++)
+                    if (*c == '_') *c = '-';
+                near = mnear;
+            }
+            fprintf(stderr,
+                    "hcpsim: unknown option '%s'%s%s%s (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
+                    "--trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory "
+                    "BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run)\n",
+                    a, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             free(sargs);
+            free(mopts);
             return EXIT_ERROR;
         } else if (!file) {
             file = a;
@@ -155,6 +229,7 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "hcpsim: run needs a scenario file\n");
         usage(stderr);
         free(sargs);
+        free(mopts);
         return EXIT_ERROR;
     }
     /* The trace file is opened before anything runs, so a bad path costs nothing. */
@@ -162,6 +237,7 @@ static int cmd_run(int argc, char **argv) {
     if (trace_path && !(trace = rep_trace_open(trace_path))) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(errno));
         free(sargs);
+        free(mopts);
         return EXIT_ERROR;
     }
     rep_trace_set_limit(trace, trace_limit);
@@ -169,6 +245,7 @@ static int cmd_run(int argc, char **argv) {
     if (report_path && !(report = rep_report_open(report_path, report_fmt))) {
         fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(errno));
         free(sargs);
+        free(mopts);
         rep_trace_close(trace, NULL);
         return EXIT_ERROR;
     }
@@ -178,6 +255,7 @@ static int cmd_run(int argc, char **argv) {
     if (!L) {
         fprintf(stderr, "hcpsim: out of memory\n");
         free(sargs);
+        free(mopts);
         rep_trace_close(trace, "out of memory");
         rep_report_close(report, EXIT_ERROR, "out of memory");
         return EXIT_ERROR;
@@ -186,6 +264,18 @@ static int cmd_run(int argc, char **argv) {
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.lua_limit");
     lua_pushinteger(L, (lua_Integer)lua_memory);
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.memory_limit");
+    lua_pushboolean(L, werror);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.werror");
+    if (progress < 0) progress = isatty(STDERR_FILENO);
+    lhcp_set_progress(progress ? host_ns : NULL);
+    tmp_files[0] = tmp_name(trace_path);
+    tmp_files[1] = tmp_name(report_path);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     lhcp_open_runtime(L, file, seed, unsafe_io);
     lhcp_set_trace(L, trace);
     lhcp_set_report(L, report);
@@ -197,6 +287,29 @@ static int cmd_run(int argc, char **argv) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setglobal(L, "arg");
+    for (int i = 0; i < nmopts; i += 2) {
+        char msg[1024];
+        if (lhcp_program_option(L, mopts[i], mopts[i + 1], msg, sizeof msg) != 0) {
+            fprintf(stderr, "hcpsim: %s\n", msg);
+            nmopts = -1;
+            break;
+        }
+    }
+    free(mopts);
+    if (nmopts > 0 && lhcp_file_kind(file) <= 0) {
+        fprintf(stderr,
+                "hcpsim: %s: machine options on the command line are for Windows programs; a scenario sets "
+                "them in hcp.machine{}\n",
+                file);
+        nmopts = -1;
+    }
+    if (nmopts < 0) {
+        free(sargs);
+        lua_close(L);
+        rep_trace_close(trace, "usage error");
+        rep_report_close(report, EXIT_ERROR, "usage error");
+        return EXIT_ERROR;
+    }
     int status = 0;
     char *errmsg = NULL; /* the failure, for the report and the trace */
     lua_pushcfunction(L, msgh);
@@ -249,10 +362,11 @@ static int cmd_run(int argc, char **argv) {
     } else if (kind <= 0) {
         status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
+    if (lhcp_signal) status = 128 + lhcp_signal; /* interrupted: 130 (SIGINT), 143 (SIGTERM) */
     fflush(stdout);
     lua_close(L); /* frees the machines, which closes their open trace spans */
     /* The trace of what ran is written whatever the scenario's status, marked partial after an error. */
-    int terr = rep_trace_close(trace, status == EXIT_ERROR ? errmsg : NULL);
+    int terr = rep_trace_close(trace, status == EXIT_ERROR || lhcp_signal ? errmsg : NULL);
     if (terr) {
         fprintf(stderr, "hcpsim: --trace %s: %s\n", trace_path, strerror(terr));
         status = EXIT_ERROR;
@@ -264,6 +378,9 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "hcpsim: --report %s: %s\n", report_path, strerror(rerr));
         status = EXIT_ERROR;
     }
+    free(tmp_files[0]);
+    free(tmp_files[1]);
+    tmp_files[0] = tmp_files[1] = NULL;
     return status;
 }
 
@@ -431,11 +548,19 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
-/* The one place that reads the host clock: speed measurement, never results. */
-static uint64_t host_ns(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* hcpsim describe --imports: the import table of Windows programs (api/win32.c, api/gate.c). */
+static int describe_imports(void) {
+    hcp_pe_import r;
+    int n = 0;
+    while (hcp_pe_import_row(n, &r)) n++;
+    printf("import table: %d rows; a program's import of anything else loads, and calling it stops the run\n"
+           "(status %d). cost: what a call adds for the caller besides its thunk's 3 user instructions\n"
+           "(api/README.md \"Windows programs\")\n\n",
+           n, HCP_EXIT_SIMULATION);
+    printf("%-13s %7s  %-28s %-11s %-13s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost");
+    for (int i = 0; hcp_pe_import_row(i, &r); i++)
+        printf("%-13s %7d  %-28s %-11s %-13s %s\n", r.dll, r.ordinal, r.name, r.kind, r.does, r.cost);
+    return 0;
 }
 
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
@@ -498,27 +623,122 @@ static int cmd_bench(void) {
     return 0;
 }
 
+/* ---- help -------------------------------------------------------------------------------- */
+
+/* What `hcpsim help COMMAND` and `hcpsim COMMAND --help` print: every option of the command. */
+static const struct {
+    const char *name, *text;
+} helps[] = {
+    {"run", "usage: hcpsim run [OPTIONS] FILE.lua [ARGS...]\n"
+            "       hcpsim run [OPTIONS] [MACHINE OPTIONS] PROGRAM.exe [ARGS...]\n"
+            "Runs a Lua scenario, or a Windows program (a PE image: x86-64 or i386) on a machine of its ISA.\n"
+            "Options are read up to '--' (also after the file); later words reach the scenario as arg[1..]\n"
+            "or the program as its command line.\n"
+            "  --seed N                 the scenario seed: math.random starts from it (default 1)\n"
+            "  --report PATH            a run report; its format from the extension: .json .md .html\n"
+            "  --trace PATH             a Perfetto/Chrome trace-event JSON of the schedule and counters\n"
+            "  --trace-limit N          events per trace file (default 10000000), then the run ends\n"
+            "  --report-intervals N     schedule intervals kept per machine in the report (then truncated)\n"
+            "  --report-calls N         API calls kept per machine in the report (then truncated)\n"
+            "  --lua-instructions N     Lua instructions a run may execute (default 5000000000)\n"
+            "  --lua-memory BYTES       bytes of Lua heap (default 1073741824)\n"
+            "  --unsafe-io              open Lua's io library (files); only for scenarios you wrote\n"
+            "  --werror                 a warning (what the documentation forbids, Windows lets pass) ends the run\n"
+            "  --progress, --no-progress  progress lines on stderr after 2 s of host time (default: on a terminal)\n"
+            "Machine options (Windows programs only; a scenario sets them in hcp.machine{}): --NAME VALUE\n"
+            "for each machine option (hcpsim describe lists their ranges and defaults), dashes or\n"
+            "underscores: --platform P, --semantics documented|observed, --cpus N, --max-cycles N, ...\n"
+            "  --pmc EV,EV,...          the events of PMC0, PMC1, ...\n"
+            "  --counters I,I,...       KeSetHardwareCounterConfiguration of these PMC indices before start\n"
+            "Exit status: a scenario 0 (every TAP test passed), 1 (a test failed), 2 (a usage, scenario or\n"
+            "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image,\n"
+            "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit);\n"
+            "130 or 143 when SIGINT or SIGTERM stopped the run (its report and trace are still written).\n"},
+    {"describe", "usage: hcpsim describe [--platform P] | hcpsim describe --imports\n"
+                 "Prints a platform profile (default win10-x64), its rules and parameters, the limits of a\n"
+                 "run, the PMU events, the cost tables and the machine options with their ranges.\n"
+                 "  --platform P             a platform profile (listed below)\n"
+                 "  --imports                the import table of Windows programs: each DLL function, its\n"
+                 "                           ordinal, whether hcpsim implements it and what a call costs\n"},
+    {"diff", NULL}, /* reports/diff.c prints its own (rep_diff_main --help) */
+    {"bench", "usage: hcpsim bench\n"
+              "Guest MIPS per counting mode next to raw Unicorn on the same code, in one process (host\n"
+              "time: the one place hcpsim reads the clock). make bench adds native and cachegrind.\n"},
+    {"version", "usage: hcpsim version (also hcpsim --version, hcpsim -V)\n"
+                "Prints hcpsim's version, the git description of its build and its libraries' versions.\n"},
+    {"help", "usage: hcpsim help [COMMAND]\nDescribes a command and every option it takes.\n"},
+};
+#define NHELPS (int)(sizeof helps / sizeof helps[0])
+
+static int print_version(void) {
+    unsigned maj, min;
+    uc_version(&maj, &min);
+    int cmaj, cmin;
+    cs_version(&cmaj, &cmin);
+    printf("hcpsim %s (%s; Unicorn %u.%u, capstone %d.%d, %s)\n", HCPSIM_RELEASE, HCPSIM_GIT, maj, min, cmaj, cmin,
+           LUA_RELEASE);
+    return 0;
+}
+
+static const char *command_suggestion(const char *name) {
+    const char *names[NHELPS];
+    for (int i = 0; i < NHELPS; i++) names[i] = helps[i].name;
+    return hcp_suggest(name, names, NHELPS);
+}
+
+static int unknown_command(const char *name) {
+    const char *near = command_suggestion(name);
+    fprintf(stderr, "hcpsim: unknown command '%s'%s%s%s\n", name, near ? " (did you mean '" : "", near ? near : "",
+            near ? "'?)" : "");
+    usage(stderr);
+    return EXIT_ERROR;
+}
+
+static int cmd_help(const char *command) {
+    if (!command) {
+        usage(stdout);
+        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, describe, diff, bench, "
+               "version.\n");
+        return 0;
+    }
+    for (int i = 0; i < NHELPS; i++)
+        if (strcmp(helps[i].name, command) == 0) {
+            if (!helps[i].text) {
+                char help[] = "--help", *args[] = {help, NULL};
+                return rep_diff_main(1, args);
+            }
+            fputs(helps[i].text, stdout);
+            if (strcmp(command, "describe") == 0) printf("Platforms: %s\n", hcp_platform_names());
+            return 0;
+        }
+    return unknown_command(command);
+}
+
+static bool wants_help(int argc, char **argv) {
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+    return false;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return EXIT_ERROR;
     }
-    if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
-    if (strcmp(argv[1], "describe") == 0) return cmd_describe(argc - 2, argv + 2);
-    if (strcmp(argv[1], "bench") == 0 && argc == 2) return cmd_bench();
-    if (strcmp(argv[1], "version") == 0) {
-        unsigned maj, min;
-        uc_version(&maj, &min);
-        int cmaj, cmin;
-        cs_version(&cmaj, &cmin);
-        printf("hcpsim 0.1.0 (Unicorn %u.%u, capstone %d.%d, %s)\n", maj, min, cmaj, cmin, LUA_RELEASE);
-        return 0;
-    }
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    fprintf(stderr, "hcpsim: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return EXIT_ERROR;
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) return print_version();
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) return cmd_help(NULL);
+    if (strcmp(cmd, "help") == 0)
+        return cmd_help(argc > 2 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0 ? argv[2]
+                        : argc > 2                                                               ? "help"
+                                                                                                 : NULL);
+    if (command_suggestion(cmd) && strcmp(command_suggestion(cmd), cmd) == 0 && wants_help(argc - 2, argv + 2))
+        return cmd_help(cmd);
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
+    if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(cmd, "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "bench") == 0 && argc == 2) return cmd_bench();
+    if (strcmp(cmd, "version") == 0) return print_version();
+    return unknown_command(cmd);
 }

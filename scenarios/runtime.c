@@ -12,6 +12,8 @@
  * an error (a typo would otherwise read nil silently).  A count hook bounds
  * the Lua instructions a scenario may run, so a runaway loop ends with a
  * message, and the allocator bounds its Lua heap. */
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,71 @@ typedef struct runtime {
 
 static runtime *rt_of(lua_State *L) { return *(runtime **)lua_getextraspace(L); }
 
+/* Pushes "FILE:LINE:" of the innermost Lua function with a line (C functions have none). */
+static void push_where(lua_State *L) {
+    lua_Debug ar;
+    int level = 1;
+    while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0) level++;
+    luaL_where(L, level);
+}
+
+volatile sig_atomic_t lhcp_signal;
+static lhcp_host_clock host_clock; /* NULL: no progress */
+static uint64_t host_start, host_last;
+
+void lhcp_set_progress(lhcp_host_clock clock) {
+    host_clock = clock;
+    host_start = host_last = clock ? clock() : 0;
+}
+
+static const char *signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+
+void lhcp_check_interrupt(lua_State *L, int level) {
+    if (!lhcp_signal) return;
+    if (level < 0)
+        push_where(L);
+    else
+        luaL_where(L, level);
+    lua_pushfstring(L, "interrupted by %s", signal_name(lhcp_signal));
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
+bool lhcp_poll(sim_machine *m) {
+    if (lhcp_signal) return true;
+    if (!host_clock) return false;
+    uint64_t now = host_clock();
+    if (now - host_start < LHCP_PROGRESS_AFTER_NS || now - host_last < LHCP_PROGRESS_AFTER_NS) return false;
+    /* Host time decides only whether a line is printed, never what the run computes. */
+    uint64_t insns = 0;
+    int alive = 0, n = sim_thread_count(m);
+    for (int i = 0; i < n; i++) {
+        sim_thread *t = sim_thread_at(m, i);
+        insns += sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS];
+        alive += sim_thread_state_of(t) != SIM_TS_TERMINATED;
+    }
+    static uint64_t last_insns;
+    static const sim_machine *last_m;
+    if (last_m != m) last_insns = 0, last_m = m;
+    const sim_config *c = sim_machine_config(m);
+    uint64_t clk = sim_clock(m), f = c->frequency ? c->frequency : 1, lim = sim_max_cycles(m);
+    double mips = (double)(insns - last_insns) * 1e3 / (double)(now - host_last);
+    sim_thread *cur = sim_sched_current(m);
+    fflush(stdout);
+    fprintf(stderr,
+            "hcpsim: %.0f s: simulated %.3f s of at most %.3f s (max_cycles), %.1f guest MIPS, %d of %d "
+            "threads alive%s%s%s\n",
+            (double)(now - host_start) / 1e9, (double)clk / (double)f, (double)lim / (double)f, mips, alive, n,
+            cur ? ", running '" : "", cur ? sim_thread_name(cur) : "", cur ? "'" : "");
+    fflush(stderr);
+    host_last = now;
+    last_insns = insns;
+    return false;
+}
+
 static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    lhcp_check_interrupt(L, 0);
     runtime *rt = rt_of(L);
     rt->count += COUNT_STEP;
     if (rt->count > rt->limit) {
@@ -62,6 +127,47 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
 }
 
 void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, COUNT_STEP); }
+
+/* ---- warnings: what the documentation forbids but Windows lets pass ----------------------------- */
+
+void lhcp_warn(lua_State *L, const char *where, const char *fmt, ...) {
+    if (where)
+        lua_pushstring(L, where);
+    else
+        push_where(L);
+    lua_pushliteral(L, "warning: ");
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_concat(L, 3);
+    int msg = lua_gettop(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.on_warning") == LUA_TFUNCTION) {
+        lua_pushvalue(L, msg); /* the scenario expects it: its handler decides */
+        lua_call(L, 1, 0);
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.werror");
+    bool werror = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (werror) lua_error(L); /* the message is on top */
+    fflush(stdout);
+    fprintf(stderr, "%s\n", lua_tostring(L, msg));
+    fflush(stderr);
+    lua_pop(L, 1);
+}
+
+/* hcp.on_warning(fn | nil) --> the previous handler: warnings go to fn(message) instead of stderr. */
+int lhcp_on_warning(lua_State *L) {
+    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.on_warning");
+    lua_pushvalue(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.on_warning");
+    return 1;
+}
 
 /* Work a C function does for the scenario (a table scan) counts as n instructions; the hook
  * raises the limit at its next step. */
@@ -200,6 +306,12 @@ static uint64_t registry_limit(lua_State *L, const char *key, uint64_t def) {
  * directory.  Returns a table id -> true and the path, or nil and a message.
  * Only the embedded modules receive this function (l_require), so the sandbox
  * keeps its rule: a scenario reads no host file. */
+/* tap_line(line): a line hcpsim.tap printed, for the --report's TAP results. */
+static int l_tap_line(lua_State *L) {
+    rep_report_tap_line(lhcp_report(L), luaL_checkstring(L, 1));
+    return 0;
+}
+
 static int l_clause_catalogue(lua_State *L) {
     const char *env = getenv("HCPSIM_CLAUSES");
     luaL_Buffer b;
@@ -269,12 +381,15 @@ static int l_require(lua_State *L) {
     } else {
         const lhcp_luasrc *s = lhcp_luasrcs;
         while (s->name && strcmp(s->name, name) != 0) s++;
-        if (!s->name) return luaL_error(L, "module '%s' not found (available: hcpsim, hcpsim.tap)", name);
+        if (!s->name)
+            return luaL_error(L, "module '%s' not found (available: hcpsim, hcpsim.tap, hcpsim.testlib)", name);
         if (luaL_loadbufferx(L, s->text, s->len, s->chunkname, "t") != LUA_OK) return lua_error(L);
         lua_pushstring(L, name);
-        lua_createtable(L, 0, 1); /* private functions for the embedded modules */
+        lua_createtable(L, 0, 2); /* private functions for the embedded modules */
         lua_pushcfunction(L, l_clause_catalogue);
         lua_setfield(L, -2, "clause_catalogue");
+        lua_pushcfunction(L, l_tap_line);
+        lua_setfield(L, -2, "tap_line");
         lua_call(L, 2, 1);
     }
     lua_pushvalue(L, -1);
@@ -617,6 +732,12 @@ static int report_error(lua_State *L) {
         method = ar.namewhat && strcmp(ar.namewhat, "method") == 0;
     }
     luaL_where(L, 1);
+    size_t wlen;
+    const char *where = lua_tolstring(L, -1, &wlen);
+    if (strncmp(msg, where, wlen) == 0) { /* it names its line already (a warning under --werror) */
+        lua_pop(L, 1);
+        return lua_error(L);
+    }
     int argn = 0, off = 0;
     if (sscanf(msg, "bad argument #%d to '?' (%n", &argn, &off) == 1 && off > 0) {
         if (method) argn--;

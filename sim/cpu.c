@@ -536,6 +536,11 @@ void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud) {
 
 void sim_set_gate_refusal(sim_machine *m, uint64_t result) { m->gate_refusal = result; }
 
+void sim_set_poll(sim_machine *m, bool (*fn)(void *ud), void *ud) {
+    m->poll = fn;
+    m->poll_ud = ud;
+}
+
 uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service) {
     uint64_t gate = m ? m->lay->gate : sim_isa_x64.lay->gate;
     return service < SIM_GATE_SERVICES ? gate + (uint64_t)service * SIM_GATE_STRIDE : 0;
@@ -563,6 +568,18 @@ sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v) {
     if (m->gate_thread != t) return SIM_ERR_STATE;
     if (k < 0 || k > 0xFFFF) return SIM_ERR_ARG;
     return m->isa->gate_arg(m, k, v);
+}
+
+sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v) {
+    const sim_isa *isa = t->m->isa;
+    if (isa->ptr == 8) return sim_gate_arg(t, (*k)++, v);
+    if (isa->pair_even) *k += *k & 1;
+    uint64_t lo, hi;
+    sim_err e = sim_gate_arg(t, *k, &lo);
+    if (e == SIM_OK) e = sim_gate_arg(t, *k + 1, &hi);
+    *k += 2;
+    *v = e == SIM_OK ? (lo & 0xFFFFFFFFu) | hi << 32 : 0;
+    return e;
 }
 
 void sim_gate_end_call(sim_thread *t) {
@@ -869,6 +886,11 @@ sim_call_status sim_call_continue(sim_thread *t) {
             if (m->exec->time >= m->max_cycles) {
                 save_context(t);
                 return SIM_CALL_LIMIT;
+            }
+            if (m->poll && m->poll(m->poll_ud)) { /* the host stops the run (a signal): nothing changed */
+                save_context(t);
+                snprintf(t->error, sizeof t->error, "interrupted");
+                return SIM_CALL_ERROR;
             }
             if (sim_sched_boundary(m) == BOUNDARY_YIELD) {
                 if (m->exec->time >= m->max_cycles && m->exec->cur == t) {

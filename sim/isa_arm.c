@@ -118,8 +118,7 @@ static int a64_sysreg(uint32_t w) {
  * and the counters behind PMXEVCNTR_EL0 come from the host's clock, so two runs
  * would differ.  Reads of the three counters the model serves read the virtual
  * clock (TRAP_CLOCK); CNTFRQ_EL0 is a constant; every other read or write of
- * these registers is an illegal-instruction fault.  Found by scenarios/fuzz, target
- * guest (run twice). */
+ * these registers is an illegal-instruction fault. */
 static int a64_sysreg_trap(uint32_t w, int *reg) {
     int sr = a64_sysreg(w);
     if (sr < 0) return -1;
@@ -256,7 +255,7 @@ static int a32_trap(csh cs, const cs_insn *in, int *reg) {
  * capstone sees a load, so the trap scan cannot be trusted with them.  Each
  * place such an instruction may start becomes an exit, as x86's far calls
  * (isa_x86.c): an illegal-instruction fault whatever its condition (user mode
- * without the kernel's permission).  Found by scenarios/fuzz, target guest.
+ * without the kernel's permission).
  * ARM words (4-byte aligned): MRC/MCR (cccc 1110 xxx x xxxx xxxx 111x xxx1)
  * and LDC/STC/MCRR/MRRC (cccc 110x xxxx xxxx xxxx 111x xxxx xxxx).  Thumb-2
  * (entered by a branch to an odd address; not modelled otherwise): the same
@@ -442,6 +441,7 @@ const sim_isa sim_isa_arm = {
     .gate_service = service_thunk,
     .call_setup = setup_a32,
     .gate_arg = gate_arg_a32,
+    .pair_even = true,
     .result = result_a32,
     .set_result = set_result_a32,
     .intr_fault = arm_intr_fault,

@@ -324,8 +324,7 @@ static void x86_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
 /* Unicorn 2.0.1 aborts the whole process ("tcg/tcg.c: tcg fatal error") when
  * it translates some instructions a CPU refuses with #UD, so each place such
  * an instruction may start becomes an exit, where translation stops before
- * it; sim_call_continue reports an illegal-instruction fault there.  Found by
- * scenarios/fuzz, target guest:
+ * it; sim_call_continue reports an illegal-instruction fault there:
  * - a far call or jump through a register, FF /3 or FF /5 with mod = 11: the
  *   FF, or any of the prefix bytes right before it, may start one;
  * - a LOCK prefix on an instruction that cannot take it (CMPS, CMP: fixes 8

@@ -19,30 +19,24 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_ARG: return "bad argument";
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
-    case SIM_ERR_MAPPINGS:
-        return "limit reached: guest memory mappings (machine option max_mappings, default 1024, at most 3900: "
-               "Unicorn 2.0.1's limit; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)";
+    case SIM_ERR_MAPPINGS: return "limit reached: guest memory mappings (sim_config.max_mappings)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
-    case SIM_ERR_TRAPS:
-        return "limit reached: trap points in guest code (machine option max_trap_points, default 1024, at most "
-               "16384: each costs host time on every guest call; data belongs in m:alloc, not m:code)";
+    case SIM_ERR_TRAPS: return "limit reached: trap points in placed code (sim_config.max_trap_points)";
     }
     return "unknown error";
 }
 
 const char *sim_machine_strerror(sim_machine *m, sim_err e) {
     if (!m || (e != SIM_ERR_MAPPINGS && e != SIM_ERR_TRAPS)) return sim_strerror(e);
-    if (e == SIM_ERR_TRAPS) {
+    if (e == SIM_ERR_TRAPS)
         snprintf(m->errbuf, sizeof m->errbuf,
-                 "limit reached: %u trap points in guest code (machine option max_trap_points, at most %u; default "
-                 "%u: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
-                 m->cfg.max_trap_points, SIM_MAX_TRAPS_LIMIT, SIM_MAX_TRAPS_DEFAULT);
-        return m->errbuf;
-    }
-    snprintf(m->errbuf, sizeof m->errbuf,
-             "limit reached: %u guest memory mappings (machine option max_mappings, at most %u: Unicorn 2.0.1's "
-             "limit; default %u; fewer m:code/m:alloc calls, or fewer threads inside guest calls at once)",
-             m->cfg.max_mappings, SIM_MAX_MAPPINGS_LIMIT, SIM_MAX_MAPPINGS_DEFAULT);
+                 "limit reached: %u trap points in placed code (sim_config.max_trap_points, at most %u; each costs "
+                 "host time on every guest call)",
+                 m->cfg.max_trap_points, SIM_MAX_TRAPS_LIMIT);
+    else
+        snprintf(m->errbuf, sizeof m->errbuf,
+                 "limit reached: %u guest memory mappings (sim_config.max_mappings, at most %u: Unicorn 2.0.1's limit)",
+                 m->cfg.max_mappings, SIM_MAX_MAPPINGS_LIMIT);
     return m->errbuf;
 }
 

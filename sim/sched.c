@@ -32,6 +32,13 @@ static const char *const wait_reasons[SIM_WAIT_REASONS] = {
 
 const char *sim_wait_reason_name(int r) { return r >= 0 && r < SIM_WAIT_REASONS ? wait_reasons[r] : NULL; }
 
+/* KTHREAD_STATE 0..7 (HCP-SPEC §6). */
+static const char *const thread_states[SIM_THREAD_STATES] = {
+    "Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting", "Transition", "DeferredReady",
+};
+
+const char *sim_thread_state_name(int s) { return s >= 0 && s < SIM_THREAD_STATES ? thread_states[s] : NULL; }
+
 /* ---- observers and records -------------------------------------------------------------- */
 
 int sim_add_observer(sim_machine *m, const sim_observer *o) {
@@ -499,4 +506,17 @@ int sim_thread_set_ideal(sim_thread *t, int cpu) {
     if (cpu < 0 || cpu >= m->ncpus || !cpu_in(t->affinity, cpu)) return -1;
     t->ideal = cpu;
     return prev;
+}
+
+sim_err sim_thread_hold(sim_thread *t) {
+    if (t->state != SIM_TS_READY || t->switches) return SIM_ERR_STATE;
+    rq_remove(t->m, t);
+    t->state = SIM_TS_INITIALIZED;
+    return SIM_OK;
+}
+
+sim_err sim_thread_release(sim_thread *t) {
+    if (t->state != SIM_TS_INITIALIZED) return SIM_ERR_STATE;
+    ready(t->m, t, sim_clock(t->m), SIM_READY_NEW, false);
+    return SIM_OK;
 }

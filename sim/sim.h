@@ -51,6 +51,9 @@ typedef enum sim_thread_state {
     SIM_TS_TERMINATED = 4,
     SIM_TS_WAITING = 5,
 } sim_thread_state;
+#define SIM_THREAD_STATES 8 /* KTHREAD_STATE 0..7: Transition and DeferredReady are named, never entered */
+/* The KTHREAD_STATE name of s ("Terminated"), or NULL outside 0..7: the one table of these names. */
+const char *sim_thread_state_name(int s);
 
 /* KWAIT_REASON values the scheduler records (HCP-SPEC §6). */
 enum {
@@ -215,6 +218,11 @@ sim_err sim_thread_set_affinity(sim_thread *t, uint64_t affinity, uint64_t *old)
 /* SetThreadIdealProcessor: the previous ideal processor, or -1 (nothing
  * changed) when cpu is not a CPU of t's affinity. */
 int sim_thread_set_ideal(sim_thread *t, int cpu);
+/* CREATE_SUSPENDED: a new thread that has not run yet leaves its ready queue
+ * (state Initialized) until sim_thread_release makes it Ready at the current
+ * time (its creation's ReadyThread record stays).  SIM_ERR_STATE otherwise. */
+sim_err sim_thread_hold(sim_thread *t);
+sim_err sim_thread_release(sim_thread *t);
 sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid);
 int sim_thread_count(const sim_machine *m);
 sim_thread *sim_thread_at(sim_machine *m, int index);
@@ -297,6 +305,12 @@ void sim_set_gate(sim_machine *m, sim_gate_fn fn, void *ud);
 /* What a gate entry no handler serves returns in the result register (a
  * syscall outside the thunks, a service with no handler): 0 until set. */
 void sim_set_gate_refusal(sim_machine *m, uint64_t result);
+/* The host's poll: called at every scheduling stop of a guest call (each clock tick, quantum or
+ * lock-step boundary), where the host may look at its clock or its signals.  It must not change
+ * the machine; when it returns true the call stops there, sim_call_continue returns
+ * SIM_CALL_ERROR with the text "interrupted", and the run cannot go on (the host ends it).
+ * NULL: none (the default). */
+void sim_set_poll(sim_machine *m, bool (*fn)(void *ud), void *ud);
 /* The guest address of thunk `service` on machine m (NULL: on an x64 machine),
  * or 0 past SIM_GATE_SERVICES. */
 uint64_t sim_gate_thunk(const sim_machine *m, uint32_t service);
@@ -314,6 +328,10 @@ sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
 /* Argument word k of the gate call with no upper bound on k (variadic callees:
  * printf's arguments), by the same convention; only inside the handler. */
 sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
+/* A 64-bit argument starting at word *k of the gate call: one word on 64-bit ISAs; two words, low
+ * first, on 32-bit ones, from an even word on ARM (AAPCS); *k moves past it.  Only inside the
+ * handler. */
+sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
 /* Inside the handler: t's guest call ends when the handler returns, as if the
  * callee had returned the handler's result at once (nothing after the gate
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its

@@ -176,6 +176,8 @@ struct sim_machine {
     void *gate_ud;
     uint64_t gate_refusal;   /* the result of a gate entry no handler serves (sim_set_gate_refusal) */
     sim_thread *gate_thread; /* the thread whose gate call is being handled, else NULL */
+    bool (*poll)(void *ud);  /* the host's poll at each scheduling stop of a guest call (sim_set_poll) */
+    void *poll_ud;
 
     sim_cpu cpus[SIM_MAX_CPUS];
     int ncpus;

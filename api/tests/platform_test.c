@@ -1,7 +1,6 @@
 /* api/tests/platform_test.c — the OS side of the platform profiles (api/platform.c,
- * api/README.md "Platforms"), on an x64 simulated machine whose OS follows another
- * profile (hcp_os_set_platform): the guest CPU does not matter to what is tested
- * here.  Expected values come from HCP-SPEC (§4, §7.2-7.3, §8.2, §8.4) and seed
+ * api/README.md "Platforms"), each on the machine hcp_system_new builds for the
+ * profile (its own guest CPU).  Expected values come from HCP-SPEC (§4, §7.2-7.3, §8.2, §8.4) and seed
  * 004, never from the program:
  *   - the ETW payload layouts are computed below from the spec's field lists
  *     (sizes 4, 1 or P, packed in declaration order), for P = 4 and 8;

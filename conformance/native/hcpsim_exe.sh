@@ -26,15 +26,21 @@ EOF
     plan=$(grep -E '^1\.\.[0-9]+$' a.tap)
     oks=$(grep -c '^ok ' a.tap)
     [ "$st" = 0 ] && [ "$plan" = "1..$oks" ] && ! grep -q '^not ok' a.tap && [ "$oks" -gt 70 ]
-    result $? "hcpcheck$bits.exe $sem on $platform: all $oks checks ok, plan $plan, status 0" "status $st: $(grep '^not ok' a.tap | head -3) $(cat a.err)"
-    timeout 600 $HCPSIM run run.lua > b.tap 2>&1
+    result $? "hcpcheck$bits.exe $sem on $platform: all $oks checks ok (ETW ones skipped), plan $plan, status 0" "status $st: $(grep '^not ok' a.tap | head -3) $(cat a.err)"
+    timeout 600 $HCPSIM run run.lua > b.tap 2> b.err
     cmp -s a.tap b.tap
     result $? "hcpcheck$bits.exe $sem: a second run prints the same bytes"
     "$build/conformance/native/hcpcheck-sim" "$sem" > shim.tap 2>/dev/null
-    grep -v '^#' a.tap > a.verdicts
-    grep -v '^#' shim.tap > shim.verdicts
-    cmp -s a.verdicts shim.verdicts
-    result $? "hcpcheck$bits.exe $sem: every verdict line equals the shim build's" "$(diff a.verdicts shim.verdicts | head -4 | tr '\n' ' ')"
+    # the ETW checks skip in the .exe: a program gets no advapi32.dll (its StartTrace family is the
+    # shim's, not a DLL hcpsim gives programs); the per-ISA lines (PLAT-X64-HCP, PLAT-X86-HCP,
+    # PLAT-ARM64-HCP) follow the build's ISA, which the shim's is not for i386; every other verdict
+    # line must be the shim's
+    grep -E '# SKIP advapi32.dll lacks|\[PLAT-(X64|X86|ARM64)-HCP\]' a.tap | awk '{ print $2 }' > skipped
+    nskip=$(wc -l < skipped | tr -d ' ')
+    awk 'NR == FNR { s[$1] = 1; next } /^(not )?ok / { n = $1 == "ok" ? $2 : $3; if (!(n in s)) print }' skipped a.tap > a.verdicts
+    awk 'NR == FNR { s[$1] = 1; next } /^(not )?ok / { n = $1 == "ok" ? $2 : $3; if (!(n in s)) print }' skipped shim.tap > shim.verdicts
+    cmp -s a.verdicts shim.verdicts && [ "$(wc -l < a.verdicts)" -gt 70 ]
+    result $? "hcpcheck$bits.exe $sem: every verdict line equals the shim build's, but $nskip: the ETW checks (no advapi32.dll for programs) and the per-ISA lines" "$(diff a.verdicts shim.verdicts | head -4 | tr '\n' ' ')"
     # the program's own work is counted now: CycleTime between two reads around its own code is not 0
     line=$(grep '^# QueryThreadCycleTime [0-9]' a.tap)
     last=${line##*CycleTime }

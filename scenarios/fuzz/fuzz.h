@@ -19,6 +19,7 @@ int hcpfz_lua(const uint8_t *data, size_t size);     /* Lua text as a scenario *
 int hcpfz_api(const uint8_t *data, size_t size);     /* structured calls of every hcp/m/t method */
 int hcpfz_marshal(const uint8_t *data, size_t size); /* api/ functions on arbitrary guest buffers */
 int hcpfz_guest(const uint8_t *data, size_t size);   /* arbitrary guest machine code */
+int hcpfz_pe(const uint8_t *data, size_t size);      /* arbitrary bytes as a Windows program (PE image) */
 
 /* Per-input limits: each input ends within milliseconds. */
 #define HCPFZ_LUA_LIMIT 1000000        /* Lua instructions per input */

@@ -21,6 +21,7 @@
 #include "scenarios/fuzz/fz_guest.c"
 #include "scenarios/fuzz/fz_lua.c"
 #include "scenarios/fuzz/fz_marshal.c"
+#include "scenarios/fuzz/fz_pe.c"
 
 typedef struct target {
     const char *name;
@@ -28,7 +29,7 @@ typedef struct target {
 } target;
 
 static const target targets[] = {
-    {"lua", hcpfz_lua}, {"api", hcpfz_api}, {"marshal", hcpfz_marshal}, {"guest", hcpfz_guest}};
+    {"lua", hcpfz_lua}, {"api", hcpfz_api}, {"marshal", hcpfz_marshal}, {"guest", hcpfz_guest}, {"pe", hcpfz_pe}};
 
 typedef struct input {
     char path[512];

@@ -8,7 +8,7 @@
 # assembled kernels); each target runs SECONDS seconds (libFuzzer's
 # -max_total_time) on a corpus kept in BUILD/fuzz/corpus/TARGET, seeded from
 # the conformance suite and examples (lua), the assembled kernels (guest) and
-# scenarios/fuzz/seeds/TARGET.  An input that crashes, hangs (-timeout), runs
+# scenarios/fuzz/seeds/TARGET (pe: also the programs of build/pe/).  An input that crashes, hangs (-timeout), runs
 # out of memory or leaks is copied to scenarios/fuzz/regressions/TARGET/,
 # which make test replays (regress_test.t).  Exit status 1 when any target
 # found something.  FUZZ_JOBS=N runs N targets at a time (default 1).
@@ -16,10 +16,10 @@ set -u
 B=${1:?usage: run.sh BUILD SECONDS [TARGET...]}
 S=${2:?usage: run.sh BUILD SECONDS [TARGET...]}
 shift 2
-targets=${*:-lua api marshal guest}
+targets=${*:-lua api marshal guest pe}
 F=$B/fuzz
 TIMEOUT=${FUZZ_TIMEOUT:-20}
-mkdir -p "$F/artifacts" "$F/seeds-lua" "$F/seeds-guest"
+mkdir -p "$F/artifacts" "$F/seeds-lua" "$F/seeds-guest" "$F/seeds-pe"
 
 # ---- seeds ----------------------------------------------------------------------------
 cp conformance/*.lua scenarios/examples/*.lua scenarios/tests/sandbox.lua "$F/seeds-lua/"
@@ -39,12 +39,19 @@ for isa in x64:000 arm64:100 x86:200 arm:300; do
   done
 done
 
+# Windows programs: the images `make tests` builds (build/pe/, when they exist) beside the
+# stripped images and malformed variants kept in scenarios/fuzz/seeds/pe.
+for exe in build/pe/*.exe; do
+  [ -f "$exe" ] && cp "$exe" "$F/seeds-pe/"
+done
+
 seeds_of() { # target -> seed directories
   d=""
   [ -d "scenarios/fuzz/seeds/$1" ] && d="scenarios/fuzz/seeds/$1"
   case $1 in
     lua) d="$d $F/seeds-lua" ;;
     guest) d="$d $F/seeds-guest" ;;
+    pe) d="$d $F/seeds-pe" ;;
   esac
   echo "$d"
 }
@@ -56,6 +63,7 @@ flags_of() {
     lua) echo "-dict=scenarios/fuzz/lua.dict" ;;
     api | marshal) echo "-max_len=2048 -len_control=0" ;;
     guest) echo "-max_len=1024 -len_control=0" ;;
+    pe) echo "-max_len=65536" ;;
   esac
 }
 

@@ -14,7 +14,11 @@ local count, failed, planned, done = 0, 0, nil, false
 local header, clause, todo_reason = false, nil, nil
 local catalogue, catalogue_path
 
-local function emit(s) print(s) end
+local tap_line = private and private.tap_line -- the --report keeps the plan and test lines
+local function emit(s)
+  print(s)
+  if tap_line then tap_line(s) end
+end
 
 local function start()
   if not header then

@@ -32,7 +32,7 @@ status_only() { # name, expected status, command...
   if [ "$st" = "$want" ]; then echo "ok $n - $name [$clause]"; else fail=$((fail + 1)); echo "not ok $n - $name (status $st, want $want) [$clause]"; fi
 }
 echo "TAP version 13"
-echo "1..26"
+echo "1..34"
 
 printf 'local x = 1\nlocal y = = 2\n' > syntax.lua
 check "a syntax error is FILE:LINE: message, status 2" 2 "syntax.lua:2: unexpected symbol near '='" syntax.lua
@@ -44,7 +44,7 @@ printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { name 
 check "an error in a thread body names the body's line" 2 "body.lua:5: attempt to index a nil value (local 'z')" body.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {\n  cpu = 2 }\n' > opt.lua
-check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)" opt.lua
+check "an unknown machine option" 2 "opt.lua:2: hcp.machine: unknown field 'cpu' (did you mean 'cpus'?) (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)" opt.lua
 
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nm:thread { body = function(t)\n  t:EnableThreadProfiling(t:GetCurrentThread(), "1", 0)\nend }\nm:run()\n' > arg.lua
 check "a bad argument type" 2 "arg.lua:4: bad argument #2 to 'EnableThreadProfiling' (integer expected, got string)" arg.lua
@@ -161,5 +161,77 @@ case "$(tail -1 out.txt)" in
 esac
 if [ "$st" != 0 ] && [ "$r" = 0 ]; then echo "ok $n - C: an unknown id bails out [$clause]"; else
   fail=$((fail + 1)); echo "not ok $n - C: an unknown id bails out (status $st: $(tail -1 out.txt)) [$clause]"; fi
+
+# ---- SIGINT/SIGTERM and progress (README "Interrupts and progress") ------------------------------
+# A guest loop far past any test's time (4e9 iterations of spin) stops at the next scheduling
+# step after the signal: its message, status 128 + N, the report and trace of what ran, marked
+# interrupted, and no temporary file.  stderr is not a terminal here: no progress line, though
+# the run passes 2 s.
+clause=SIM-INTERRUPT
+cat > long.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+local k = m:load "kernels"
+m:thread { name = "spinner", body = function(t) t:run(k.spin, 4000000000) end }
+m:run()
+EOF
+$HCPSIM run --report long.json --trace long.trace.json long.lua >out.txt 2>err.txt &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+st=$?
+n=$((n + 1))
+if [ "$st" = 130 ] && [ "$(cat err.txt)" = "long.lua:4: interrupted by SIGINT" ]; then echo "ok $n - SIGINT stops a guest loop: FILE:LINE: interrupted by SIGINT, status 130, no progress line off a terminal [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - SIGINT stops a guest loop (status $st: $(cat err.txt)) [$clause]"; fi
+n=$((n + 1))
+if grep -q '"status": "interrupted"' long.json && grep -q '"partial": "long.lua:4: interrupted by SIGINT"' long.json; then
+  echo "ok $n - its report is written, marked interrupted [$clause]"; else fail=$((fail + 1)); echo "not ok $n - its report is written, marked interrupted [$clause]"; fi
+n=$((n + 1))
+if grep -q '"partial": *"long.lua:4: interrupted by SIGINT"' long.trace.json; then
+  echo "ok $n - so is its trace [$clause]"; else fail=$((fail + 1)); echo "not ok $n - so is its trace [$clause]"; fi
+n=$((n + 1))
+if [ -z "$(ls ./*.tmp 2>/dev/null)" ]; then echo "ok $n - no temporary file is left [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - no temporary file is left: $(ls ./*.tmp) [$clause]"; fi
+printf 'local x = 0\nwhile true do\n  x = x + 1\nend\n' > lualoop.lua
+$HCPSIM run --report lualoop.md lualoop.lua >out.txt 2>err.txt &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+st=$?
+n=$((n + 1))
+case "$(cat err.txt)" in
+  "lualoop.lua:"[23]": interrupted by SIGTERM") r=0 ;;
+  *) r=1 ;;
+esac
+if [ "$st" = 143 ] && [ $r = 0 ] && grep -q '| status | interrupted (exit status 143) |' lualoop.md; then
+  echo "ok $n - SIGTERM stops a Lua loop: status 143, the report says interrupted [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - SIGTERM stops a Lua loop (status $st: $(cat err.txt)) [$clause]"; fi
+# --progress forces the progress lines off a terminal: one 2 s into the run, then every 2 s.
+clause=SIM-PROGRESS
+$HCPSIM run --progress long.lua >out.txt 2>err.txt &
+pid=$!
+sleep 5
+kill -TERM $pid
+wait $pid
+st=$?
+n=$((n + 1))
+if [ "$st" = 143 ] && grep -Eq "^hcpsim: [0-9]+ s: simulated [0-9]+\.[0-9]{3} s of at most 6\.667 s \(max_cycles\), [0-9.]+ guest MIPS, 1 of 1 threads alive, running 'spinner'$" err.txt &&
+   [ "$(tail -1 err.txt)" = "long.lua:4: interrupted by SIGTERM" ]; then
+  echo "ok $n - --progress: host time, simulated time against the cycle limit (2e10 / 3e9 = 6.667 s), guest MIPS, live threads, the running thread [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - --progress lines (status $st) [$clause]"; sed 's/^/# /' err.txt; fi
+printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nlocal k = m:load "kernels"\nm:thread { body = function(t) print(t:run(k.spin, 1000)) end }\nm:run()\n' > short.lua
+$HCPSIM run --progress short.lua >out.txt 2>err.txt
+st=$?
+n=$((n + 1))
+if [ "$st" = 0 ] && [ "$(cat out.txt)" = 1000 ] && [ ! -s err.txt ]; then echo "ok $n - a run shorter than 2 s prints no progress line [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - a run shorter than 2 s prints no progress line (status $st) [$clause]"; fi
+$HCPSIM run --no-progress --progress --no-progress short.lua >out.txt 2>err.txt
+st=$?
+n=$((n + 1))
+if [ "$st" = 0 ] && [ "$(cat out.txt)" = 1000 ]; then echo "ok $n - --progress and --no-progress are options of run, the last one wins [$clause]"; else
+  fail=$((fail + 1)); echo "not ok $n - --no-progress (status $st) [$clause]"; fi
+clause=$CLAUSE
 
 [ "$fail" = 0 ]

@@ -52,18 +52,23 @@ echo "TAP version 13"
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
+       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]
+                  [--trace PATH] PROGRAM.exe [ARGS...]
        hcpsim describe [--platform P]
-       hcpsim version
+       hcpsim version (also --version, -V)
+       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
        hcpsim bench
+       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
---unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.'
-OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --'
+--unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
+MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).'
+OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run'
 PLATFORMS='win10-x64, win7-x64, win7-x86, win11-arm64, ce2.12-arm'
 printf 'print("ran")\n' > ok.lua
 
 # ---- command line ---------------------------------------------------------------------------
 expect "an unknown option lists the valid ones" 2 "hcpsim: unknown option '--bogus' (valid: $OPTIONS)" -- run --bogus ok.lua
-expect "an unknown option after the file too" 2 "hcpsim: unknown option '--sed' (valid: $OPTIONS)" -- run ok.lua --sed 3
+expect "an unknown option after the file too" 2 "hcpsim: unknown option '--sed' (did you mean '--seed'?) (valid: $OPTIONS)" -- run ok.lua --sed 3
 expect "no scenario file" 2 "hcpsim: run needs a scenario file
 $USAGE" -- run
 expect "a missing file" 2 "cannot open nothere.lua: No such file or directory" -- run nothere.lua
@@ -83,9 +88,9 @@ expect "a binary chunk is refused, naming the file" 2 \
 expect "--seed without a value" 2 "hcpsim: --seed needs a non-negative integer" -- run ok.lua --seed
 expect "--seed with a negative value" 2 "hcpsim: --seed needs a non-negative integer" -- run --seed -1 ok.lua
 expect "--trace without a path" 2 "hcpsim: --trace needs a file path" -- run ok.lua --trace
-expect "--report without a path" 2 "hcpsim: --report needs a file path ending in .json, .md, .html" -- run ok.lua --report
+expect "--report without a path" 2 "hcpsim: --report needs a file path ending in .json, .md, .html, .csv" -- run ok.lua --report
 expect "--report with an unknown extension" 2 \
-  "hcpsim: --report r.txt: unknown report format (the extension must be one of .json, .md, .html)" -- run --report r.txt ok.lua
+  "hcpsim: --report r.txt: unknown report format (the extension must be one of .json, .md, .html, .csv)" -- run --report r.txt ok.lua
 expect "--trace-limit 0" 2 "hcpsim: --trace-limit needs a positive integer" -- run --trace-limit 0 ok.lua
 expect "--lua-instructions without a value" 2 "hcpsim: --lua-instructions needs a positive integer" -- run ok.lua --lua-instructions
 expect "--lua-memory with a word" 2 "hcpsim: --lua-memory needs a positive integer" -- run --lua-memory lots ok.lua
@@ -143,7 +148,7 @@ unknown "an unknown PMU event" 'pmc = { "instructions", "cache-misses" }' \
   "hcp.machine: unknown PMU event 'cache-misses' in pmc[2] (valid: instructions, cycles, branches, ref-cycles, cond-branches, branch-misses, loads, stores, l1d-misses, l2-misses, llc-references, llc-misses)"
 unknown "an unknown cost table" 'cost = "fast"' "hcp.machine: unknown cost table 'fast' (valid: default, unit)"
 unknown "an unknown machine option" 'max_thread = 4' \
-  "hcp.machine: unknown field 'max_thread' (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)"
+  "hcp.machine: unknown field 'max_thread' (did you mean 'max_threads'?) (valid: platform, semantics, cpus, frequency, tick, quantum, interrupt_cycles, slice, pmc, seed, max_cycles, stack_size, precise_faults, cost, predictor, cache, boot_time, etw_thread_version, max_threads, max_memory, max_handles, os_heap, max_mappings, max_trap_points)"
 unknown "a limit option out of range" 'max_threads = 0' "hcp.machine: 'max_threads' = 0 is out of range (1..1000000)"
 # The other limit options' ranges (lmachine.c): each refused value names its range.
 unknown "max_memory below a page" 'max_memory = 4095' "hcp.machine: 'max_memory' = 4095 is out of range (4096..1099511627776)"
@@ -157,11 +162,15 @@ expect "unknown kernel logger flags" 2 \
 machine_lua u.lua '' 'm:load "nope"\n'
 expect "an unknown library" 2 "u.lua:3: m:load: unknown library 'nope' (valid: kernels)" -- run u.lua
 printf 'local x = require "socket"\n' > u.lua
-expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap)" -- run u.lua
+expect "an unknown module" 2 "u.lua:1: module 'socket' not found (available: hcpsim, hcpsim.tap, hcpsim.testlib)" -- run u.lua
 printf 'local hcp = require "hcpsim"\nprint(hcp.ERROR_SUCESS)\n' > u.lua
-expect "a misspelt constant" 2 "u.lua:2: hcpsim has no member 'ERROR_SUCESS'" -- run u.lua
+expect "a misspelt constant" 2 "u.lua:2: hcpsim has no member 'ERROR_SUCESS' (did you mean 'ERROR_SUCCESS'?)" -- run u.lua
 machine_lua u.lua '' 'm:Thread {}\n'
-expect "a misspelt method" 2 "u.lua:3: hcpsim.Machine has no member 'Thread'" -- run u.lua
+expect "a misspelt method" 2 "u.lua:3: hcpsim.Machine has no member 'Thread' (did you mean 'thread'?)" -- run u.lua
+machine_lua u.lua '' 'm:frobnicate {}\n'
+expect "a member nothing is close to: no suggestion" 2 "u.lua:3: hcpsim.Machine has no member 'frobnicate'" -- run u.lua
+machine_lua u.lua '' 'm:thread { body = function(t) t:Sleeep(1) end }\nm:run()\n'
+expect "a misspelt thread method" 2 "u.lua:3: hcpsim.Thread has no member 'Sleeep' (did you mean 'Sleep'?)" -- run u.lua
 
 # ---- bad argument types: every Windows function of the binding, named as on Windows ----------------
 # Argument numbers count the Lua call's arguments after the object, which for every function but
@@ -226,7 +235,7 @@ local div0 = m:code("\x31\xc9\x48\xf7\xf1\xc3")
 local jmp = m:code("\xff\xe1")
 m:thread { name = "w", body = function(t)
   for _, c in ipairs { { read0 }, { write, write }, { ud2 }, { div0 }, { jmp, 0x1000 } } do
-    local r, code, info = t:run(table.unpack(c))
+    local r, code, info = t:pcall_run(table.unpack(c))
     print(r, string.format("0x%08X", code), info.message)
   end
 end }
@@ -245,12 +254,47 @@ local hcp = require "hcpsim"
 local m = hcp.machine {}
 local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
 m:thread { name = "w", body = function(t)
-  assert(t:run(read0))
+  assert(t:pcall_run(read0))
 end }
 m:run()
 EOF
-expect "assert(t:run(...)) of a faulting call" 2 \
+expect "assert(t:pcall_run(...)) of a faulting call" 2 \
   "assert.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]" -- run assert.lua
+
+CLAUSE=SIM-FAULT-UNHANDLED
+# An exception t:run does not catch ends the run as Windows ends the process: status 2 and the
+# message at the line of t:run, even when the body ignores the result (the second thread never
+# runs: the run ends at the first thread's fault).  Its report and trace are partial.
+cat > unhandled.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
+m:thread { name = "w", body = function(t)
+  t:run(read0)
+  print("not reached")
+end }
+m:thread { name = "x", body = function(t) print("not reached either") end }
+m:run()
+EOF
+UNHANDLED="unhandled.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]"
+expect "t:run of a faulting call whose result the body ignores ends the run" 2 "$UNHANDLED" --out "" \
+  -- run --report unhandled.json --trace unhandled.trace.json unhandled.lua
+grep -q '"partial": "unhandled.lua:5: STATUS_ACCESS_VIOLATION' unhandled.json && [ ! -e unhandled.json.tmp ]
+result $? "the report of a run an exception ended is partial, with the message"
+grep -q '"partial": *"unhandled.lua:5: STATUS_ACCESS_VIOLATION' unhandled.trace.json
+result $? "so is its trace"
+# pcall(t.run, t, f) catches it too, as a string (the body handled it); the run goes on.
+cat > pcall.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+local read0 = m:code("\x48\x8b\x04\x25\x00\x00\x00\x00\xc3")
+m:thread { name = "w", body = function(t)
+  print(pcall(t.run, t, read0))
+end }
+m:run()
+EOF
+expect "pcall(t.run, t, f) of a faulting call catches the message" 0 "" --out "false	pcall.lua:5: STATUS_ACCESS_VIOLATION (0xC0000005) in thread 'w' (id 1000): read of 0x0 at 0x140000000: mov rax, qword ptr [0] [48 8B 04 25 00 00 00 00]" -- run pcall.lua
+CLAUSE=SIM-ERRORS
 
 # ---- deadlock: every blocked thread and what it waits on ---------------------------------------------
 # c's wait has a timeout, so it is not part of the deadlock: it times out and exits.
@@ -483,6 +527,75 @@ expect "with --unsafe-io a scenario writes a file; io.popen stays closed" 0 "" -
 [ "$(cat result.txt 2>/dev/null)" = "counters 2004" ]
 result $? "the file holds what the scenario wrote"
 expect "--unsafe-io opens io only, not os" 0 "" --out "false" -- run --unsafe-io os.lua
+
+# ---- warnings: what the documentation forbids but Windows lets pass ----------------------------------
+CLAUSE=SIM-WARNINGS
+# a body that returns with profiling enabled: the warning names the body's last line
+cat > exitprof.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+m:thread { name = "w", body = function(t)
+  t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0)
+end }
+m:run()
+print("ran")
+EOF
+EXITPROF="exitprof.lua:5: warning: thread 'w' (id 1000) exited with profiling enabled (the documentation: a thread must call DisableThreadProfiling before it exits)"
+expect "a thread that exits with profiling enabled: a warning, the run goes on" 0 "$EXITPROF" --out "ran" -- run exitprof.lua
+expect "--werror: the same message ends the run" 2 "$EXITPROF" --out "" -- run --werror exitprof.lua
+# t:exit with profiling enabled: the warning names the line of t:exit
+cat > exitprof2.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine {}
+m:thread { name = "e", body = function(t)
+  t:EnableThreadProfiling(t:GetCurrentThread(), 0, 0)
+  t:exit(3)
+end }
+m:run()
+EOF
+expect "t:exit with profiling enabled: the warning names the line of t:exit" 0 \
+  "exitprof2.lua:5: warning: thread 'e' (id 1000) exited with profiling enabled (the documentation: a thread must call DisableThreadProfiling before it exits)" -- run exitprof2.lua
+# two PMCs: Index 2 names none; Type 1 is MaxHardwareCounterType, not a counter; the second call is
+# made while thread p (id 1000) profiles.  Both calls succeed (0), as on Windows.
+cat > keset.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine { pmc = { "instructions", "cycles" } }
+print(m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 }, { Type = 1, Index = 2 } })
+m:thread { name = "p", body = function(t)
+  local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), 0, 1)
+  print(m:KeSetHardwareCounterConfiguration {})
+  t:DisableThreadProfiling(ph)
+end }
+m:run()
+EOF
+expect "KeSet: a Type other than PMCCounter, an Index past the PMCs, a call while a thread profiles" 0 \
+"keset.lua:3: warning: KeSetHardwareCounterConfiguration: CounterArray[1].Type 1 is not a counter type (valid: PMCCounter = 0); Windows does not check it
+keset.lua:3: warning: KeSetHardwareCounterConfiguration: CounterArray[1].Index 2 names no PMC of this machine (it has 2: machine option pmc); the counter reads 0
+keset.lua:6: warning: KeSetHardwareCounterConfiguration while thread 'p' (id 1000) profiles (the documentation: call it only while thread profiling is disabled)" \
+  --out "0
+0" -- run keset.lua
+expect "--werror: the first warning ends the run" 2 \
+  "keset.lua:3: warning: KeSetHardwareCounterConfiguration: CounterArray[1].Type 1 is not a counter type (valid: PMCCounter = 0); Windows does not check it" \
+  --out "" -- run --werror keset.lua
+expect "--werror with --report (which wraps the Windows functions): the same message" 2 \
+  "keset.lua:3: warning: KeSetHardwareCounterConfiguration: CounterArray[1].Type 1 is not a counter type (valid: PMCCounter = 0); Windows does not check it" \
+  --out "" -- run --werror --report keset.json keset.lua
+# a scenario that expects a warning takes it with hcp.on_warning: nothing on stderr, even with --werror
+cat > onwarn.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine { pmc = { "instructions" } }
+local seen = {}
+print(hcp.on_warning(function(w) seen[#seen + 1] = w end))
+print(m:KeSetHardwareCounterConfiguration { { Index = 1 } })
+print(#seen, seen[1])
+print(type(hcp.on_warning(nil)))
+EOF
+expect "hcp.on_warning hands the warning to the scenario (and returns the previous handler)" 0 "" --out "nil
+0
+1	onwarn.lua:5: warning: KeSetHardwareCounterConfiguration: CounterArray[0].Index 1 names no PMC of this machine (it has 1: machine option pmc); the counter reads 0
+function" -- run --werror onwarn.lua
+printf 'local hcp = require "hcpsim"\nhcp.on_warning(5)\n' > onwarn2.lua
+expect "hcp.on_warning takes a function or nil" 2 "onwarn2.lua:2: bad argument #1 to 'on_warning' (function expected, got number)" -- run onwarn2.lua
 
 echo "1..$n"
 [ "$fail" = 0 ]

@@ -18,7 +18,7 @@ result() { # status (0 ok), name [, diagnostic file]
   fi
 }
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 cd "$fx" || exit 1
 ARGS="suite=a.tap suite=b.tap documented=c.tap"
@@ -95,13 +95,14 @@ bad "two plans" "$dir/plans.tap:3: second plan (first on line 1)" clauses.tsv "x
 printf 'ok 1\nokay 2\n' > "$dir/okay.tap"
 bad "ok followed by letters" "$dir/okay.tap:2: not a TAP line: \"okay 2\"" clauses.tsv "x=$dir/okay.tap"
 bad "a missing TAP file" "$dir/none.tap: cannot open: No such file or directory" clauses.tsv "x=$dir/none.tap"
-printf 'id\tsemantics\tevidence\tsource\tedge\tstatement\nT-A\tboth\tdocumented\ts\t-\tone\nT-A\tboth\tdocumented\ts\t-\ttwo\nt-b\tboth\tdocumented\ts\t-\tx\nT-C\tsometimes\tdocumented\ts\t1,x\tx\nT-D\tboth\tdocumented\n' > "$dir/cat.tsv"
+printf 'id\tsemantics\tevidence\tsource\tedge\tnative\tstatement\nT-A\tboth\tdocumented\ts\t-\tyes\tone\nT-A\tboth\tdocumented\ts\t-\tyes\ttwo\nt-b\tboth\tdocumented\ts\t-\tyes\tx\nT-C\tsometimes\tdocumented\ts\t1,x\tyes\tx\nT-D\tboth\tdocumented\nT-E\tboth\tdocumented\ts\t-\t \tx\n' > "$dir/cat.tsv"
 bad "duplicate clause id" "$dir/cat.tsv:3: duplicate clause id T-A (first on line 2)" "$dir/cat.tsv" "x=a.tap"
 bad "bad clause id" "$dir/cat.tsv:4: bad clause id \"t-b\"" "$dir/cat.tsv" "x=a.tap"
 bad "bad semantics and edge" "$dir/cat.tsv:5: T-C: semantics \"sometimes\" is not documented|observed|both|simulator-defined" "$dir/cat.tsv" "x=a.tap"
-bad "too few fields" "$dir/cat.tsv:6: expected 6 tab-separated fields, found 3" "$dir/cat.tsv" "x=a.tap"
+bad "too few fields" "$dir/cat.tsv:6: expected 7 tab-separated fields, found 3" "$dir/cat.tsv" "x=a.tap"
+bad "an empty native column" "$dir/cat.tsv:7: T-E: empty native column" "$dir/cat.tsv" "x=a.tap"
 printf 'id\tstatement\n' > "$dir/hdr.tsv"
-bad "wrong header" "$dir/hdr.tsv:1: expected the header line \"id<TAB>semantics<TAB>evidence<TAB>source<TAB>edge<TAB>statement\"" "$dir/hdr.tsv" "x=a.tap"
+bad "wrong header" "$dir/hdr.tsv:1: expected the header line \"id<TAB>semantics<TAB>evidence<TAB>source<TAB>edge<TAB>native<TAB>statement\"" "$dir/hdr.tsv" "x=a.tap"
 perl "$script" clauses.tsv a.tap > /dev/null 2> "$dir/err"
 [ $? = 2 ] && grep -qxF "matrix.pl: a.tap: expected COLUMN=FILE" "$dir/err"
 result $? "an argument without COLUMN= is a usage error" "$dir/err"

@@ -87,6 +87,15 @@ if [ "$1" = browser ]; then
     echo "check-browser: FAILED: no svg#timeline-0 with lanes in the DOM dump $out/tour.dom" >&2
     fail=1
   fi
+  # Every chart the browser built must have a line of at least two points (an empty chart fails).
+  if perl -e 'local $/; my $d = <STDIN>; my ($n, $empty) = (0, 0);
+      while ($d =~ m{<svg[^>]*class="(?:counter|rate)-chart"[^>]*>(.*?)</svg>}gs) {
+        $n++; my $c = $1; $empty++ unless $c =~ /<polyline[^>]*points="\s*\S+\s+\S+/ }
+      print "check-browser: $n charts, $empty empty\n"; exit($n >= 2 && !$empty ? 0 : 1)' <"$out/tour.dom"; then :
+  else
+    echo "check-browser: FAILED: a counter or rate chart in the DOM has no line of two points" >&2
+    fail=1
+  fi
   [ "$fail" = 0 ] || { echo "chromium's log:" >&2; cat "$out/chromium.log" >&2; exit 1; }
   echo "check-browser: ok ($out/tour.png)"
   exit 0
@@ -100,7 +109,8 @@ echo "TAP version 13"
 
 # The derivations (scenarios/kernels/README.md, api/README.md "Call gate", sim/README.md):
 #   spin(n) retires 4 + 2n instructions, 2 + n branches; cost "unit": 1 cycle per instruction, no
-#   penalties, API calls cost 0 kernel cycles, so cycles = instructions.
+#   penalties, API calls cost 0 kernel cycles, so cycles = instructions; predictor = false: no
+#   branch misses; no cache event is programmed, so the cache model is off: no cache misses.
 #   "a": spin(1000) = 2004, Sleep(1), spin(1000) = 2004, then the GetCurrentThreadId thunk
 #        (mov, syscall, ret: 3 instructions, 2 branches): 4011 instructions, 2006 branches.
 #   "b": spin(3000) = 6004 instructions, 3002 branches.
@@ -112,7 +122,7 @@ echo "TAP version 13"
 #   idle = time - busy - interrupt = 5,989,992.  Switch-ins: a 2, b 1.
 cat > small.lua <<'EOF'
 local hcp = require "hcpsim"
-local m = hcp.machine { cost = "unit", tick = 10000, pmc = { "instructions", "cycles", "branches" } }
+local m = hcp.machine { cost = "unit", predictor = false, tick = 10000, pmc = { "instructions", "cycles", "branches" } }
 local k = m:load "kernels"
 local imp = m:imports()
 m:thread { name = "a", body = function(t)
@@ -173,6 +183,8 @@ sub validate {
   push @$err, "$path: not $spec (" . (defined $v ? (ref $v || "'$v'") : 'null') . ")";
 }
 my $level = { size => 'int', ways => 'int', line => 'int' };
+my $derived = { map { $_ => 'int|null' } qw(ipc_milli cpi_milli branch_miss_bp l1d_mpki_milli l1d_miss_bp l2_mpki_milli
+                                             l2_miss_bp llc_mpki_milli llc_miss_bp) };
 my $machine = {
   index => 'int', platform => 'str', semantics => 'str', end_cycles => 'int', end_ns => 'int', detached => 'bool',
   config => { map({ $_ => 'int' } qw(cpus frequency tick_100ns tick_cycles quantum_ticks quantum_cycles
@@ -188,8 +200,10 @@ my $machine = {
                                         kernel_cycles interrupt_cycles user_ns kernel_ns interrupt_ns ticks
                                         run_cycles intervals api_calls)),
                  name => 'str', affinity => 'str', state => 'str', exit_cycles => 'int|null', counters => 'map:int',
-                 switches => { in => 'int', out => 'map:int', exit => 'int' } } ],
-  cpus => [ { map { $_ => 'int' } qw(index time busy idle interrupt ticks switches intervals busy_bp) } ],
+                 switches => { in => 'int', out => 'map:int', exit => 'int' },
+                 events => 'map:int', derived => $derived, cpu_share_bp => 'int|null' } ],
+  cpus => [ { map({ $_ => 'int' } qw(index time busy idle interrupt ticks switches intervals busy_bp)),
+              events => 'map:int', derived => $derived } ],
   schedule => { limit => 'int', total => 'int', kept => 'int', truncated => 'bool',
                 lanes => [ { cpu => 'int', intervals => [ { tid => 'int', start => 'int', end => 'int', cycles => 'int',
                                                             left_with => 'str|null', next_state => 'str' } ] } ] },
@@ -200,7 +214,7 @@ my $machine = {
 my $schema = {
   schema => 'str', version => 'int', generator => 'str',
   run => { scenario => 'str', seed => 'int', args => ['str'], status => 'str', exit_status => 'int', error => 'str|null',
-           partial => 'str|null' },
+           partial => 'str|null', tap => 'null' },
   limits => { intervals_per_machine => 'int', calls_per_machine => 'int' },
   machines => [ $machine ],
 };
@@ -280,6 +294,45 @@ my @calls = @{$api->{calls} // []};
 $got = join(' ', map { "$_->{via}:$_->{function}:" . encode_json($_->{args}) . ':' . encode_json($_->{results}) . ":$_->{start}-$_->{end}" } @calls);
 check($got eq 'lua:Sleep:[1]:[]:2004-6002000 guest:GetCurrentThreadId:[]:[1000]:6004006-6004006',
       'api: Sleep(1) from Lua returns nothing when a runs again; GetCurrentThreadId from guest code returns 1000', $got);
+# Derived metrics, recomputed here from the raw event totals of the same report (SCHEMA.md
+# "Derived metrics"): floor(num x scale / den), null when den is 0.
+sub ratio { my ($n, $d, $s) = @_; return undef unless $d; use integer; return $n * $s / $d }
+sub derive {
+  my $e = shift;
+  my $ls = ($e->{loads} // 0) + ($e->{stores} // 0);
+  return { ipc_milli => ratio($e->{instructions}, $e->{cycles}, 1000), cpi_milli => ratio($e->{cycles}, $e->{instructions}, 1000),
+           branch_miss_bp => ratio($e->{'branch-misses'}, $e->{branches}, 10000),
+           l1d_mpki_milli => ratio($e->{'l1d-misses'}, $e->{instructions}, 1000000), l1d_miss_bp => ratio($e->{'l1d-misses'}, $ls, 10000),
+           l2_mpki_milli => ratio($e->{'l2-misses'}, $e->{instructions}, 1000000), l2_miss_bp => ratio($e->{'l2-misses'}, $e->{'l1d-misses'}, 10000),
+           llc_mpki_milli => ratio($e->{'llc-misses'}, $e->{instructions}, 1000000),
+           llc_miss_bp => ratio($e->{'llc-misses'}, $e->{'llc-references'}, 10000) };
+}
+sub same_derived {
+  my ($got, $want) = @_;
+  my @bad = grep { (defined $got->{$_}) != (defined $want->{$_}) || (defined $want->{$_} && $got->{$_} != $want->{$_}) } sort keys %$want;
+  return join(', ', map { "$_: " . ($got->{$_} // 'null') . ' != ' . ($want->{$_} // 'null') } @bad);
+}
+my @dbad;
+for my $t (@{$m->{threads} // []}) {
+  my $b = same_derived($t->{derived} // {}, derive($t->{events} // {}));
+  push @dbad, "thread $t->{name}: $b" if $b;
+  push @dbad, "thread $t->{name}: events.instructions != counters.instructions"
+    if ($t->{events}{instructions} // -1) != ($t->{counters}{instructions} // -2);
+  my $share = ratio($t->{run_cycles}, $m->{end_cycles}, 10000);
+  push @dbad, "thread $t->{name}: cpu_share_bp" if ($t->{cpu_share_bp} // -1) != $share;
+}
+for my $c (@{$m->{cpus} // []}) {
+  my $b = same_derived($c->{derived} // {}, derive($c->{events} // {}));
+  push @dbad, "CPU $c->{index}: $b" if $b;
+}
+check(!@dbad, 'derived metrics (IPC, CPI, miss rates, MPKI, CPU share) equal their recomputation from the events in the report', join('; ', @dbad));
+my %sum;
+for my $t (@{$m->{threads} // []}) { $sum{$_} += $t->{events}{$_} for keys %{$t->{events} // {}} }
+my $ce = $m->{cpus}[0]{events} // {};
+check(keys(%sum) == 12 && !grep({ ($ce->{$_} // -1) != $sum{$_} } keys %sum),
+      'one CPU: its events are the sum of its threads\' events (12 events)');
+check(($a->{derived}{ipc_milli} // 0) == 1000 && ($a->{derived}{branch_miss_bp} // -1) == 0 && !defined $a->{derived}{l2_miss_bp},
+      'a: IPC 1.000 (cycles = instructions under "unit"), no branch misses (predictor off), L2 miss rate undefined (no L1D misses)');
 check(($api->{total} // 0) == 2 && ($api->{by_function}{Sleep}{lua} // 0) == 1 && ($api->{by_function}{GetCurrentThreadId}{guest} // 0) == 1
       && ($a->{api_calls} // 0) == 2 && ($b->{api_calls} // -1) == 0, 'api: 2 calls, counted by function and by thread');
 finish();
@@ -311,14 +364,78 @@ if command -v xmllint >/dev/null; then
   result $([ "$ext" = 0 ] && echo 0 || echo 1) "the page is self-contained: no script, src or link elements" "got $ext"
   charts=$(xmllint --xpath "count(//*[local-name()='svg'][@class='counter-chart'])" two.html 2>/dev/null)
   result $([ "$charts" = 3 ] && echo 0 || echo 1) "one counter chart per programmed counter (3)" "got $charts"
+  rates=$(xmllint --xpath "count(//*[local-name()='svg'][@class='rate-chart'])" two.html 2>/dev/null)
+  result $([ "$rates" = 3 ] && echo 0 || echo 1) "beside each, a rate chart (events per µs between samples) (3)" "got $rates"
+  # A chart is empty when no line in it has two points: every counter and rate chart must have one.
+  empty=$(xmllint --xpath "count(//*[local-name()='svg'][@class='counter-chart' or @class='rate-chart'][not(*[local-name()='polyline'][contains(normalize-space(@points), ' ')])])" two.html 2>/dev/null)
+  result $([ "$empty" = 0 ] && echo 0 || echo 1) "no chart is empty: each has a line of at least two points" "$empty empty charts"
+  titled=$(xmllint --xpath "count(//*[local-name()='svg'][@class='counter-chart' or @class='rate-chart'][*[local-name()='text'][@class='axistitle'][.='virtual time']][*[local-name()='g'][@class='grid']])" two.html 2>/dev/null)
+  result $([ "$titled" = 6 ] && echo 0 || echo 1) "every chart has gridlines and labelled axes (a value title and 'virtual time')" "got $titled of 6"
+  legend=$(xmllint --xpath "string(//*[local-name()='div'][@class='legend'])" two.html 2>/dev/null)
+  case "$legend" in *DelayExecution*exit*) case "$legend" in *WrPreempted*|*WrYieldExecution*|*WrQuantumEnd*) r=1 ;; *) r=0 ;; esac ;; *) r=1 ;; esac
+  result $r "the legend lists only the switch-outs that occur (DelayExecution and exit, not WrQuantumEnd)" "$legend"
   labels=$(xmllint --xpath "string(//*[local-name()='svg'][@id='timeline-0'])" two.html 2>/dev/null)
   case "$labels" in *DelayExecution*) r=0 ;; *) r=1 ;; esac
   result $r "a small run's timeline labels its switch-outs with wait reasons (DelayExecution)"
 else
-  for t in "the HTML parses as XML" "one lane per CPU" "self-contained" "one chart per counter" "switch labels"; do
+  for t in "the HTML parses as XML" "one lane per CPU" "self-contained" "one chart per counter" "switch labels" \
+           "rate charts" "no empty chart" "chart axes" "legend"; do
     n=$((n + 1)); echo "ok $n - $t [SIM-REPORT] # SKIP xmllint not installed (Debian libxml2-utils; make deps installs it)"
   done
 fi
+
+# ---- CSV: the tables in long form ----
+$HCPSIM run --report small.csv small.lua >/dev/null 2>err.txt
+st=$?
+perl -e 'my %v; my $h = <STDIN>; $h =~ s/\r\n\z//; my $ok = $h eq "machine,table,row,column,value";
+  while (my $l = <STDIN>) { $ok &&= $l =~ s/\r\n\z//;
+    my @f; while ($l =~ /\G(?:"((?:[^"]|"")*)"|([^,]*))(,|\z)/g) { my $x = defined $1 ? $1 : $2; $x =~ s/""/"/g; push @f, $x; last if $3 eq "" }
+    $v{"$f[0]/$f[1]/$f[2]/$f[3]"} = $f[4]; }
+  my $i = $v{"0/threads/1000/events_instructions"}; my $c = $v{"0/threads/1000/events_cycles"};
+  my $ipc = sprintf("%d.%03d", int($i / $c), int($i * 1000 / $c) % 1000);
+  my $call = $v{"0/api_calls/1/call"} // "";
+  exit($ok && $i == 4011 && $v{"0/threads/1000/ipc"} eq $ipc && $v{"0/threads/1000/instructions"} == 4011
+       && $v{"/run//scenario"} eq "small.lua" && $call eq "GetCurrentThreadId() \xe2\x86\x92 1,000"
+       && $v{"0/schedule/1/tid"} == 1004 ? 0 : 1)' <small.csv
+r=$?
+[ "$st" = 0 ] && [ "$r" = 0 ]
+result $? "--report PATH.csv: one header, CRLF lines, quoted fields; IPC recomputed from its events; the decoded call" "status $st"
+
+# ---- API calls decoded (reports/SCHEMA.md "API calls in Markdown and HTML") ----
+# p enables profiling of PMC0 and PMC1 (mask 0x3), spins 4 + 2 x 200000 = 400004 instructions =
+# cycles ("unit"), which is more than the quantum (1 tick = 1000 x 100 ns at 3 GHz = 300000 cycles)
+# while q is ready: it is switched out once with WrQuantumEnd (KWAIT_REASON 30, bit 0x40000000) and
+# in again once (ContextSwitchCount 1); then waits 0 ms on its own, running, thread: WAIT_TIMEOUT.
+cat > dec.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine { cost = "unit", tick = 1000, quantum = 1, pmc = { "instructions", "cycles" } }
+m:KeSetHardwareCounterConfiguration { { Type = hcp.PMCCounter, Index = 0 }, { Type = hcp.PMCCounter, Index = 1 } }
+local k = m:load "kernels"
+m:thread { name = "p", body = function(t)
+  local rc, ph = t:EnableThreadProfiling(t:GetCurrentThread(), hcp.THREAD_PROFILING_FLAG_DISPATCH, 0x3)
+  t:run(k.spin, 200000)
+  t:ReadThreadProfilingData(ph, hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING | hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS)
+  t:WaitForSingleObject(t:GetCurrentThread(), 0)
+  t:DisableThreadProfiling(ph)
+end }
+m:thread { name = "q", body = function(t) t:run(k.spin, 200000) end }
+m:run()
+EOF
+$HCPSIM run --report dec.md dec.lua >/dev/null 2>err.txt
+st=$?
+ok=0
+for want in \
+  'EnableThreadProfiling(ThreadHandle=0xFFFFFFFFFFFFFFFE, Flags=THREAD\_PROFILING\_FLAG\_DISPATCH, HardwareCounters=0x3) → ERROR\_SUCCESS, PerformanceDataHandle=0x' \
+  'Flags=READ\_THREAD\_PROFILING\_FLAG\_DISPATCHING \| READ\_THREAD\_PROFILING\_FLAG\_HARDWARE\_COUNTERS) → ERROR\_SUCCESS, PerformanceData={Size=288, Version=1, WaitReasonBitMap=0x40000000 (WrQuantumEnd), ContextSwitchCount=1, CycleTime=400,004, RetryCount=0, HwCountersCount=2, HwCounters=[400,004, 400,004]} |' \
+  '| WaitForSingleObject(hHandle=0xFFFFFFFFFFFFFFFE, dwMilliseconds=0 ms) → WAIT\_TIMEOUT |' \
+  '| KeSetHardwareCounterConfiguration(CounterArray=[{"Index":0,"Type":0},{"Index":1,"Type":0}]) → STATUS\_SUCCESS |'; do
+  grep -qF -- "$want" dec.md || { ok=1; echo "# missing: $want"; }
+done
+[ "$st" = 0 ] && [ "$ok" = 0 ]
+result $? "API calls decoded: parameter names, handles in hex, flags by name, results by name, WaitReasonBitMap as wait-reason names" "status $st"
+$HCPSIM run --report dec.html dec.lua >/dev/null 2>&1
+grep -qF 'WaitReasonBitMap=0x40000000 (WrQuantumEnd)' dec.html && grep -qF 'title="arguments [-2,1,3], results [0,' dec.html
+result $? "the HTML shows the decoded call, the raw arguments and results in its hover title"
 
 # ---- a long run: truncated lists, aggregated timeline ----
 # 2 threads of spin(8000000) on one CPU with a 300-cycle quantum (tick 1 x 100 ns, interrupts
@@ -350,7 +467,7 @@ size=$(wc -c <long.html)
 result $? "the long run's HTML page stays small (under 2 MB)" "$size bytes"
 
 # ---- determinism ----
-for f in json md html; do
+for f in json md html csv; do
   $HCPSIM run --report r1.$f two.lua >/dev/null 2>&1
   $HCPSIM run --report r2.$f two.lua >/dev/null 2>&1
   cmp -s r1.$f r2.$f && [ -s r1.$f ]
@@ -362,11 +479,11 @@ $HCPSIM run --report report.txt small.lua >stdout.txt 2>err.txt
 st=$?
 got=$(cat err.txt)
 [ "$st" = 2 ] && [ ! -e report.txt ] && [ ! -e report.txt.tmp ] && [ ! -s stdout.txt ] &&
-  [ "$got" = "hcpsim: --report report.txt: unknown report format (the extension must be one of .json, .md, .html)" ]
+  [ "$got" = "hcpsim: --report report.txt: unknown report format (the extension must be one of .json, .md, .html, .csv)" ]
 result $? "an unknown extension: status 2, a message naming the valid extensions, nothing run or written" "status $st; stderr: $got"
 $HCPSIM run small.lua --report >/dev/null 2>err.txt
 st=$?
-[ "$st" = 2 ] && grep -q 'needs a file path ending in .json, .md, .html' err.txt
+[ "$st" = 2 ] && grep -q 'needs a file path ending in .json, .md, .html, .csv' err.txt
 result $? "--report with no path after it is a usage error (status 2)" "status $st; $(cat err.txt)"
 $HCPSIM run --report /nonexistent/dir/r.json small.lua >out.txt 2>err.txt
 st=$?

@@ -242,7 +242,7 @@ local function err_of(f)
   return not ok and e or nil
 end
 tap.like(err_of(function() hcp.machine { cpu = 1 } end),
-         "hcp%.machine: unknown field 'cpu' %(valid: platform, semantics, cpus, ", "an unknown option names the valid ones")
+         "hcp%.machine: unknown field 'cpu' %(did you mean 'cpus'%?%) %(valid: platform, semantics, cpus, ", "an unknown option names the valid ones")
 tap.like(err_of(function() hcp.machine { platform = "win95" } end), "unknown platform 'win95' %(valid: win10%-x64",
          "an unknown platform lists the valid ones")
 tap.like(err_of(function() hcp.machine { pmc = { "instructions", "cache-misses" } } end),

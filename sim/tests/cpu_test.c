@@ -2,6 +2,8 @@
  * hand-assembled code (expected values from each listing's formula), the
  * calling convention, faults with partial-block correction, instructions
  * served by the model, preemption and the cycle limit. */
+#include <stdio.h>
+
 #include "conformance/tap.h"
 #include "sim/sim.h"
 
@@ -294,6 +296,53 @@ static void test_limit(void) {
     sim_machine_free(m);
 }
 
+/* The host's poll (sim_set_poll): called at each scheduling stop of a call, it changes nothing
+ * unless it returns true, which stops the call with SIM_CALL_ERROR "interrupted". */
+static int polls, stop_at_poll;
+static bool count_poll(void *ud) {
+    (void)ud;
+    return ++polls == stop_at_poll;
+}
+
+static void poll_run(bool with_poll, int stop, sim_call_status *st, uint64_t *insns, uint64_t *clock, char *err) {
+    sim_machine *m = new_machine(1000, 0); /* a tick of 100 us: 300000 cycles at 3 GHz */
+    sim_thread *t = start_thread(m, "spin");
+    dispatch(m);
+    uint8_t code[16];
+    uint64_t entry = place(m, code, make_loop(code, 0));
+    polls = 0;
+    stop_at_poll = stop;
+    if (with_poll) sim_set_poll(m, count_poll, NULL);
+    uint64_t n = 1000000; /* loop(0): 2n + 1 instructions, cycles with the unit table */
+    *st = call(t, entry, &n, 1);
+    *insns = sim_thread_bank(t)->ev[PMU_EV_INSTRUCTIONS];
+    *clock = sim_clock(m);
+    snprintf(err, 64, "%s", *st == SIM_CALL_ERROR ? sim_call_error(t) : "");
+    sim_machine_free(m);
+}
+
+static void test_poll(void) {
+    tap_clause("SIM-PROGRESS");
+    sim_call_status st0, st1, st2;
+    uint64_t i0, i1, i2, c0, c1, c2;
+    char e0[64], e1[64], e2[64];
+    poll_run(false, 0, &st0, &i0, &c0, e0);
+    poll_run(true, 0, &st1, &i1, &c1, e1);
+    int called = polls;
+    is_u64(st0, SIM_CALL_RETURNED, "without a poll the call returns");
+    is_u64(i0, 2000001, "loop(0) of 10^6: 2n + 1 instructions");
+    ok(called >= 6, "a poll is called at each tick of the call (2000001 cycles / 300000: at least 6; got %d)", called);
+    is_u64(st1, SIM_CALL_RETURNED, "a poll that returns false: the call returns");
+    is_u64(i1, i0, "the same instructions with the poll");
+    is_u64(c1, c0, "the same virtual clock with the poll");
+    tap_clause("SIM-INTERRUPT");
+    poll_run(true, 3, &st2, &i2, &c2, e2);
+    is_u64(st2, SIM_CALL_ERROR, "a poll that returns true stops the call: SIM_CALL_ERROR");
+    is_str(e2, "interrupted", "its text is \"interrupted\"");
+    ok(i2 < i0 && c2 < c0, "it stopped before the end (%llu of %llu instructions)", (unsigned long long)i2,
+       (unsigned long long)i0);
+}
+
 static void test_memory(void) {
     tap_clause("SIM-MEMORY");
     sim_machine *m = new_machine(156250, 0);
@@ -428,6 +477,7 @@ int main(void) {
     test_traps();
     test_preemption();
     test_limit();
+    test_poll();
     test_memory();
     test_isas();
     return tap_done();

@@ -26,9 +26,32 @@ typedef uint8_t BOOLEAN, *PBOOLEAN;
 typedef uint16_t WORD;
 typedef uint32_t DWORD, *LPDWORD;
 typedef uint64_t DWORD64, ULONG64, *PULONG64;
-typedef uintptr_t ULONG_PTR;
+typedef uintptr_t ULONG_PTR, DWORD_PTR, *PDWORD_PTR;
+typedef intptr_t LONG_PTR;
+typedef uint32_t ULONG, *PULONG;
+typedef int64_t LONGLONG;
+typedef union LARGE_INTEGER {
+    struct {
+        DWORD LowPart;
+        int32_t HighPart;
+    } u;
+    LONGLONG QuadPart;
+} LARGE_INTEGER;
+typedef SHIM_SYSTEMTIME SYSTEMTIME;
+typedef uint8_t UCHAR;
+typedef uint16_t USHORT;
+typedef uint64_t ULONGLONG;
+typedef char *LPSTR;
+typedef struct GUID {
+    uint32_t Data1;
+    uint16_t Data2, Data3;
+    uint8_t Data4[8];
+} GUID;
+#define MAX_PATH 260
 typedef int BOOL;
-typedef int32_t LONG;
+typedef int32_t LONG, *PLONG, *LPLONG, NTSTATUS;
+typedef uint16_t WCHAR;
+typedef const void *LPCVOID;
 typedef void *HANDLE, *PHANDLE, *HMODULE, *LPVOID;
 typedef const char *LPCSTR;
 typedef size_t SIZE_T;
@@ -75,6 +98,17 @@ typedef struct PERFORMANCE_DATA {
 #define WAIT_OBJECT_0 0x00000000u
 #define WAIT_TIMEOUT 0x00000102u
 #define WAIT_FAILED 0xFFFFFFFFu
+#define WAIT_ABANDONED 0x00000080u
+#define STILL_ACTIVE 259u
+#define MAXIMUM_WAIT_OBJECTS 64
+#define CREATE_SUSPENDED 0x00000004u
+#define THREAD_PRIORITY_IDLE (-15)
+#define THREAD_PRIORITY_LOWEST (-2)
+#define THREAD_PRIORITY_BELOW_NORMAL (-1)
+#define THREAD_PRIORITY_NORMAL 0
+#define THREAD_PRIORITY_ABOVE_NORMAL 1
+#define THREAD_PRIORITY_HIGHEST 2
+#define THREAD_PRIORITY_TIME_CRITICAL 15
 
 /* winerror.h */
 #define ERROR_SUCCESS 0u
@@ -86,6 +120,10 @@ typedef struct PERFORMANCE_DATA {
 #define ERROR_CALL_NOT_IMPLEMENTED 120u
 #define ERROR_PROC_NOT_FOUND 127u
 #define ERROR_NOACCESS 998u
+#define ERROR_ALREADY_EXISTS 183u
+#define ERROR_NOT_OWNER 288u
+#define ERROR_TOO_MANY_POSTS 298u
+#define ERROR_PARTIAL_COPY 299u
 #define ERROR_INVALID_USER_BUFFER 1784u
 #define ERROR_WMI_ALREADY_ENABLED 4206u
 #define ERROR_WMI_ALREADY_DISABLED 4212u
@@ -107,5 +145,26 @@ typedef struct PERFORMANCE_DATA {
 #define Sleep hcpshim_Sleep
 #define SwitchToThread hcpshim_SwitchToThread
 #define CreateThread hcpshim_CreateThread
+#define ResetEvent hcpshim_ResetEvent
+#define CreateMutexA hcpshim_CreateMutexA
+#define ReleaseMutex hcpshim_ReleaseMutex
+#define CreateSemaphoreA hcpshim_CreateSemaphoreA
+#define ReleaseSemaphore hcpshim_ReleaseSemaphore
+#define WaitForMultipleObjects hcpshim_WaitForMultipleObjects
+#define GetExitCodeThread hcpshim_GetExitCodeThread
+#define ExitThread hcpshim_ExitThread
+#define GetThreadId hcpshim_GetThreadId
+#define SetThreadPriority hcpshim_SetThreadPriority
+#define SetThreadAffinityMask hcpshim_SetThreadAffinityMask
+#define GetProcessAffinityMask hcpshim_GetProcessAffinityMask
+#define ResumeThread hcpshim_ResumeThread
+#define GetCurrentProcessorNumber hcpshim_GetCurrentProcessorNumber
+#define ReadProcessMemory hcpshim_ReadProcessMemory
+#define QueryPerformanceFrequency(p) hcpshim_QueryPerformanceFrequency(&(p)->QuadPart)
+#define QueryPerformanceCounter(p) hcpshim_QueryPerformanceCounter(&(p)->QuadPart)
+#define SystemTimeToFileTime hcpshim_SystemTimeToFileTime
+#define GetCurrentProcessId hcpshim_GetCurrentProcessId
+#define GetTempPathA hcpshim_GetTempPathA
+#define DeleteFileA hcpshim_DeleteFileA
 
 #endif

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Machine options on the command line of `hcpsim run PROGRAM.exe` (scenarios/README.md "Windows
+# programs"): the option table's names and ranges, --pmc and --counters, each value checked with a
+# message naming the option.  counters.exe (scenarios/examples/pe/counters.c) profiles a loop of
+# `dec; jnz` run N times and prints HwCountersCount and HwCounters[0..1].Value, one per line.
+CLAUSE=PE-CLI-OPTIONS
+. scenarios/tests/lib/tap.sh
+cp "$top/build/pe/counters64.exe" "$top/build/pe/counters32.exe" . || exit 1
+exe64=counters64.exe
+exe32=counters32.exe
+# msvcrt writes text mode: lines end in CR LF
+run() { $HCPSIM run "$@" 2>err.txt | tr -d '\r' | tr '\n' ' ' | sed 's/ $//'; }
+for exe in "$exe64" "$exe32"; do
+  isa=x86-64; [ "$exe" = "$exe32" ] && isa=i386
+  one=$(run --pmc instructions,branches --counters 0,1 "$exe" 1)
+  many=$(run --pmc instructions,branches --counters 0,1 "$exe" 1001)
+  set -- $one; c1=$1 i1=$2 b1=$3
+  set -- $many; cn=$1 in=$2 bn=$3
+  # 1000 more turns of the loop: 2 instructions (dec, jnz) and 1 branch each; the rest is the same code.
+  result "$([ "$c1" = 2 ] && [ "$cn" = 2 ]; echo $?)" "$isa: --counters 0,1 configures two counters" "got '$one'"
+  result "$([ "$((in - i1))" = 2000 ]; echo $?)" "$isa: PMC0 = instructions: 1000 more turns count 2000 more" \
+    "'$one' then '$many'"
+  result "$([ "$((bn - b1))" = 1000 ]; echo $?)" "$isa: PMC1 = branches: 1000 more turns count 1000 more" \
+    "'$one' then '$many'"
+  swapped=$(run --pmc instructions,branches --counters 1,0 "$exe" 1)
+  result "$([ "$swapped" = "2 $b1 $i1" ]; echo $?)" "$isa: --counters 1,0 puts PMC1 in element 0" "got '$swapped'"
+  none=$(run "$exe" 1)
+  # documented semantics: no configured counter, so HwCountersCount 0 and the slots zero (api/README.md)
+  result "$([ "$none" = "0 0 0" ]; echo $?)" "$isa: without --counters nothing is configured" "got '$none'"
+done
+t=$(run --platform win7-x64 --cpus 4 --semantics observed "$exe64" 1)
+result "$([ -n "$t" ] && [ ! -s err.txt ]; echo $?)" "--platform of the image's ISA, --cpus, --semantics are taken" \
+  "$(cat err.txt)"
+t=$(run --max-cycles 100000000 --stack-size 65536 --precise-faults false "$exe64" 1)
+result "$([ -n "$t" ]; echo $?)" "dashed and underscored names of integer and boolean options" "$(cat err.txt)"
+check() { # name, expected stderr line, arguments...
+  name=$1 want=$2
+  shift 2
+  $HCPSIM run "$@" >out.txt 2>err.txt
+  st=$?
+  got=$(cat err.txt)
+  result "$([ "$st" = 2 ] && [ "$got" = "$want" ]; echo $?)" "$name" "status $st, stderr: $got; want: $want"
+}
+check "a value out of the option table's range" "hcpsim: --cpus 0: out of range (1..64)" --cpus 0 "$exe64"
+check "an integer option given a word" "hcpsim: --max-cycles x: not an integer" --max-cycles x "$exe64"
+check "an unknown event" \
+  "hcpsim: --pmc instructions,foo: unknown PMU event 'foo' in pmc[2] (valid: instructions, cycles, branches, ref-cycles, cond-branches, branch-misses, loads, stores, l1d-misses, l2-misses, llc-references, llc-misses)" \
+  --pmc instructions,foo "$exe64"
+check "a PMC index past the last" "hcpsim: --counters 0,99: '99' is not a PMC index (0..15)" --counters 0,99 "$exe64"
+check "a platform of another ISA" "hcpsim: counters64.exe is x64 code; --platform win7-x86 runs x86 programs" \
+  --platform win7-x86 "$exe64"
+check "a boolean option given a word" "hcpsim: --cache maybe: true or false (its table form is for scenarios: hcp.machine{})" \
+  --cache maybe "$exe64"
+check "an option without its value" "hcpsim: --cpus needs a value (hcpsim describe: machine options)" --cpus
+printf 'print(1)\n' >s.lua
+check "machine options are refused for a Lua scenario" \
+  "hcpsim: s.lua: machine options on the command line are for Windows programs; a scenario sets them in hcp.machine{}" \
+  --cpus 2 s.lua
+echo "1..$n"
+[ "$fail" = 0 ]

@@ -1,0 +1,30 @@
+#!/bin/sh
+# msvcrt's printf formats against an independent oracle (api/README.md "Windows programs"):
+# scenarios/examples/pe/printf.c prints a table of formats through msvcrt.dll's own printf
+# (flags, widths, precisions, h l ll I I32 I64 z, d i u o x X c s ls S p e E f g G, %%, ties in
+# rounding); pe_printf.wine.txt is the output of printf64.exe under Wine 8.0's msvcrt (x86-64,
+# Debian's wine64 8.0~repack-4), committed byte for byte, CRLF line ends included.  To make it
+# again: build/pe/printf64.exe run as `WINEDEBUG=-all wine printf64.exe > pe_printf.wine.txt`.
+# hcpsim's output of printf64.exe must be those bytes; printf32.exe's too, but for the one line
+# whose values depend on the pointer size ("p..."), where %p writes 8 hex digits on i386.
+CLAUSE=PE-PRINTF
+. scenarios/tests/lib/tap.sh
+pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
+[ -d "$pe" ] || pe=$top/build/pe
+want=$top/scenarios/tests/pe_printf.wine.txt
+echo "TAP version 13"
+echo "1..5"
+cp "$pe/printf64.exe" "$pe/printf32.exe" .
+$HCPSIM run printf64.exe > out64.txt 2> err.txt; st=$?
+[ "$st" = 0 ] && [ ! -s err.txt ]; result $? "printf64.exe runs to exit code 0 (status $st)" "$(cat err.txt)"
+cmp -s out64.txt "$want"
+result $? "printf64.exe: every line byte for byte as Wine's msvcrt writes it ($(wc -l < "$want" | tr -d ' ') lines)" "$(diff "$want" out64.txt | head -10 | tr '\n' ' ')"
+$HCPSIM run printf32.exe > out32.txt 2> err.txt; st=$?
+[ "$st" = 0 ] && [ ! -s err.txt ]; result $? "printf32.exe runs to exit code 0 (status $st)" "$(cat err.txt)"
+grep -v '^p' "$want" > want_nop.txt
+grep -v '^p' out32.txt | cmp -s - want_nop.txt
+result $? "printf32.exe: every line but the pointer-size one byte for byte as Wine's msvcrt writes it on x86-64" "$(grep -v '^p' out32.txt | diff want_nop.txt - | head -10 | tr '\n' ' ')"
+line=$(grep '^p' "$want" | sed 's/0000000000001234/00001234/; s/0000000000000000/00000000/')
+[ "$(grep '^p' out32.txt)" = "$line" ]
+result $? "printf32.exe: %p writes 8 hex digits (x86-64: 16), upper case, zero-padded" "$(grep '^p' out32.txt)"
+exit $((fail > 0))
