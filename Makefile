@@ -47,7 +47,7 @@ LUA_TESTS := $(sort $(wildcard conformance/*.lua scenarios/tests/*.lua))
 SH_TESTS := $(sort $(wildcard scenarios/tests/*.sh conformance/*.sh))
 # hcpcheck (conformance/native/) inside hcpsim, in each semantics; their TAP goes to $(BUILD)/conformance/
 SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_observed.sh conformance/native/mingw_build.sh \
-            conformance/native/missing_exports.sh
+            conformance/native/missing_exports.sh conformance/native/hcpsim_exe.sh
 
 # Guest kernel library (scenarios/kernels/): may add rules and redefine LUA_LIB.
 -include scenarios/kernels/kernels.mk
@@ -174,7 +174,17 @@ $(BUILD)/pe/%32.exe: scenarios/examples/pe/%.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -O2 -o $@ $<
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES)
+# hcpcheck.c as make native-conformance builds it (-static), for both ISAs: conformance/native/hcpsim_exe.sh
+# runs the very .exe inside hcpsim.
+HCPCHECK_EXES := $(BUILD)/pe/hcpcheck64.exe $(BUILD)/pe/hcpcheck32.exe
+$(BUILD)/pe/hcpcheck64.exe: conformance/native/hcpcheck.c
+	@mkdir -p $(dir $@)
+	x86_64-w64-mingw32-gcc -std=c17 -O2 $(WARN) -Werror -static -o $@ $<
+$(BUILD)/pe/hcpcheck32.exe: conformance/native/hcpcheck.c
+	@mkdir -p $(dir $@)
+	i686-w64-mingw32-gcc -std=c17 -O2 $(WARN) -Werror -static -o $@ $<
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause

@@ -78,6 +78,7 @@ typedef struct prof_record {
 
 typedef struct os_thread {
     uint32_t last_error;
+    int w32_resume; /* a program's import that blocked (win32.c): what it returns when the thread runs again */
     prof_record prof;
 } os_thread;
 
@@ -118,6 +119,7 @@ struct hcp_os {
     hcp_call_fn call_fn; /* observer of guest calls through the gate (hcp_set_call_observer), or NULL */
     void *call_ud;
     struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
+    bool entered;             /* inside a program's import (win32.c): its one kernel entry is already charged */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full
@@ -131,6 +133,8 @@ uint32_t hcp_ref_object(hcp_os *os, uint64_t h, obj_type want, uint32_t access, 
 
 /* Per-thread OS state, grown on demand; NULL on host memory exhaustion. */
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);
+/* What handle v refers to (-2: the calling thread, all access): DuplicateHandle. */
+uint32_t hcp_handle_info(hcp_os *os, uint64_t v, obj_type *type, sim_thread **t, sim_object **o, uint32_t *access);
 sim_thread *hcp_current(hcp_os *os);
 void hcp_kernel_entry(hcp_os *os); /* charges a kernel entry to the calling thread */
 /* A function the platform does not have: SetLastError(ERROR_CALL_NOT_IMPLEMENTED)

@@ -88,6 +88,7 @@ uint64_t hcp_handle_arg(const hcp_os *os, uint64_t h) {
  * mode (GetCurrentThread, GetLastError, ReadThreadProfilingData's reader) do
  * not call this. */
 void hcp_kernel_entry(hcp_os *os) {
+    if (os->entered) return; /* a program's import that calls this function charged its entry already */
     sim_thread *t = hcp_current(os);
     if (t) sim_kernel_work(t, sim_machine_config(os->m)->cost.api_call_cycles);
 }
@@ -230,4 +231,26 @@ int CloseHandle(hcp_os *os, uint64_t hObject) {
     os->free_head = (int)(h - os->handles);
     os->open_handles--;
     return 1;
+}
+
+uint32_t hcp_handle_info(hcp_os *os, uint64_t v, obj_type *type, sim_thread **t, sim_object **o, uint32_t *access) {
+    *type = OBJ_NONE;
+    *t = NULL;
+    *o = NULL;
+    *access = 0;
+    v = hcp_handle_arg(os, v);
+    if (v == HCP_CURRENT_THREAD) {
+        *t = hcp_current(os);
+        if (!*t) return STATUS_INVALID_HANDLE;
+        *type = OBJ_THREAD;
+        *access = THREAD_ALL_ACCESS;
+        return STATUS_SUCCESS;
+    }
+    handle_slot *h = lookup(os, v);
+    if (!h) return STATUS_INVALID_HANDLE;
+    *type = h->type;
+    *t = h->thread;
+    *o = h->object;
+    *access = h->access;
+    return STATUS_SUCCESS;
 }

@@ -24,6 +24,7 @@
 #define SCN_EXEC 0x20000000u
 #define SCN_READ 0x40000000u
 #define SCN_WRITE 0x80000000u
+#define DIR_EXPORT 0
 #define DIR_IMPORT 1
 #define DIR_BASERELOC 5
 #define DIR_TLS 9
@@ -328,6 +329,33 @@ static int tls(hcp_process *p, uint8_t *im, char *err, size_t cap) {
     return 0;
 }
 
+/* The export directory: each named function that is not a forwarder (p.exports). */
+static int exports(hcp_process *p, const uint8_t *im, char *err, size_t cap) {
+    uint32_t rva = p->pe.dir_rva[DIR_EXPORT], dsz = p->pe.dir_size[DIR_EXPORT], size = p->pe.size_of_image;
+    if (!rva) return 0;
+    if (dsz < 40) return fail(err, cap, "export directory size 0x%X is too small (40 bytes)", dsz);
+    uint32_t nfun = hcp_get32(im + rva + 20), nnames = hcp_get32(im + rva + 24), funs = hcp_get32(im + rva + 28),
+             names = hcp_get32(im + rva + 32), ords = hcp_get32(im + rva + 36);
+    if (nnames > 65536 || nfun > 65536) return fail(err, cap, "export directory: more than 65536 exports");
+    if ((uint64_t)funs + 4ull * nfun > size || (uint64_t)names + 4ull * nnames > size ||
+        (uint64_t)ords + 2ull * nnames > size)
+        return fail(err, cap, "export directory: its tables lie outside the image");
+    p->exports = calloc(nnames ? nnames : 1, sizeof *p->exports);
+    if (!p->exports) return fail(err, cap, "out of host memory");
+    for (uint32_t i = 0; i < nnames; i++) {
+        uint16_t o = hcp_get16(im + ords + 2 * i);
+        const char *nm = image_str(im, size, hcp_get32(im + names + 4 * i), 64);
+        if (!nm || o >= nfun) return fail(err, cap, "export %u: its name or ordinal lies outside the image", i);
+        uint32_t f = hcp_get32(im + funs + 4u * o);
+        if (f >= rva && f - rva < dsz) continue; /* a forwarder ("DLL.Name"): not code of this image */
+        if (f >= size) return fail(err, cap, "export '%s' (RVA 0x%X) lies outside the image", nm, f);
+        hcp_export *e = &p->exports[p->nexports++];
+        snprintf(e->name, sizeof e->name, "%s", nm);
+        e->addr = p->base + f;
+    }
+    return 0;
+}
+
 /* Maps the built image: runs of pages with one protection each. */
 static unsigned prot_of(uint32_t flags) {
     unsigned pr = SIM_PROT_READ;
@@ -579,6 +607,7 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
     if (!rc) rc = tls(p, im, msg, sizeof msg);
     if (!rc && hcp_win32_stubs(p) != SIM_OK) rc = fail(msg, sizeof msg, "no guest memory for the runtime's code");
     if (!rc) rc = imports(p, im, msg, sizeof msg);
+    if (!rc) rc = exports(p, im, msg, sizeof msg);
     if (!rc) rc = map_image(p, im, msg, sizeof msg);
     free(im);
     if (rc) {
@@ -595,6 +624,12 @@ void hcp_process_free(hcp_process *p) {
     if (!p) return;
     free(p->missing);
     free(p->blocks);
+    for (int i = 0; i < p->nthr; i++) free(p->thr[i].tls);
+    free(p->thr);
+    free(p->cs);
+    free(p->named);
+    free(p->va);
+    free(p->exports);
     free(p);
 }
 
@@ -603,9 +638,98 @@ void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud) {
     p->out = fn;
     p->out_ud = ud;
 }
+static hcp_pthread *thread_rec_new(hcp_process *p, sim_thread *t, uint64_t teb) {
+    if (p->nthr == p->capthr) {
+        int nc = p->capthr ? 2 * p->capthr : 8;
+        hcp_pthread *n = realloc(p->thr, (size_t)nc * sizeof *n);
+        if (!n) return NULL;
+        p->thr = n;
+        p->capthr = nc;
+    }
+    hcp_pthread *r = &p->thr[p->nthr++];
+    memset(r, 0, sizeof *r);
+    r->t = t;
+    r->teb = teb;
+    return r;
+}
+
+/* TEB fields of thread t: Self, ClientId (process 996, its id). */
+static void teb_ids(hcp_process *p, uint64_t teb, sim_thread *t) {
+    bool x64 = p->pe.pe32plus;
+    uint8_t b[8];
+    hcp_put64(b, teb);
+    sim_mem_write(p->os->m, teb + (x64 ? 0x30 : 0x18), b, x64 ? 8 : 4);
+    hcp_put64(b, sim_thread_id(t));
+    sim_mem_write(p->os->m, teb + (x64 ? 0x48 : 0x24), b, x64 ? 8 : 4);
+}
+
 int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
     bool x64 = p->pe.pe32plus;
+    if (!thread_rec_new(p, t, p->d.teb)) return -1;
+    teb_ids(p, p->d.teb, t);
     return sim_thread_set_env(t, p->d.teb, x64 ? 8 : 4, x64 ? 16 : 8) == SIM_OK ? 0 : -1;
+}
+
+int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
+    bool x64 = p->pe.pe32plus;
+    uint64_t teb;
+    uint8_t b[0x100];
+    if (sim_alloc(p->os->m, 0x1000, &teb) != SIM_OK) return -1;
+    if (sim_mem_read(p->os->m, p->d.teb, b, sizeof b) != SIM_OK || sim_mem_write(p->os->m, teb, b, sizeof b) != SIM_OK)
+        return -1;
+    if (!thread_rec_new(p, t, teb)) return -1;
+    teb_ids(p, teb, t);
+    return sim_thread_set_env(t, teb, x64 ? 8 : 4, x64 ? 16 : 8) == SIM_OK ? 0 : -1;
+}
+
+hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t) {
+    for (int i = 0; p && t && i < p->nthr; i++)
+        if (p->thr[i].t == t) return &p->thr[i];
+    return NULL;
+}
+
+void hcp_process_set_spawn(hcp_process *p, hcp_spawn_fn fn, void *ud) {
+    p->spawn = fn;
+    p->spawn_ud = ud;
+}
+
+bool hcp_process_thread_exited(hcp_process *p, const sim_thread *t, uint32_t *code) {
+    hcp_pthread *r = hcp_process_thread(p, t);
+    if (!r || !r->exit_req) return false;
+    *code = r->exit_code;
+    return true;
+}
+
+int hcp_process_live_threads(hcp_process *p) {
+    int n = 0;
+    for (int i = 0; i < p->nthr; i++) n += sim_thread_state_of(p->thr[i].t) != SIM_TS_TERMINATED;
+    return n;
+}
+
+uint32_t hcp_process_image_size(const hcp_process *p) { return p->pe.size_of_image; }
+
+bool hcp_process_export(const hcp_process *p, int i, const char **name, uint64_t *addr) {
+    if (i < 0 || i >= p->nexports) return false;
+    *name = p->exports[i].name;
+    *addr = p->exports[i].addr;
+    return true;
+}
+
+void hcp_process_set_exited(hcp_process *p, uint32_t code) {
+    if (p->exited) return;
+    p->exited = true;
+    p->exit_code = code;
+}
+
+void hcp_process_where(const hcp_process *p, uint64_t a, char *out, size_t cap) {
+    if (a >= p->base && a - p->base < p->pe.size_of_image)
+        snprintf(out, cap, "%s+0x%llX", p->name, (unsigned long long)(a - p->base));
+    else if (p->d.stubs && a >= p->d.stubs && a - p->d.stubs < 0x1000)
+        snprintf(out, cap, "msvcrt.dll (hcpsim)");
+    else if (a >= sim_gate_thunk(p->os->m, 0) && a < sim_gate_thunk(p->os->m, SIM_GATE_SERVICES - 1) + 16)
+        snprintf(out, cap, "KERNEL32.dll (hcpsim)");
+    else
+        snprintf(out, cap, "?");
 }
 uint64_t hcp_process_entry(const hcp_process *p) { return p->entry; }
 uint64_t hcp_process_base(const hcp_process *p) { return p->base; }

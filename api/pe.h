@@ -57,6 +57,25 @@ typedef void (*hcp_output_fn)(void *ud, int fd, const char *bytes, size_t n);
 hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
                               int nargs, char *err, size_t cap);
 void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud);
+/* CreateThread's factory (scenarios/ supplies it): a new Ready thread of the
+ * machine, named `name`, whose body calls start(param) in guest code and exits
+ * with its result; NULL with the reason in err when none can be made. */
+typedef sim_thread *(*hcp_spawn_fn)(void *ud, const char *name, uint64_t start, uint64_t param, char *err, size_t cap);
+void hcp_process_set_spawn(hcp_process *p, hcp_spawn_fn fn, void *ud);
+/* True when t, a thread of the process, called ExitThread (or was terminated
+ * by itself): its guest call has ended; *code is its exit code. */
+bool hcp_process_thread_exited(hcp_process *p, const sim_thread *t, uint32_t *code);
+/* The threads of the process still alive, and the process's size in guest memory. */
+int hcp_process_live_threads(hcp_process *p);
+uint32_t hcp_process_image_size(const hcp_process *p);
+/* Export i of the image (0, 1, ...): its name and address; false past the end. */
+bool hcp_process_export(const hcp_process *p, int i, const char **name, uint64_t *addr);
+/* Ends the process with `code` from outside a guest call (the last thread
+ * returned without ExitProcess). */
+void hcp_process_set_exited(hcp_process *p, uint32_t code);
+/* Where guest address a lies: "NAME.exe+0x1234", "msvcrt.dll (hcpsim)",
+ * "KERNEL32.dll (hcpsim)" or "?" (no module). */
+void hcp_process_where(const hcp_process *p, uint64_t a, char *out, size_t cap);
 /* The main thread: its environment block (TEB) and stack fields. */
 int hcp_process_attach_thread(hcp_process *p, sim_thread *t);
 uint64_t hcp_process_entry(const hcp_process *p);

@@ -34,9 +34,46 @@ typedef struct hcp_proc_data {
 
 typedef struct heap_block {
     uint64_t addr;
-    uint32_t size;
+    uint32_t size; /* bytes of the block (a multiple of 16) */
+    uint32_t req;  /* bytes asked for (HeapSize) */
     bool used;
 } heap_block;
+
+#define HCP_TLS_SLOTS 1088 /* TlsAlloc's indices: 64 + 1024 expansion slots, as Windows has */
+/* What becomes of a call that blocked when its thread runs again. */
+enum { HCP_RESUME_WAIT = 0, HCP_RESUME_VOID };
+
+/* A thread of the process: the main thread and those CreateThread made. */
+typedef struct hcp_pthread {
+    sim_thread *t;
+    uint64_t teb;
+    bool exit_req; /* ExitThread (or TerminateThread of itself): its call ended, its body returns exit_code */
+    uint32_t exit_code;
+    uint64_t *tls;    /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
+    uint32_t suspend; /* CREATE_SUSPENDED's count, until ResumeThread brings it to 0 */
+} hcp_pthread;
+
+typedef struct hcp_cs { /* a CRITICAL_SECTION's address and the mutex that serializes it */
+    uint64_t addr;
+    sim_object *mx;
+} hcp_cs;
+
+typedef struct hcp_named { /* a named event, mutex or semaphore */
+    char name[128];
+    obj_type type;
+    sim_object *o;
+} hcp_named;
+
+typedef struct hcp_vregion { /* a VirtualAlloc region */
+    uint64_t base, size;
+    uint32_t protect; /* PAGE_* */
+    bool released;
+} hcp_vregion;
+
+typedef struct hcp_export {
+    char name[64];
+    uint64_t addr;
+} hcp_export;
 
 struct hcp_process {
     hcp_os *os;
@@ -56,13 +93,34 @@ struct hcp_process {
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
     int natexit;
+    bool binary[3]; /* _setmode(fd, _O_BINARY): no "\n" -> "\r\n" on that stream */
     hcp_output_fn out;
     void *out_ud;
     /* the C runtime heap: blocks by address, first fit */
     uint64_t heap_base;
     heap_block *blocks;
     int nblocks, capblocks;
+    /* threads (hcp_pthread), CreateThread's factory */
+    hcp_pthread *thr;
+    int nthr, capthr;
+    hcp_spawn_fn spawn;
+    void *spawn_ud;
+    uint8_t tls_used[HCP_TLS_SLOTS];
+    hcp_cs *cs;
+    int ncs, capcs;
+    hcp_named *named;
+    int nnamed, capnamed;
+    hcp_vregion *va;
+    int nva, capva;
+    hcp_export *exports;
+    int nexports;
 };
+
+/* pe.c: the record of t, or NULL when t is not a thread of the process. */
+hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t);
+/* Registers t as a thread of p with its own TEB (a copy of the main thread's,
+ * ClientId and Self its own); 0 or -1 (no guest memory). */
+int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
 /* win32.c: the service of DLL!name (case-insensitive DLL), -1 when hcpsim
  * lacks it; *data: a data import (the IAT holds the variable's address). */

@@ -26,6 +26,8 @@ typedef struct ctx {
     uint64_t a[8];
     const char *fn; /* "msvcrt.dll!printf", for failures */
     bool failed;
+    bool pending; /* the call blocked: its thread waits (or gave its CPU away) */
+    int resume;   /* HCP_RESUME_*: what it returns when its thread runs again */
 } ctx;
 
 typedef uint64_t (*w32_fn)(ctx *c);
@@ -140,6 +142,10 @@ static void emit(ctx *c, int fd, const char *s, size_t n) {
 
 /* A FILE stream in text mode (msvcrt's default, _fmode 0): each '\n' is written as "\r\n". */
 static void emit_text(ctx *c, int fd, const char *s, size_t n) {
+    if (fd >= 0 && fd < 3 && c->p->binary[fd]) {
+        emit(c, fd, s, n);
+        return;
+    }
     size_t from = 0;
     for (size_t i = 0; i < n; i++)
         if (s[i] == '\n') {
@@ -592,7 +598,7 @@ static bool heap_init(ctx *c) {
     p->blocks = malloc(64 * sizeof *p->blocks);
     if (!p->blocks) return false;
     p->capblocks = 64;
-    p->blocks[0] = (heap_block){p->heap_base, HCP_HEAP_SIZE, false};
+    p->blocks[0] = (heap_block){p->heap_base, HCP_HEAP_SIZE, 0, false};
     p->nblocks = 1;
     return true;
 }
@@ -615,11 +621,12 @@ static uint64_t heap_alloc(ctx *c, uint64_t n) {
                 b = &p->blocks[i];
             }
             memmove(&p->blocks[i + 2], &p->blocks[i + 1], (size_t)(p->nblocks - i - 1) * sizeof *b);
-            p->blocks[i + 1] = (heap_block){b->addr + size, b->size - size, false};
+            p->blocks[i + 1] = (heap_block){b->addr + size, b->size - size, 0, false};
             p->nblocks++;
             b->size = size;
         }
         b->used = true;
+        b->req = (uint32_t)n;
         return b->addr;
     }
     return 0;
@@ -671,9 +678,21 @@ static bool zero_fill(ctx *c, uint64_t at, uint64_t n) {
 
 /* ---- process end -------------------------------------------------------------------------------- */
 
+/* ExitProcess: every other thread of the process ends with `code` (a real
+ * teardown: Ready, Waiting and preempted threads alike), then the caller's
+ * guest call ends. */
 static uint64_t end_process(ctx *c, uint32_t code) {
-    c->p->exited = true;
-    c->p->exit_code = code;
+    hcp_process *p = c->p;
+    p->exited = true;
+    p->exit_code = code;
+    for (int i = 0; i < p->nthr; i++)
+        if (p->thr[i].t != c->t && sim_thread_state_of(p->thr[i].t) != SIM_TS_TERMINATED)
+            sim_thread_exit(p->thr[i].t, code);
+    hcp_pthread *r = hcp_process_thread(p, c->t);
+    if (r) {
+        r->exit_req = true;
+        r->exit_code = code;
+    }
     sim_gate_end_call(c->t);
     return code;
 }
@@ -691,22 +710,11 @@ static uint64_t k_true(ctx *c) {
     (void)c;
     return 1;
 }
-static uint64_t k_InitializeCriticalSection(ctx *c) { /* 40 bytes (x64) / 24 (x86): LockCount -1, the rest 0 */
-    uint8_t b[40] = {0};
-    unsigned n = c->w == 8 ? 40 : 24;
-    hcp_put32(b + c->w, 0xFFFFFFFFu);
-    wrm(c, c->a[0], b, n);
-    return 0;
-}
 static uint64_t k_GetStartupInfoA(ctx *c) { /* STARTUPINFOA: cb, the rest 0 (no STARTF_ flags) */
     uint8_t b[104] = {0};
     unsigned n = c->w == 8 ? 104 : 68;
     hcp_put32(b, n);
     wrm(c, c->a[0], b, n);
-    return 0;
-}
-static uint64_t k_TlsGetValue(ctx *c) {
-    SetLastError(c->os, 0);
     return 0;
 }
 static uint64_t k_GetStdHandle(ctx *c) {
@@ -736,18 +744,79 @@ static uint64_t k_WriteFile(ctx *c) {
     if (done) wr32(c, done, n);
     return 1;
 }
-static uint64_t k_GetModuleHandle(ctx *c) {
-    if (!c->a[0]) return c->p->base;
-    SetLastError(c->os, 126); /* ERROR_MOD_NOT_FOUND: no other module is loaded */
+static bool table_fn(int svc);
+static uint64_t win_fail(ctx *c, uint32_t err);
+static bool obj_name(ctx *c, uint64_t at, bool wide, char *out, size_t cap);
+
+/* The simulated system DLLs: a fixed pseudo module handle each (no image is mapped there). */
+static const struct {
+    const char *name, *table; /* the file name, the DLL name of win32.c's table */
+    uint32_t handle;
+} sysdlls[] = {
+    {"kernel32", "KERNEL32.dll", 0x77000000u},
+    {"ntdll", "ntdll.dll", 0x77100000u},
+    {"msvcrt", "msvcrt.dll", 0x77200000u},
+};
+
+/* A module name (ANSI or UTF-16) without its folder; "" after a failure. */
+static bool module_name(ctx *c, uint64_t at, bool wide, char *out, size_t cap) {
+    char full[260];
+    if (!obj_name(c, at, wide, full, sizeof full)) return false;
+    const char *b = full;
+    for (const char *q = full; *q; q++)
+        if (*q == '\\' || *q == '/') b = q + 1;
+    size_t n = strlen(b) < cap - 1 ? strlen(b) : cap - 1;
+    memcpy(out, b, n);
+    out[n] = '\0';
+    return true;
+}
+
+/* The handle of module `name`: the image itself, a simulated system DLL, or 0. */
+static uint64_t module_handle(ctx *c, const char *name) {
+    size_t n = strlen(name);
+    if (strcasecmp(name, c->p->name) == 0) return c->p->base;
+    for (size_t i = 0; i < sizeof sysdlls / sizeof sysdlls[0]; i++) {
+        size_t k = strlen(sysdlls[i].name);
+        if (strncasecmp(name, sysdlls[i].name, k) == 0 && (n == k || strcasecmp(name + k, ".dll") == 0))
+            return sysdlls[i].handle;
+    }
     return 0;
 }
+
+static uint64_t get_module(ctx *c, bool wide, bool load) {
+    if (!c->a[0]) return load ? win_fail(c, ERROR_INVALID_PARAMETER) : c->p->base;
+    char name[128];
+    if (!module_name(c, c->a[0], wide, name, sizeof name)) return 0;
+    uint64_t h = module_handle(c, name);
+    return h ? h : win_fail(c, 126); /* ERROR_MOD_NOT_FOUND: hcpsim loads no other DLL */
+}
+static uint64_t k_GetModuleHandleA(ctx *c) { return get_module(c, false, false); }
+static uint64_t k_GetModuleHandleW(ctx *c) { return get_module(c, true, false); }
+static uint64_t k_LoadLibraryA(ctx *c) { return get_module(c, false, true); }
+static uint64_t k_LoadLibraryW(ctx *c) { return get_module(c, true, true); }
+
+/* GetProcAddress: the image's exports, or a simulated DLL's function (its call-gate thunk) or
+ * variable, as an import of that name would resolve; ordinals and unknown names: 127. */
 static uint64_t k_GetProcAddress(ctx *c) {
-    SetLastError(c->os, 127); /* ERROR_PROC_NOT_FOUND */
-    return 0;
-}
-static uint64_t k_LoadLibraryA(ctx *c) {
-    SetLastError(c->os, 126);
-    return 0;
+    uint64_t h = c->a[0], at = c->a[1];
+    if (at < 0x10000) return win_fail(c, 127); /* by ordinal: hcpsim's DLLs have none */
+    char name[128];
+    if (!obj_name(c, at, false, name, sizeof name)) return 0;
+    if (h == c->p->base) {
+        for (int i = 0; i < c->p->nexports; i++)
+            if (strcmp(c->p->exports[i].name, name) == 0) return c->p->exports[i].addr;
+        return win_fail(c, 127);
+    }
+    for (size_t i = 0; i < sizeof sysdlls / sizeof sysdlls[0]; i++) {
+        if (h != sysdlls[i].handle) continue;
+        bool data;
+        int svc = hcp_win32_lookup(sysdlls[i].table, name, &data);
+        if (svc < 0 || (svc >= (int)HCP_SVC_WIN32 && !table_fn(svc) && !data)) break;
+        if (data) return hcp_win32_data(c->p, svc);
+        if (svc >= (int)HCP_SVC_WIN32) sim_gate_set_pop(c->m, (uint32_t)svc, hcp_win32_pop(svc));
+        return sim_gate_thunk(c->m, (uint32_t)svc);
+    }
+    return win_fail(c, 127); /* ERROR_PROC_NOT_FOUND */
 }
 static uint64_t k_GetCommandLineA(ctx *c) { return c->p->d.cmdline_a; }
 static uint64_t k_GetCommandLineW(ctx *c) { return c->p->d.cmdline_w; }
@@ -755,15 +824,6 @@ static uint64_t k_GetCurrentProcess(ctx *c) { return c->w == 8 ? UINT64_MAX : 0x
 static uint64_t k_GetCurrentProcessId(ctx *c) {
     (void)c;
     return HCP_ETW_PROCESS_ID;
-}
-static uint64_t
-k_VirtualProtect(ctx *c) { /* the image's pages keep their protection; *lpflOldProtect = PAGE_READWRITE */
-    if (c->a[3]) wr32(c, c->a[3], 0x04);
-    return 1;
-}
-static uint64_t k_VirtualQuery(ctx *c) {
-    SetLastError(c->os, ERROR_INVALID_PARAMETER);
-    return 0;
 }
 static uint64_t k_QueryPerformanceFrequency(ctx *c) {
     uint8_t b[8];
@@ -835,6 +895,720 @@ static uint64_t k_WideCharToMultiByte(ctx *c) { /* code units below 256 as bytes
         wrm(c, dst + i, &ch, 1);
     }
     return (uint32_t)len;
+}
+
+/* ---- threads and synchronisation (api/README.md "Windows programs": one implementation each) -------- */
+
+#define THREAD_PRIORITY_TIME_CRITICAL 15
+#define THREAD_PRIORITY_IDLE (-15)
+#define PROCESS_BASE_PRIORITY 8 /* NORMAL_PRIORITY_CLASS */
+#define CREATE_SUSPENDED 0x4u
+#define ERROR_FILE_NOT_FOUND 2u
+#define ERROR_INVALID_ADDRESS 487u
+
+static uint64_t win_fail(ctx *c, uint32_t err) {
+    SetLastError(c->os, err);
+    return 0;
+}
+static uint64_t nt_fail(ctx *c, uint32_t status) { return win_fail(c, hcp_nt_to_win32(status)); }
+
+/* A blocking call: pending when the api/ function reported HCP_PENDING. */
+static uint64_t blocking(ctx *c, uint32_t r, int resume) {
+    if (r == HCP_PENDING) {
+        c->pending = true;
+        c->resume = resume;
+        return 0;
+    }
+    return r;
+}
+
+/* The thread ends its own guest call: ExitThread, TerminateThread of itself. */
+static uint64_t end_thread(ctx *c, uint32_t code) {
+    hcp_pthread *r = hcp_process_thread(c->p, c->t);
+    if (!r) return win_fail(c, ERROR_INVALID_HANDLE); /* not a thread of the process (a Lua body's t:run) */
+    r->exit_req = true;
+    r->exit_code = code;
+    sim_gate_end_call(c->t);
+    return 0;
+}
+
+static uint64_t k_CreateThread(ctx *c) { /* (attr, stack, start, param, flags, *tid) */
+    hcp_process *p = c->p;
+    uint64_t start = c->a[2], param = c->a[3], tidp = c->a[5];
+    uint32_t flags = (uint32_t)c->a[4];
+    if (!start) return win_fail(c, ERROR_INVALID_PARAMETER);
+    if (tidp && sim_mem_probe(c->m, tidp, 4, true) != SIM_OK) return win_fail(c, ERROR_NOACCESS);
+    if (!p->spawn) return win_fail(c, ERROR_NOT_SUPPORTED);
+    char name[96], why[256] = "";
+    snprintf(name, sizeof name, "%s#%d", p->name, p->nthr);
+    sim_thread *nt = p->spawn(p->spawn_ud, name, start, param, why, sizeof why);
+    if (!nt) {
+        snprintf(p->failure, sizeof p->failure, "%s: CreateThread: %s", p->name, why);
+        c->failed = true;
+        return 0;
+    }
+    if (hcp_process_add_thread(p, nt) != 0) {
+        snprintf(p->failure, sizeof p->failure, "%s: CreateThread: no guest memory for the thread's TEB", p->name);
+        c->failed = true;
+        return 0;
+    }
+    if ((flags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK) hcp_process_thread(p, nt)->suspend = 1;
+    uint64_t h = hcp_thread_handle(c->os, nt, THREAD_ALL_ACCESS);
+    if (!h) return win_fail(c, hcp_handle_error(c->os));
+    if (tidp) wr32(c, tidp, sim_thread_id(nt));
+    return h;
+}
+
+static uint64_t k_ResumeThread(ctx *c) { /* the previous suspend count; 0 makes a suspended thread Ready */
+    sim_thread *t;
+    uint32_t st = hcp_ref_thread(c->os, hcp_handle_arg(c->os, c->a[0]), THREAD_SUSPEND_RESUME, &t);
+    if (st != STATUS_SUCCESS) {
+        nt_fail(c, st);
+        return 0xFFFFFFFFu;
+    }
+    hcp_pthread *r = hcp_process_thread(c->p, t);
+    if (!r || !r->suspend) return 0;
+    uint32_t prev = r->suspend--;
+    if (!r->suspend) {
+        sim_thread_release(t);
+        sim_sched_preempt_pending(c->t);
+    }
+    return prev;
+}
+
+static uint64_t k_GetCurrentProcessorNumber(ctx *c) { return (uint32_t)sim_thread_cpu(c->t); }
+
+static uint64_t k_GetProcessAffinityMask(ctx *c) { /* (process, *process mask, *system mask) */
+    if (hcp_handle_arg(c->os, c->a[0]) != HCP_CURRENT_PROCESS) return win_fail(c, ERROR_INVALID_HANDLE);
+    int n = sim_cpu_count(c->m);
+    uint64_t mask = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+    if (sim_mem_probe(c->m, c->a[1], c->w, true) != SIM_OK || sim_mem_probe(c->m, c->a[2], c->w, true) != SIM_OK)
+        return win_fail(c, ERROR_NOACCESS);
+    wrp(c, c->a[1], mask);
+    wrp(c, c->a[2], mask);
+    return 1;
+}
+
+static uint64_t k_ReadProcessMemory(ctx *c) { /* (process, base, buffer, size, *read): this process only */
+    uint64_t n = c->a[3], done = c->a[4];
+    if (hcp_handle_arg(c->os, c->a[0]) != HCP_CURRENT_PROCESS) return win_fail(c, ERROR_INVALID_HANDLE);
+    if (n > MAX_STR * 64) return win_fail(c, ERROR_INVALID_PARAMETER);
+    uint8_t *b = malloc(n ? (size_t)n : 1);
+    if (!b) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    bool ok =
+        sim_mem_read(c->m, c->a[1], b, (size_t)n) == SIM_OK && sim_mem_write(c->m, c->a[2], b, (size_t)n) == SIM_OK;
+    free(b);
+    if (done) wrp(c, done, ok ? n : 0);
+    return ok ? 1 : win_fail(c, 299); /* ERROR_PARTIAL_COPY */
+}
+
+/* SYSTEMTIME (8 WORDs: year, month, day of week, day, hour, minute, second, ms) to a FILETIME. */
+static uint64_t k_SystemTimeToFileTime(ctx *c) {
+    uint8_t b[16];
+    if (!rd(c, c->a[0], b, 16)) return 0;
+    unsigned y = hcp_get16(b), mo = hcp_get16(b + 2), d = hcp_get16(b + 6), h = hcp_get16(b + 8),
+             mi = hcp_get16(b + 10), s = hcp_get16(b + 12), ms = hcp_get16(b + 14);
+    static const unsigned mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1601 || y > 30827 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap) || h > 23 ||
+        mi > 59 || s > 59 || ms > 999)
+        return win_fail(c, ERROR_INVALID_PARAMETER);
+    uint64_t days = 0;
+    for (unsigned yy = 1601; yy < y; yy++) days += 365 + ((yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0);
+    for (unsigned m = 1; m < mo; m++) days += mdays[m - 1] + (m == 2 && leap);
+    days += d - 1;
+    uint64_t ft = (((days * 24 + h) * 60 + mi) * 60 + s) * 10000000u + (uint64_t)ms * 10000u;
+    uint8_t o[8];
+    hcp_put32(o, (uint32_t)ft);
+    hcp_put32(o + 4, (uint32_t)(ft >> 32));
+    return wrm(c, c->a[1], o, 8) ? 1 : 0;
+}
+
+static uint64_t k_GetTempPathA(ctx *c) { /* the fixed environment's TEMP, with its backslash */
+    static const char dir[] = "C:\\Temp\\";
+    uint32_t n = (uint32_t)c->a[0];
+    if (n < sizeof dir) return sizeof dir; /* the size needed, its NUL included */
+    return wrm(c, c->a[1], dir, sizeof dir) ? sizeof dir - 1 : 0;
+}
+
+/* ntdll: RtlNtStatusToDosError (api/errors.c's one table), NtQueryTimerResolution (the machine's tick
+ * is its coarsest, finest and current resolution: the clock never changes rate) */
+static uint64_t n_RtlNtStatusToDosError(ctx *c) { return hcp_nt_to_win32((uint32_t)c->a[0]); }
+static uint64_t n_NtQueryTimerResolution(ctx *c) {
+    uint32_t tick = sim_machine_config(c->m)->tick;
+    for (int i = 0; i < 3; i++)
+        if (sim_mem_probe(c->m, c->a[i], 4, true) != SIM_OK) return STATUS_ACCESS_VIOLATION;
+    for (int i = 0; i < 3; i++) wr32(c, c->a[i], tick);
+    return STATUS_SUCCESS;
+}
+
+static uint64_t k_DeleteFileA(ctx *c) { return win_fail(c, ERROR_FILE_NOT_FOUND); } /* no files are simulated */
+
+static uint64_t k_ExitThread(ctx *c) { return end_thread(c, (uint32_t)c->a[0]); }
+
+static uint64_t k_TerminateThread(ctx *c) {
+    sim_thread *t;
+    uint32_t st = hcp_ref_thread(c->os, hcp_handle_arg(c->os, c->a[0]), THREAD_TERMINATE, &t);
+    if (st != STATUS_SUCCESS) return nt_fail(c, st);
+    if (t == c->t) return end_thread(c, (uint32_t)c->a[1]);
+    sim_thread_exit(t, (uint32_t)c->a[1]);
+    return 1;
+}
+
+static sim_thread *thread_arg(ctx *c, uint64_t h, uint32_t access) {
+    sim_thread *t;
+    uint32_t st = hcp_ref_thread(c->os, hcp_handle_arg(c->os, h), access, &t);
+    if (st != STATUS_SUCCESS) {
+        nt_fail(c, st);
+        return NULL;
+    }
+    return t;
+}
+
+static uint64_t k_GetThreadPriority(ctx *c) {
+    sim_thread *t = thread_arg(c, c->a[0], THREAD_QUERY_LIMITED_INFORMATION);
+    if (!t) return 0x7FFFFFFFu; /* THREAD_PRIORITY_ERROR_RETURN */
+    int pr = sim_thread_priority(t), rel = pr - PROCESS_BASE_PRIORITY;
+    if (pr >= 15) rel = THREAD_PRIORITY_TIME_CRITICAL;
+    if (pr <= 1) rel = THREAD_PRIORITY_IDLE;
+    return (uint32_t)rel;
+}
+
+static uint64_t k_SetThreadPriority(ctx *c) {
+    int32_t n = (int32_t)c->a[1];
+    sim_thread *t = thread_arg(c, c->a[0], THREAD_SET_LIMITED_INFORMATION);
+    if (!t) return 0;
+    int pr;
+    if (n >= -2 && n <= 2)
+        pr = PROCESS_BASE_PRIORITY + n;
+    else if (n == THREAD_PRIORITY_TIME_CRITICAL)
+        pr = 15;
+    else if (n == THREAD_PRIORITY_IDLE)
+        pr = 1;
+    else
+        return win_fail(c, ERROR_INVALID_PARAMETER);
+    sim_thread_set_priority(t, pr);
+    sim_sched_preempt_pending(c->t); /* a Ready thread above the caller now takes its CPU */
+    return 1;
+}
+
+static uint64_t k_SetThreadAffinityMask(ctx *c) {
+    sim_thread *t = thread_arg(c, c->a[0], THREAD_SET_LIMITED_INFORMATION);
+    if (!t) return 0;
+    uint64_t mask = c->w == 4 ? (c->a[1] & 0xFFFFFFFFu) : c->a[1], old;
+    if (sim_thread_set_affinity(t, mask, &old) != SIM_OK) return win_fail(c, ERROR_INVALID_PARAMETER);
+    return old;
+}
+
+static uint64_t k_SetThreadIdealProcessor(ctx *c) {
+    sim_thread *t = thread_arg(c, c->a[0], THREAD_SET_LIMITED_INFORMATION);
+    if (!t) return 0xFFFFFFFFu;
+    uint32_t n = (uint32_t)c->a[1];
+    if (n == 64) return (uint32_t)sim_thread_ideal(t); /* MAXIMUM_PROCESSORS: a query */
+    int prev = n < 64 ? sim_thread_set_ideal(t, (int)n) : -1;
+    if (prev < 0) {
+        win_fail(c, ERROR_INVALID_PARAMETER);
+        return 0xFFFFFFFFu;
+    }
+    return (uint32_t)prev;
+}
+
+static uint64_t k_DuplicateHandle(ctx *c) { /* (srcProc, src, dstProc, *dst, access, inherit, options) */
+    uint64_t sp = hcp_handle_arg(c->os, c->a[0]), dp = hcp_handle_arg(c->os, c->a[2]), out = c->a[3];
+    uint32_t access = (uint32_t)c->a[4], options = (uint32_t)c->a[6];
+    if (sp != HCP_CURRENT_PROCESS || dp != HCP_CURRENT_PROCESS) return win_fail(c, ERROR_INVALID_HANDLE);
+    obj_type type;
+    sim_thread *t;
+    sim_object *o;
+    uint32_t have;
+    uint32_t st = hcp_handle_info(c->os, c->a[1], &type, &t, &o, &have);
+    if (st != STATUS_SUCCESS) return nt_fail(c, st);
+    if (out && sim_mem_probe(c->m, out, c->w, true) != SIM_OK) return win_fail(c, ERROR_NOACCESS);
+    uint32_t want = (options & 2) ? have : access; /* DUPLICATE_SAME_ACCESS */
+    if (type == OBJ_THREAD && (want & MAXIMUM_ALLOWED)) want = THREAD_ALL_ACCESS;
+    uint64_t h = hcp_handle_new(c->os, type, t, o, want);
+    if (!h) return win_fail(c, hcp_handle_error(c->os));
+    if (options & 1) CloseHandle(c->os, c->a[1]); /* DUPLICATE_CLOSE_SOURCE */
+    if (out) wrp(c, out, h);
+    return 1;
+}
+
+/* ---- named objects ---- */
+
+/* The object's name (ANSI or UTF-16 as bytes), "" for NULL; false after a failure. */
+static bool obj_name(ctx *c, uint64_t at, bool wide, char *out, size_t cap) {
+    out[0] = '\0';
+    if (!at) return true;
+    for (size_t i = 0; i + 1 < cap; i++) {
+        uint8_t b[2] = {0, 0};
+        if (!rd(c, at + (wide ? 2 * i : i), b, wide ? 2 : 1)) return false;
+        uint16_t u = wide ? hcp_get16(b) : b[0];
+        out[i] = (char)(u < 256 ? u : '?');
+        out[i + 1] = '\0';
+        if (!u) return true;
+    }
+    return true;
+}
+
+static hcp_named *named_find(hcp_process *p, const char *name) {
+    for (int i = 0; i < p->nnamed; i++)
+        if (strcmp(p->named[i].name, name) == 0) return &p->named[i];
+    return NULL;
+}
+
+static uint32_t all_access(obj_type t) {
+    return t == OBJ_EVENT ? EVENT_ALL_ACCESS : t == OBJ_MUTEX ? MUTEX_ALL_ACCESS : SEMAPHORE_ALL_ACCESS;
+}
+
+/* Create*: a name already used returns a new handle to that object with ERROR_ALREADY_EXISTS
+ * (another type: ERROR_INVALID_HANDLE); otherwise made() made the handle. */
+static uint64_t create_named(ctx *c, obj_type type, uint64_t name_at, bool wide, uint64_t (*make)(ctx *)) {
+    hcp_process *p = c->p;
+    char name[128];
+    if (!obj_name(c, name_at, wide, name, sizeof name)) return 0;
+    hcp_named *n = name[0] ? named_find(p, name) : NULL;
+    if (n) {
+        if (n->type != type) return win_fail(c, ERROR_INVALID_HANDLE);
+        uint64_t h = hcp_handle_new(c->os, type, NULL, n->o, all_access(type));
+        if (!h) return win_fail(c, hcp_handle_error(c->os));
+        SetLastError(c->os, ERROR_ALREADY_EXISTS);
+        return h;
+    }
+    uint64_t h = make(c);
+    if (!h || !name[0]) {
+        if (h) SetLastError(c->os, ERROR_SUCCESS);
+        return h;
+    }
+    if (p->nnamed == p->capnamed) {
+        int nc = p->capnamed ? 2 * p->capnamed : 8;
+        hcp_named *nn = realloc(p->named, (size_t)nc * sizeof *nn);
+        if (!nn) return h;
+        p->named = nn;
+        p->capnamed = nc;
+    }
+    obj_type ty;
+    sim_thread *t;
+    sim_object *o;
+    uint32_t acc;
+    hcp_handle_info(c->os, h, &ty, &t, &o, &acc);
+    hcp_named *e = &p->named[p->nnamed++];
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->type = type;
+    e->o = o;
+    SetLastError(c->os, ERROR_SUCCESS);
+    return h;
+}
+
+static uint64_t open_named(ctx *c, obj_type type, bool wide) { /* (access, inherit, name) */
+    char name[128];
+    if (!obj_name(c, c->a[2], wide, name, sizeof name)) return 0;
+    if (!name[0]) return win_fail(c, ERROR_INVALID_PARAMETER);
+    hcp_named *n = named_find(c->p, name);
+    if (!n) return win_fail(c, ERROR_FILE_NOT_FOUND);
+    if (n->type != type) return win_fail(c, ERROR_INVALID_HANDLE);
+    uint32_t access = (uint32_t)c->a[0];
+    if (access & MAXIMUM_ALLOWED) access = all_access(type);
+    uint64_t h = hcp_handle_new(c->os, type, NULL, n->o, access & all_access(type));
+    if (!h) return win_fail(c, hcp_handle_error(c->os));
+    return h;
+}
+
+static uint64_t make_event(ctx *c) { return hcp_create_event(c->os, (uint32_t)c->a[1] != 0, (uint32_t)c->a[2] != 0); }
+static uint64_t make_mutex(ctx *c) { return hcp_create_mutex(c->os, (uint32_t)c->a[1] != 0); }
+static uint64_t make_semaphore(ctx *c) {
+    return hcp_create_semaphore(c->os, (int32_t)(uint32_t)c->a[1], (int32_t)(uint32_t)c->a[2]);
+}
+static uint64_t k_CreateEventA(ctx *c) { return create_named(c, OBJ_EVENT, c->a[3], false, make_event); }
+static uint64_t k_CreateEventW(ctx *c) { return create_named(c, OBJ_EVENT, c->a[3], true, make_event); }
+static uint64_t k_CreateMutexA(ctx *c) { return create_named(c, OBJ_MUTEX, c->a[2], false, make_mutex); }
+static uint64_t k_CreateMutexW(ctx *c) { return create_named(c, OBJ_MUTEX, c->a[2], true, make_mutex); }
+static uint64_t k_CreateSemaphoreA(ctx *c) { return create_named(c, OBJ_SEMAPHORE, c->a[3], false, make_semaphore); }
+static uint64_t k_CreateSemaphoreW(ctx *c) { return create_named(c, OBJ_SEMAPHORE, c->a[3], true, make_semaphore); }
+static uint64_t k_OpenEventA(ctx *c) { return open_named(c, OBJ_EVENT, false); }
+static uint64_t k_OpenEventW(ctx *c) { return open_named(c, OBJ_EVENT, true); }
+static uint64_t k_OpenMutexA(ctx *c) { return open_named(c, OBJ_MUTEX, false); }
+static uint64_t k_OpenMutexW(ctx *c) { return open_named(c, OBJ_MUTEX, true); }
+static uint64_t k_OpenSemaphoreA(ctx *c) { return open_named(c, OBJ_SEMAPHORE, false); }
+static uint64_t k_OpenSemaphoreW(ctx *c) { return open_named(c, OBJ_SEMAPHORE, true); }
+
+static uint64_t k_PulseEvent(ctx *c) { /* set (waking what a set wakes), then reset */
+    sim_object *o;
+    obj_type type;
+    uint32_t st = hcp_ref_object(c->os, hcp_handle_arg(c->os, c->a[0]), OBJ_EVENT, EVENT_MODIFY_STATE, &type, &o);
+    if (st != STATUS_SUCCESS) return nt_fail(c, st);
+    sim_event_set(o);
+    sim_event_reset(o);
+    sim_sched_preempt_pending(c->t);
+    return 1;
+}
+
+/* The Ex waits: alertable waits end only as the plain ones do (no APCs are simulated). */
+static uint64_t k_WaitForSingleObjectEx(ctx *c) {
+    return blocking(c, WaitForSingleObject(c->os, hcp_handle_arg(c->os, c->a[0]), (uint32_t)c->a[1]), HCP_RESUME_WAIT);
+}
+static uint64_t k_WaitForMultipleObjectsEx(ctx *c) {
+    return blocking(
+        c, WaitForMultipleObjects(c->os, (uint32_t)c->a[0], c->a[1], (uint32_t)c->a[2] != 0, (uint32_t)c->a[3]),
+        HCP_RESUME_WAIT);
+}
+static uint64_t k_SleepEx(ctx *c) { return blocking(c, Sleep(c->os, (uint32_t)c->a[0]), HCP_RESUME_VOID); }
+
+/* ---- critical sections: a mutex of the machine per CRITICAL_SECTION address ---- */
+
+static hcp_cs *cs_find(hcp_process *p, uint64_t addr) {
+    for (int i = 0; i < p->ncs; i++)
+        if (p->cs[i].addr == addr) return &p->cs[i];
+    return NULL;
+}
+
+static uint64_t k_InitializeCriticalSection(ctx *c) { /* 40 bytes (x64) / 24 (x86): LockCount -1, the rest 0 */
+    hcp_process *p = c->p;
+    uint8_t b[40] = {0};
+    unsigned n = c->w == 8 ? 40 : 24;
+    hcp_put32(b + c->w, 0xFFFFFFFFu);
+    if (!wrm(c, c->a[0], b, n)) return 0;
+    hcp_cs *e = cs_find(p, c->a[0]);
+    if (!e) {
+        if (p->ncs == p->capcs) {
+            int nc = p->capcs ? 2 * p->capcs : 16;
+            hcp_cs *ncs = realloc(p->cs, (size_t)nc * sizeof *ncs);
+            if (!ncs) return 0;
+            p->cs = ncs;
+            p->capcs = nc;
+        }
+        e = &p->cs[p->ncs++];
+        e->addr = c->a[0];
+    }
+    e->mx = sim_mutex_new(c->m, false); /* a new, unowned lock (re-initialization forgets the old one) */
+    return 1;                           /* InitializeCriticalSectionAndSpinCount's TRUE */
+}
+
+static sim_object *cs_mutex(ctx *c) {
+    hcp_cs *e = cs_find(c->p, c->a[0]);
+    if (!e || !e->mx) {
+        snprintf(c->p->failure, sizeof c->p->failure,
+                 "%s: %s: 0x%llX is not an initialized CRITICAL_SECTION (an access violation on Windows)", c->p->name,
+                 c->fn, (unsigned long long)c->a[0]);
+        c->failed = true;
+        return NULL;
+    }
+    return e->mx;
+}
+
+static uint64_t k_EnterCriticalSection(ctx *c) {
+    sim_object *mx = cs_mutex(c);
+    if (!mx) return 0;
+    if (sim_wait(c->t, &mx, 1, false, SIM_INFINITE, SIM_WR_USER_REQUEST) == SIM_WAIT_BLOCKED) {
+        c->pending = true;
+        c->resume = HCP_RESUME_VOID;
+    }
+    return 0;
+}
+static uint64_t k_TryEnterCriticalSection(ctx *c) {
+    sim_object *mx = cs_mutex(c);
+    if (!mx) return 0;
+    sim_wait(c->t, &mx, 1, false, 0, SIM_WR_USER_REQUEST); /* a zero timeout never blocks */
+    return sim_wait_status(c->t) == SIM_WAIT_OBJECT_0;
+}
+static uint64_t k_LeaveCriticalSection(ctx *c) {
+    sim_object *mx = cs_mutex(c);
+    if (!mx) return 0;
+    if (sim_mutex_release(c->t, mx) != 0) {
+        snprintf(c->p->failure, sizeof c->p->failure, "%s: %s: thread %u does not own the CRITICAL_SECTION at 0x%llX",
+                 c->p->name, c->fn, (unsigned)sim_thread_id(c->t), (unsigned long long)c->a[0]);
+        c->failed = true;
+        return 0;
+    }
+    sim_sched_preempt_pending(c->t);
+    return 0;
+}
+static uint64_t k_DeleteCriticalSection(ctx *c) {
+    hcp_cs *e = cs_find(c->p, c->a[0]);
+    if (e) e->mx = NULL;
+    return 0;
+}
+
+/* ---- TLS ---- */
+
+static uint64_t k_TlsAlloc(ctx *c) {
+    for (int i = 0; i < HCP_TLS_SLOTS; i++)
+        if (!c->p->tls_used[i]) {
+            c->p->tls_used[i] = 1;
+            for (int k = 0; k < c->p->nthr; k++) /* a new index reads 0 in every thread */
+                if (c->p->thr[k].tls) c->p->thr[k].tls[i] = 0;
+            return (uint32_t)i;
+        }
+    win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    return 0xFFFFFFFFu; /* TLS_OUT_OF_INDEXES */
+}
+static uint64_t k_TlsFree(ctx *c) {
+    uint32_t i = (uint32_t)c->a[0];
+    if (i >= HCP_TLS_SLOTS || !c->p->tls_used[i]) return win_fail(c, ERROR_INVALID_PARAMETER);
+    c->p->tls_used[i] = 0;
+    return 1;
+}
+static uint64_t k_TlsGetValue(ctx *c) {
+    uint32_t i = (uint32_t)c->a[0];
+    hcp_pthread *r = hcp_process_thread(c->p, c->t);
+    if (i >= HCP_TLS_SLOTS) return win_fail(c, ERROR_INVALID_PARAMETER);
+    SetLastError(c->os, ERROR_SUCCESS);
+    return r && r->tls ? r->tls[i] : 0;
+}
+static uint64_t k_TlsSetValue(ctx *c) {
+    uint32_t i = (uint32_t)c->a[0];
+    hcp_pthread *r = hcp_process_thread(c->p, c->t);
+    if (i >= HCP_TLS_SLOTS || !r) return win_fail(c, ERROR_INVALID_PARAMETER);
+    if (!r->tls && !(r->tls = calloc(HCP_TLS_SLOTS, sizeof *r->tls))) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    r->tls[i] = c->w == 4 ? c->a[1] & 0xFFFFFFFFu : c->a[1];
+    return 1;
+}
+
+/* ---- time from the virtual clock ---- */
+
+static uint64_t now_100ns(ctx *c) {
+    return sim_mul_div(sim_clock(c->m), 10000000u, sim_machine_config(c->m)->frequency);
+}
+
+static uint64_t k_GetTickCount64(ctx *c) {
+    uint64_t v = sim_mul_div(sim_clock(c->m), 1000u, sim_machine_config(c->m)->frequency);
+    sim_gate_result_high(c->t, (uint32_t)(v >> 32));
+    return v;
+}
+static uint64_t filetime_out(ctx *c, uint64_t ft) {
+    uint8_t b[8];
+    hcp_put32(b, (uint32_t)ft);
+    hcp_put32(b + 4, (uint32_t)(ft >> 32));
+    wrm(c, c->a[0], b, 8);
+    return 0; /* VOID */
+}
+/* The system time as the clock interrupt last set it: whole ticks since boot. */
+static uint64_t k_GetSystemTimeAsFileTime(ctx *c) {
+    uint32_t tick = sim_machine_config(c->m)->tick;
+    uint64_t t = now_100ns(c);
+    return filetime_out(c, sim_machine_config(c->m)->boot_time + t / tick * tick);
+}
+static uint64_t k_GetSystemTimePreciseAsFileTime(ctx *c) {
+    return filetime_out(c, sim_machine_config(c->m)->boot_time + now_100ns(c));
+}
+
+/* ---- memory ---- */
+
+#define MEM_COMMIT 0x1000u
+#define MEM_RESERVE 0x2000u
+#define MEM_DECOMMIT 0x4000u
+#define MEM_RELEASE 0x8000u
+#define MEM_FREE 0x10000u
+#define MEM_PRIVATE 0x20000u
+#define MEM_IMAGE 0x1000000u
+
+/* PAGE_* to SIM_PROT_*: -1 for a protection hcpsim cannot give (executable memory, guard pages). */
+static int page_prot(uint32_t pp) {
+    switch (pp) {
+    case 0x01: return 0;                              /* PAGE_NOACCESS */
+    case 0x02: return SIM_PROT_READ;                  /* PAGE_READONLY */
+    case 0x04: return SIM_PROT_READ | SIM_PROT_WRITE; /* PAGE_READWRITE */
+    default: return -1;
+    }
+}
+
+static hcp_vregion *va_find(hcp_process *p, uint64_t a) {
+    for (int i = 0; i < p->nva; i++)
+        if (!p->va[i].released && a >= p->va[i].base && a - p->va[i].base < p->va[i].size) return &p->va[i];
+    return NULL;
+}
+
+#define VA_SEARCH_BASE UINT64_C(0x20000000)
+
+static uint64_t k_VirtualAlloc(ctx *c) { /* (addr, size, type, protect) */
+    hcp_process *p = c->p;
+    uint64_t want = c->a[0], size = c->a[1];
+    uint32_t type = (uint32_t)c->a[2], protect = (uint32_t)c->a[3];
+    int prot = page_prot(protect);
+    if (!size || !(type & (MEM_COMMIT | MEM_RESERVE)) || (type & ~(MEM_COMMIT | MEM_RESERVE)))
+        return win_fail(c, ERROR_INVALID_PARAMETER);
+    if (prot < 0) return win_fail(c, ERROR_NOT_SUPPORTED);
+    if (want) { /* inside a region already made: a commit of reserved pages (reserved pages are committed) */
+        hcp_vregion *r = va_find(p, want);
+        if (r && size <= r->base + r->size - want) return want & ~(uint64_t)0xFFF;
+        if (r) return win_fail(c, ERROR_INVALID_ADDRESS);
+    }
+    uint64_t len = (size + 0xFFFu) & ~(uint64_t)0xFFF, top = c->w == 4 ? UINT64_C(0x7FFF0000) : UINT64_C(1) << 46;
+    if (len > (uint64_t)1 << 32) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    uint64_t base = want ? want & ~(uint64_t)0xFFFF : VA_SEARCH_BASE;
+    if (want && !sim_range_free(c->m, base, len)) return win_fail(c, ERROR_INVALID_ADDRESS);
+    for (int k = 0; !want && k < 65536 && !sim_range_free(c->m, base, len); k++) base += 0x10000;
+    if (base + len > top || sim_map_fixed(c->m, base, len, (unsigned)prot, NULL, 0) != SIM_OK)
+        return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    if (p->nva == p->capva) {
+        int nc = p->capva ? 2 * p->capva : 16;
+        hcp_vregion *n = realloc(p->va, (size_t)nc * sizeof *n);
+        if (!n) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+        p->va = n;
+        p->capva = nc;
+    }
+    p->va[p->nva++] = (hcp_vregion){base, len, protect, false};
+    return base;
+}
+
+static uint64_t k_VirtualFree(ctx *c) { /* (addr, size, type) */
+    hcp_vregion *r = va_find(c->p, c->a[0]);
+    uint32_t type = (uint32_t)c->a[2];
+    if (!r || (type != MEM_RELEASE && type != MEM_DECOMMIT)) return win_fail(c, ERROR_INVALID_PARAMETER);
+    if (type == MEM_RELEASE) {
+        if (c->a[0] != r->base || c->a[1]) return win_fail(c, ERROR_INVALID_PARAMETER);
+        sim_protect_fixed(c->m, r->base, r->size, 0); /* its pages fault from now on; the range stays taken */
+        r->released = true;
+    }
+    return 1;
+}
+
+static uint64_t k_VirtualProtect(ctx *c) { /* (addr, size, new, *old) */
+    hcp_vregion *r = va_find(c->p, c->a[0]);
+    uint32_t np = (uint32_t)c->a[2];
+    if (c->a[3] && sim_mem_probe(c->m, c->a[3], 4, true) != SIM_OK) return win_fail(c, ERROR_NOACCESS);
+    if (!r) { /* the image's pages keep their protection (mingw's pseudo-relocations ask): old = READWRITE */
+        if (c->a[3]) wr32(c, c->a[3], 0x04);
+        return 1;
+    }
+    int prot = page_prot(np);
+    if (prot < 0) return win_fail(c, ERROR_NOT_SUPPORTED);
+    if (c->a[0] != r->base || ((c->a[1] + 0xFFFu) & ~(uint64_t)0xFFF) != r->size)
+        return win_fail(c, ERROR_NOT_SUPPORTED); /* part of a region: see the README */
+    if (sim_protect_fixed(c->m, r->base, r->size, (unsigned)prot) != SIM_OK)
+        return win_fail(c, ERROR_INVALID_PARAMETER);
+    if (c->a[3]) wr32(c, c->a[3], r->protect);
+    r->protect = np;
+    return 1;
+}
+
+static uint32_t section_page_prot(uint32_t flags) {
+    bool w = flags & 0x80000000u, x = flags & 0x20000000u;
+    return x ? (w ? 0x40u : 0x20u) : (w ? 0x04u : 0x02u);
+}
+
+static uint64_t k_VirtualQuery(ctx *c) { /* (addr, MEMORY_BASIC_INFORMATION *, length) */
+    hcp_process *p = c->p;
+    uint64_t a = c->a[0] & ~(uint64_t)0xFFF, out = c->a[1];
+    unsigned n = c->w == 8 ? 48 : 28;
+    if (c->a[2] < n) return win_fail(c, ERROR_BAD_LENGTH);
+    uint64_t alloc = 0, size = 0x1000;
+    uint32_t aprot = 0, state = MEM_FREE, prot = 0x01, type = 0;
+    hcp_vregion *r = va_find(p, a);
+    if (r) {
+        alloc = r->base;
+        aprot = r->protect;
+        prot = r->protect;
+        size = r->base + r->size - a;
+        state = MEM_COMMIT;
+        type = MEM_PRIVATE;
+    } else if (a >= p->base && a - p->base < p->pe.size_of_image) {
+        uint32_t rva = (uint32_t)(a - p->base), end = rva + 0x1000;
+        prot = 0x02; /* headers and gaps: read-only */
+        for (int s = 0; s < p->pe.nsections; s++) {
+            const hcp_pe_section *sc = &p->pe.sec[s];
+            uint32_t span = ((sc->vsize ? sc->vsize : sc->rawsize) + 0xFFFu) & ~0xFFFu;
+            if (rva >= sc->rva && rva - sc->rva < span) {
+                prot = section_page_prot(sc->flags);
+                end = sc->rva + span;
+            }
+        }
+        alloc = p->base;
+        aprot = 0x80; /* PAGE_EXECUTE_WRITECOPY */
+        size = end - rva;
+        state = MEM_COMMIT;
+        type = MEM_IMAGE;
+    } else if (sim_mem_probe(c->m, a, 1, false) == SIM_OK) { /* the process block, stacks, heaps: committed */
+        bool wr = sim_mem_probe(c->m, a, 1, true) == SIM_OK;
+        alloc = a;
+        aprot = prot = wr ? 0x04 : 0x02;
+        state = MEM_COMMIT;
+        type = MEM_PRIVATE;
+    }
+    uint8_t b[48] = {0};
+    if (c->w == 8) {
+        hcp_put64(b, a);
+        hcp_put64(b + 8, alloc);
+        hcp_put32(b + 16, aprot);
+        hcp_put64(b + 24, size);
+        hcp_put32(b + 32, state);
+        hcp_put32(b + 36, state == MEM_FREE ? 0x01 : prot);
+        hcp_put32(b + 40, type);
+    } else {
+        hcp_put32(b, (uint32_t)a);
+        hcp_put32(b + 4, (uint32_t)alloc);
+        hcp_put32(b + 8, aprot);
+        hcp_put32(b + 12, (uint32_t)size);
+        hcp_put32(b + 16, state);
+        hcp_put32(b + 20, state == MEM_FREE ? 0x01 : prot);
+        hcp_put32(b + 24, type);
+    }
+    return wrm(c, out, b, n) ? n : 0;
+}
+
+/* ---- heaps: every heap handle allocates from the process heap (malloc's) ---- */
+
+#define HEAP_ZERO_MEMORY 0x8u
+#define PROCESS_HEAP_HANDLE(c) ((c)->p->d.peb + 0x700u) /* a fixed address inside the PEB's block */
+
+static uint64_t k_GetProcessHeap(ctx *c) { return PROCESS_HEAP_HANDLE(c); }
+static uint64_t k_HeapCreate(ctx *c) { return PROCESS_HEAP_HANDLE(c) + 0x10u; }
+static uint64_t k_HeapDestroy(ctx *c) { return c->a[0] ? 1 : win_fail(c, ERROR_INVALID_HANDLE); }
+static uint64_t k_HeapAlloc(ctx *c) { /* (heap, flags, bytes) */
+    uint64_t a = heap_alloc(c, c->a[2]);
+    if (!a) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    if ((uint32_t)c->a[1] & HEAP_ZERO_MEMORY) zero_fill(c, a, c->a[2]);
+    return a;
+}
+static uint64_t k_HeapFree(ctx *c) { return heap_free(c, c->a[2]) ? 1 : 0; }
+static uint64_t k_HeapSize(ctx *c) {
+    int i = c->p->blocks ? heap_find(c->p, c->a[2]) : -1;
+    if (i < 0) return win_fail(c, ERROR_INVALID_PARAMETER), c->w == 8 ? UINT64_MAX : 0xFFFFFFFFu;
+    return c->p->blocks[i].req;
+}
+static uint64_t k_HeapReAlloc(ctx *c) { /* (heap, flags, mem, bytes) */
+    uint64_t old = c->a[2], n = c->a[3];
+    int i = c->p->blocks ? heap_find(c->p, old) : -1;
+    if (i < 0) return win_fail(c, ERROR_INVALID_PARAMETER);
+    uint32_t have = c->p->blocks[i].req;
+    uint64_t a = heap_alloc(c, n);
+    if (!a) return win_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    uint64_t k = have < n ? have : n;
+    char *b = malloc(k ? (size_t)k : 1);
+    if (b && rd(c, old, b, (size_t)k)) wrm(c, a, b, (size_t)k);
+    free(b);
+    if (((uint32_t)c->a[1] & HEAP_ZERO_MEMORY) && n > k) zero_fill(c, a + k, n - k);
+    heap_free(c, old);
+    return a;
+}
+
+/* ---- the system ---- */
+
+static uint64_t k_GetSystemInfo(ctx *c) { /* SYSTEM_INFO: 48 bytes (x64), 36 (x86) */
+    uint8_t b[48] = {0};
+    int n = sim_cpu_count(c->m);
+    uint64_t mask = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+    bool x64 = c->w == 8;
+    hcp_put16(b, x64 ? 9 : 0); /* PROCESSOR_ARCHITECTURE_AMD64 / _INTEL */
+    hcp_put32(b + 4, 0x1000);  /* dwPageSize */
+    if (x64) {
+        hcp_put64(b + 8, 0x10000);
+        hcp_put64(b + 16, UINT64_C(0x7FFFFFFEFFFF));
+        hcp_put64(b + 24, mask);
+        hcp_put32(b + 32, (uint32_t)n);
+        hcp_put32(b + 36, 8664); /* PROCESSOR_AMD_X8664 */
+        hcp_put32(b + 40, 0x10000);
+        hcp_put16(b + 44, 6);
+    } else {
+        hcp_put32(b + 8, 0x10000);
+        hcp_put32(b + 12, 0x7FFEFFFF);
+        hcp_put32(b + 16, (uint32_t)mask);
+        hcp_put32(b + 20, (uint32_t)n);
+        hcp_put32(b + 24, 586); /* PROCESSOR_INTEL_PENTIUM */
+        hcp_put32(b + 28, 0x10000);
+        hcp_put16(b + 32, 6);
+    }
+    wrm(c, c->a[0], b, x64 ? 48 : 36);
+    return 0;
 }
 
 /* ---- msvcrt ----------------------------------------------------------------------------------------- */
@@ -1030,6 +1804,18 @@ static uint64_t c_fwrite(ctx *c) {
     free(b);
     return c->failed ? 0 : count;
 }
+static uint64_t c_fileno(ctx *c) { return (uint32_t)file_fd(c, c->a[0]); }
+static uint64_t c_setmode(ctx *c) { /* (fd, mode): the previous mode, _O_TEXT 0x4000 or _O_BINARY 0x8000 */
+    int32_t fd = (int32_t)c->a[0];
+    uint32_t mode = (uint32_t)c->a[1];
+    if (fd < 0 || fd > 2 || (mode != 0x4000 && mode != 0x8000)) {
+        wr32(c, c->p->d.v_errno, fd < 0 || fd > 2 ? 9u : 22u); /* EBADF, EINVAL */
+        return (uint32_t)-1;
+    }
+    uint32_t prev = c->p->binary[fd] ? 0x8000 : 0x4000;
+    c->p->binary[fd] = mode == 0x8000;
+    return prev;
+}
 static uint64_t c_fflush(ctx *c) {
     (void)c;
     return 0;
@@ -1075,22 +1861,75 @@ enum { D_INITENV, D_ACMDLN, D_COMMODE, D_FMODE, D_MB_CUR_MAX, D_IOB, D_ENVIRON, 
 static const w32_entry table[] = {
     {K, "ExitProcess", CC_STD, 1, k_ExitProcess, 0},
     {K, "InitializeCriticalSection", CC_STD, 1, k_InitializeCriticalSection, 0},
-    {K, "DeleteCriticalSection", CC_STD, 1, k_nop, 0},
-    {K, "EnterCriticalSection", CC_STD, 1, k_nop, 0},
-    {K, "LeaveCriticalSection", CC_STD, 1, k_nop, 0},
+    {K, "InitializeCriticalSectionAndSpinCount", CC_STD, 2, k_InitializeCriticalSection, 0},
+    {K, "InitializeCriticalSectionEx", CC_STD, 3, k_InitializeCriticalSection, 0},
+    {K, "DeleteCriticalSection", CC_STD, 1, k_DeleteCriticalSection, 0},
+    {K, "EnterCriticalSection", CC_STD, 1, k_EnterCriticalSection, 0},
+    {K, "TryEnterCriticalSection", CC_STD, 1, k_TryEnterCriticalSection, 0},
+    {K, "LeaveCriticalSection", CC_STD, 1, k_LeaveCriticalSection, 0},
     {K, "GetStartupInfoA", CC_STD, 1, k_GetStartupInfoA, 0},
     {K, "IsDBCSLeadByteEx", CC_STD, 2, k_nop, 0},
     {K, "MultiByteToWideChar", CC_STD, 6, k_MultiByteToWideChar, 0},
     {K, "WideCharToMultiByte", CC_STD, 8, k_WideCharToMultiByte, 0},
     {K, "SetUnhandledExceptionFilter", CC_STD, 1, k_nop, 0},
+    {K, "TlsAlloc", CC_STD, 0, k_TlsAlloc, 0},
+    {K, "TlsFree", CC_STD, 1, k_TlsFree, 0},
     {K, "TlsGetValue", CC_STD, 1, k_TlsGetValue, 0},
+    {K, "TlsSetValue", CC_STD, 2, k_TlsSetValue, 0},
     {K, "VirtualProtect", CC_STD, 4, k_VirtualProtect, 0},
     {K, "VirtualQuery", CC_STD, 3, k_VirtualQuery, 0},
-    {K, "GetModuleHandleA", CC_STD, 1, k_GetModuleHandle, 0},
-    {K, "GetModuleHandleW", CC_STD, 1, k_GetModuleHandle, 0},
+    {K, "VirtualAlloc", CC_STD, 4, k_VirtualAlloc, 0},
+    {K, "VirtualFree", CC_STD, 3, k_VirtualFree, 0},
+    {K, "GetProcessHeap", CC_STD, 0, k_GetProcessHeap, 0},
+    {K, "HeapCreate", CC_STD, 3, k_HeapCreate, 0},
+    {K, "HeapDestroy", CC_STD, 1, k_HeapDestroy, 0},
+    {K, "HeapAlloc", CC_STD, 3, k_HeapAlloc, 0},
+    {K, "HeapFree", CC_STD, 3, k_HeapFree, 0},
+    {K, "HeapReAlloc", CC_STD, 4, k_HeapReAlloc, 0},
+    {K, "HeapSize", CC_STD, 3, k_HeapSize, 0},
+    {K, "GetSystemInfo", CC_STD, 1, k_GetSystemInfo, 0},
+    {K, "GetNativeSystemInfo", CC_STD, 1, k_GetSystemInfo, 0},
+    {K, "CreateThread", CC_STD, 6, k_CreateThread, 0},
+    {K, "ExitThread", CC_STD, 1, k_ExitThread, 0},
+    {K, "ResumeThread", CC_STD, 1, k_ResumeThread, 0},
+    {K, "GetCurrentProcessorNumber", CC_STD, 0, k_GetCurrentProcessorNumber, 0},
+    {K, "GetProcessAffinityMask", CC_STD, 3, k_GetProcessAffinityMask, 0},
+    {K, "ReadProcessMemory", CC_STD, 5, k_ReadProcessMemory, 0},
+    {K, "SystemTimeToFileTime", CC_STD, 2, k_SystemTimeToFileTime, 0},
+    {K, "GetTempPathA", CC_STD, 2, k_GetTempPathA, 0},
+    {K, "DeleteFileA", CC_STD, 1, k_DeleteFileA, 0},
+    {"ntdll.dll", "RtlNtStatusToDosError", CC_STD, 1, n_RtlNtStatusToDosError, 0},
+    {"ntdll.dll", "NtQueryTimerResolution", CC_STD, 3, n_NtQueryTimerResolution, 0},
+    {K, "TerminateThread", CC_STD, 2, k_TerminateThread, 0},
+    {K, "GetThreadPriority", CC_STD, 1, k_GetThreadPriority, 0},
+    {K, "SetThreadPriority", CC_STD, 2, k_SetThreadPriority, 0},
+    {K, "SetThreadAffinityMask", CC_STD, 2, k_SetThreadAffinityMask, 0},
+    {K, "SetThreadIdealProcessor", CC_STD, 2, k_SetThreadIdealProcessor, 0},
+    {K, "DuplicateHandle", CC_STD, 7, k_DuplicateHandle, 0},
+    {K, "CreateEventA", CC_STD, 4, k_CreateEventA, 0},
+    {K, "CreateEventW", CC_STD, 4, k_CreateEventW, 0},
+    {K, "OpenEventA", CC_STD, 3, k_OpenEventA, 0},
+    {K, "OpenEventW", CC_STD, 3, k_OpenEventW, 0},
+    {K, "PulseEvent", CC_STD, 1, k_PulseEvent, 0},
+    {K, "CreateMutexA", CC_STD, 3, k_CreateMutexA, 0},
+    {K, "CreateMutexW", CC_STD, 3, k_CreateMutexW, 0},
+    {K, "OpenMutexA", CC_STD, 3, k_OpenMutexA, 0},
+    {K, "OpenMutexW", CC_STD, 3, k_OpenMutexW, 0},
+    {K, "CreateSemaphoreA", CC_STD, 4, k_CreateSemaphoreA, 0},
+    {K, "CreateSemaphoreW", CC_STD, 4, k_CreateSemaphoreW, 0},
+    {K, "OpenSemaphoreA", CC_STD, 3, k_OpenSemaphoreA, 0},
+    {K, "OpenSemaphoreW", CC_STD, 3, k_OpenSemaphoreW, 0},
+    {K, "WaitForSingleObjectEx", CC_STD, 3, k_WaitForSingleObjectEx, 0},
+    {K, "WaitForMultipleObjectsEx", CC_STD, 5, k_WaitForMultipleObjectsEx, 0},
+    {K, "SleepEx", CC_STD, 2, k_SleepEx, 0},
+    {K, "GetTickCount64", CC_STD, 0, k_GetTickCount64, 0},
+    {K, "GetSystemTimeAsFileTime", CC_STD, 1, k_GetSystemTimeAsFileTime, 0},
+    {K, "GetSystemTimePreciseAsFileTime", CC_STD, 1, k_GetSystemTimePreciseAsFileTime, 0},
+    {K, "GetModuleHandleA", CC_STD, 1, k_GetModuleHandleA, 0},
+    {K, "GetModuleHandleW", CC_STD, 1, k_GetModuleHandleW, 0},
     {K, "GetProcAddress", CC_STD, 2, k_GetProcAddress, 0},
     {K, "LoadLibraryA", CC_STD, 1, k_LoadLibraryA, 0},
-    {K, "LoadLibraryW", CC_STD, 1, k_LoadLibraryA, 0},
+    {K, "LoadLibraryW", CC_STD, 1, k_LoadLibraryW, 0},
     {K, "FreeLibrary", CC_STD, 1, k_true, 0},
     {K, "GetStdHandle", CC_STD, 1, k_GetStdHandle, 0},
     {K, "WriteFile", CC_STD, 5, k_WriteFile, 0},
@@ -1143,6 +1982,8 @@ static const w32_entry table[] = {
     {C, "fputs", CC_C, 2, c_fputs, 0},
     {C, "fwrite", CC_C, 4, c_fwrite, 0},
     {C, "fflush", CC_C, 1, c_fflush, 0},
+    {C, "_fileno", CC_C, 1, c_fileno, 0},
+    {C, "_setmode", CC_C, 2, c_setmode, 0},
     {C, "printf", CC_C, 1, c_printf, 0},
     {C, "fprintf", CC_C, 2, c_fprintf, 0},
     {C, "vprintf", CC_C, 2, c_vprintf, 0},
@@ -1172,6 +2013,8 @@ static const w32_entry table[] = {
 #define NTABLE ((int)(sizeof table / sizeof table[0]))
 _Static_assert(HCP_SVC_WIN32 + sizeof table / sizeof table[0] <= HCP_SVC_MISSING, "the table fits its services");
 
+static bool table_fn(int svc) { return svc >= (int)HCP_SVC_WIN32 && table[svc - (int)HCP_SVC_WIN32].fn != NULL; }
+
 static int svc_of(const char *name) {
     for (int i = 0; i < NTABLE; i++)
         if (strcmp(table[i].name, name) == 0) return (int)HCP_SVC_WIN32 + i;
@@ -1180,13 +2023,15 @@ static int svc_of(const char *name) {
 
 int hcp_win32_lookup(const char *dll, const char *name, bool *data) {
     *data = false;
-    bool k32 = strcasecmp(dll, "KERNEL32.dll") == 0, crt = strcasecmp(dll, "msvcrt.dll") == 0;
+    bool k32 = strcasecmp(dll, "KERNEL32.dll") == 0, crt = strcasecmp(dll, "msvcrt.dll") == 0,
+         nt = strcasecmp(dll, "ntdll.dll") == 0;
     if (k32)
         for (int i = 0; hcp_import_name(i); i++)
             if (strcmp(hcp_import_name(i), name) == 0) return i; /* the call gate's own */
     for (int i = 0; i < NTABLE; i++) {
         const w32_entry *e = &table[i];
-        if ((k32 && strcmp(e->dll, "KERNEL32.dll") == 0) || (crt && strcmp(e->dll, "msvcrt.dll") == 0)) {
+        if ((k32 && strcmp(e->dll, "KERNEL32.dll") == 0) || (crt && strcmp(e->dll, "msvcrt.dll") == 0) ||
+            (nt && strcmp(e->dll, "ntdll.dll") == 0)) {
             if (strcmp(e->name, name) != 0) continue;
             *data = e->cc == CC_DATA;
             return (int)HCP_SVC_WIN32 + i;
@@ -1249,9 +2094,9 @@ static bool gate_free(const char *name) {
 }
 
 bool hcp_pe_import_row(int i, hcp_pe_import *o) {
-    static const char *const dlls[] = {"KERNEL32.dll", "msvcrt.dll"};
+    static const char *const dlls[] = {"KERNEL32.dll", "msvcrt.dll", "ntdll.dll"};
     int k = 0;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 3; d++) {
         int ord = 0;
         if (d == 0)
             for (int j = 0; hcp_import_name(j); j++) {
@@ -1302,9 +2147,12 @@ int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char
 
 uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
     hcp_process *p = os->proc;
-    (void)resumed;
     *pending = false;
     if (!p) return 0xC000001Cu; /* STATUS_INVALID_SYSTEM_SERVICE: no process */
+    if (resumed) {              /* a call that blocked, now that its thread runs again */
+        os_thread *ot = hcp_os_thread(os, t);
+        return ot && ot->w32_resume == HCP_RESUME_WAIT ? hcp_wait_result(os) : 0;
+    }
     if (service >= HCP_SVC_MISSING) {
         uint32_t k = service - HCP_SVC_MISSING;
         if (k >= (uint32_t)p->nmissing) return 0xC000001Cu;
@@ -1315,7 +2163,7 @@ uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resume
     }
     int i = (int)(service - HCP_SVC_WIN32);
     if (i >= NTABLE || !table[i].fn) return 0xC000001Cu;
-    ctx c = {p, os, os->m, t, sim_arch_ptr_size(sim_machine_config(os->m)->arch), {0}, NULL, false};
+    ctx c = {p, os, os->m, t, sim_arch_ptr_size(sim_machine_config(os->m)->arch), {0}, NULL, false, false, 0};
     char fn[64];
     snprintf(fn, sizeof fn, "%s!%s", table[i].dll, table[i].name);
     c.fn = fn;
@@ -1327,10 +2175,17 @@ uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resume
         if (c.w == 4) c.a[k] &= 0xFFFFFFFFu;
     }
     hcp_kernel_entry(os);
+    os->entered = true; /* the api/ functions it calls charge no second entry */
     uint64_t r = c.failed ? 0 : table[i].fn(&c);
+    os->entered = false;
     if (c.failed) {
         sim_gate_end_call(t);
         return 0;
+    }
+    if (c.pending) { /* any thread's: a Lua thread may call a program's export that waits */
+        os_thread *ot = hcp_os_thread(os, t);
+        if (ot) ot->w32_resume = c.resume;
+        *pending = true;
     }
     return r;
 }

@@ -25,8 +25,8 @@ typedef struct lprocess {
     int phase; /* 0..ntls-1: TLS callbacks; ntls: the entry point; then done */
     int ntls;
     uint64_t tls[HCP_PE_MAX_TLS_CALLBACKS];
-    bool done;
-    uint32_t exit_code;
+    lua_State *L;   /* the main Lua thread (CreateThread's factory reaches the running body through it) */
+    int mref, pref; /* registry references: the machine, this process */
     char *out[2];
     size_t n[2], cap[2];
 } lprocess;
@@ -50,38 +50,63 @@ static void on_output(void *ud, int fd, const char *bytes, size_t n) {
     lp->n[k] += n;
 }
 
-/* ---- the main thread's body ------------------------------------------------------------------------ */
+/* ---- the process's threads' bodies ------------------------------------------------------------- */
 
-static int body_step(lua_State *L, lprocess *lp);
+/* What Windows reports of an unhandled exception of thread t: the code, the faulting address with
+ * its module and offset, the inaccessible address of an access violation, the instruction. */
+static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
+    const sim_fault *f = t ? sim_call_fault(t) : NULL;
+    if (!f) return luaL_error(L, "%s: unhandled exception", hcp_process_name(lp->p));
+    uint32_t code = hcp_fault_status(f->kind);
+    const char *name = hcp_status_name(code);
+    char where[128], what[96] = "", insn[160], bytes[16 * 3 + 1] = "", msg[768];
+    hcp_process_where(lp->p, f->address, where, sizeof where);
+    int len = sim_fault_insn(lp->lm->m, f, insn, sizeof insn);
+    for (int i = 0, k = 0; i < (len ? len : f->nbytes); i++)
+        k += snprintf(bytes + k, sizeof bytes - (size_t)k, i ? " %02X" : "%02X", f->bytes[i]);
+    if (code == STATUS_ACCESS_VIOLATION || code == STATUS_STACK_OVERFLOW)
+        snprintf(what, sizeof what, ": %s 0x%llX",
+                 f->access == 1   ? "writing"
+                 : f->access == 8 ? "executing"
+                                  : "reading",
+                 (unsigned long long)f->data);
+    snprintf(msg, sizeof msg, "%s: unhandled exception 0x%08X (%s) at 0x%llX (%s) in thread '%s' (id %u)%s; %s%s%s[%s]",
+             hcp_process_name(lp->p), (unsigned)code, name ? name : "?", (unsigned long long)f->address, where,
+             sim_thread_name(t), (unsigned)sim_thread_id(t), what, len ? "instruction: " : "instruction bytes ",
+             len ? insn : "", len ? " " : "", bytes[0] ? bytes : "not readable");
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
 
-/* After a t:run of phase lp->phase: its results (r, code, info) are on top. */
-static int body_k(lua_State *L, int status, lua_KContext ctx) {
-    (void)status;
-    lprocess *lp = (lprocess *)ctx;
+/* After a t:run of a thread of the process, its results (r, code, info) on top: 1 with the
+ * body's exit code pushed when the thread is done, 0 when `last` is false and it goes on. */
+static int after_run(lua_State *L, lprocess *lp, bool last) {
+    sim_thread *t = sim_sched_current(lp->lm->m);
     const char *failure = hcp_process_failure(lp->p);
     if (failure) {
         lua_pushstring(L, failure);
         return lua_error(L);
     }
     uint32_t code;
-    if (hcp_process_exited(lp->p, &code)) {
-        lp->done = true;
-        lp->exit_code = code;
+    if (t && hcp_process_thread_exited(lp->p, t, &code)) { /* ExitThread, ExitProcess, TerminateThread of itself */
+        if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, code);
         lua_pushinteger(L, (lua_Integer)code);
         return 1;
     }
-    if (lua_isnil(L, -3)) { /* a guest exception: what Windows would report of an unhandled one */
-        const char *msg = "?";
-        if (lua_istable(L, -1) && lua_getfield(L, -1, "message") == LUA_TSTRING) msg = lua_tostring(L, -1);
-        lua_pushfstring(L, "%s: unhandled exception: %s", hcp_process_name(lp->p), msg);
-        return lua_error(L);
-    }
-    if (lp->phase == lp->ntls) { /* the entry point returned: ExitThread of the last thread, its value */
-        lp->done = true;
-        lp->exit_code = (uint32_t)lua_tointeger(L, -3);
-        lua_pushinteger(L, (lua_Integer)lp->exit_code);
-        return 1;
-    }
+    if (lua_isnil(L, -3)) return unhandled(L, lp, t);
+    if (!last) return 0;
+    code = (uint32_t)lua_tointeger(L, -3); /* the start routine returned: ExitThread of its value */
+    if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, code); /* the last thread */
+    lua_pushinteger(L, (lua_Integer)code);
+    return 1;
+}
+
+static int body_step(lua_State *L, lprocess *lp);
+
+static int body_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    lprocess *lp = (lprocess *)ctx;
+    if (after_run(L, lp, lp->phase == lp->ntls)) return 1;
     lua_pop(L, 3);
     lp->phase++;
     return body_step(L, lp);
@@ -108,6 +133,78 @@ static int body(lua_State *L) {
     lua_settop(L, 1);
     lp->phase = 0;
     return body_step(L, lp);
+}
+
+/* A thread CreateThread made: start(param), upvalues (process, start, param). */
+static int tbody_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    return after_run(L, (lprocess *)ctx, true);
+}
+
+static int tbody(lua_State *L) {
+    lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
+    lua_settop(L, 1);
+    lua_getfield(L, 1, "run");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_callk(L, 3, 3, (lua_KContext)lp, tbody_k);
+    return tbody_k(L, LUA_OK, (lua_KContext)lp);
+}
+
+typedef struct spawn_req {
+    lprocess *lp;
+    const char *name;
+    uint64_t start, param;
+    sim_thread *out;
+} spawn_req;
+
+static int spawn_protected(lua_State *L) {
+    spawn_req *rq = lua_touserdata(L, 1);
+    lprocess *lp = rq->lp;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lp->mref);
+    int midx = lua_gettop(L);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, rq->name);
+    lua_setfield(L, -2, "name");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lp->pref);
+    lua_pushinteger(L, (lua_Integer)rq->start);
+    lua_pushinteger(L, (lua_Integer)rq->param);
+    lua_pushcclosure(L, tbody, 3);
+    lua_setfield(L, -2, "body");
+    lhcp_thread_new(L, lp->lm, midx, -1);
+    rq->out = lhcp_check_thread(L, -1)->t;
+    return 0;
+}
+
+/* CreateThread's factory: a thread of the machine made like m:thread's, on the running body's coroutine. */
+static sim_thread *spawn(void *ud, const char *name, uint64_t start, uint64_t param, char *err, size_t cap) {
+    lprocess *lp = ud;
+    lua_State *L0 = lp->L;
+    sim_thread *cur = lp->lm->m ? sim_sched_current(lp->lm->m) : NULL;
+    if (!cur) {
+        snprintf(err, cap, "no running thread");
+        return NULL;
+    }
+    lua_rawgeti(L0, LUA_REGISTRYINDEX, lp->mref);
+    lua_getiuservalue(L0, -1, 1); /* the machine's threads, by index + 1 */
+    lua_rawgeti(L0, -1, sim_thread_index(cur) + 1);
+    lthread *clt = lua_touserdata(L0, -1);
+    lua_pop(L0, 3);
+    if (!clt || !clt->co) {
+        snprintf(err, cap, "the calling thread has no body");
+        return NULL;
+    }
+    lua_State *L = clt->co;
+    spawn_req rq = {lp, name, start, param, NULL};
+    lua_pushcfunction(L, spawn_protected);
+    lua_pushlightuserdata(L, &rq);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        snprintf(err, cap, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+        lua_pop(L, 1);
+        return NULL;
+    }
+    return rq.out;
 }
 
 /* ---- m:process ---------------------------------------------------------------------------------------- */
@@ -193,6 +290,14 @@ int lhcp_m_process(lua_State *L) {
     lp->echo = echo;
     lp->ntls = hcp_process_tls_callbacks(p, lp->tls, HCP_PE_MAX_TLS_CALLBACKS);
     hcp_process_set_output(p, on_output, lp);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    lp->L = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    lp->mref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, pidx);
+    lp->pref = luaL_ref(L, LUA_REGISTRYINDEX);
+    hcp_process_set_spawn(p, spawn, lp);
     /* its main thread: named after the image, priority 8 */
     lua_createtable(L, 0, 2);
     lua_pushstring(L, hcp_process_name(p));
@@ -212,10 +317,19 @@ static int p_index(lua_State *L) {
     lprocess *lp = luaL_checkudata(L, 1, LHCP_PROCESS);
     const char *k = luaL_checkstring(L, 2);
     if (strcmp(k, "exit_code") == 0) {
-        if (lp->done)
-            lua_pushinteger(L, (lua_Integer)lp->exit_code);
+        uint32_t code;
+        if (lp->lm->m && hcp_process_exited(lp->p, &code))
+            lua_pushinteger(L, (lua_Integer)code);
         else
             lua_pushnil(L);
+    } else if (strcmp(k, "exports") == 0) { /* {name = address}: t:run(p.exports.name, ...) */
+        const char *name;
+        uint64_t addr;
+        lua_newtable(L);
+        for (int i = 0; lp->lm->m && hcp_process_export(lp->p, i, &name, &addr); i++) {
+            lua_pushinteger(L, (lua_Integer)addr);
+            lua_setfield(L, -2, name);
+        }
     } else if (strcmp(k, "stdout") == 0 || strcmp(k, "stderr") == 0) {
         int i = k[3] == 'e';
         lua_pushlstring(L, lp->out[i] ? lp->out[i] : "", lp->n[i]);

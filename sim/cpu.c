@@ -711,6 +711,11 @@ void sim_gate_end_call(sim_thread *t) {
     if (t->m->gate_thread == t) t->gate_end = true;
 }
 
+void sim_gate_result_high(sim_thread *t, uint32_t v) {
+    if (t->m->gate_thread == t && t->m->isa->ptr == 4 && sim_machine_config(t->m)->arch == SIM_ARCH_X86)
+        sim_reg_set(t->m, UC_X86_REG_EDX, v);
+}
+
 uint64_t sim_reg(sim_machine *m, int reg) {
     uint64_t v = 0;
     uc_reg_read(m->uc, reg, &v);

@@ -522,3 +522,14 @@ sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid) {
     if (tid < SIM_FIRST_TID || (tid - SIM_FIRST_TID) % 4u) return NULL;
     return sim_thread_at(m, (int)((tid - SIM_FIRST_TID) / 4u));
 }
+
+sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot) {
+    region *r = (region *)sim_region_find(m, base);
+    if (!r || r->base != base || r->size != size || r->kind != RK_DATA || r->owner != -1 ||
+        (prot & ~(SIM_PROT_READ | SIM_PROT_WRITE)))
+        return SIM_ERR_ARG;
+    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0);
+    if (uc_mem_protect(m->uc, base, (size_t)size, up) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    r->prot = up;
+    return SIM_OK;
+}

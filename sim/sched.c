@@ -443,3 +443,80 @@ void sim_deadlock_report(sim_machine *m, char *buf, size_t n) {
     }
     if (k >= n && n > 4) memcpy(buf + n - 4, "...", 4);
 }
+
+/* ---- changing a thread's priority, affinity and ideal processor ------------------------------------ */
+
+/* A change that may let a Ready thread preempt: every CPU running a lower
+ * priority than the highest Ready one checks, as after ready(). */
+static void recheck_all(sim_machine *m) {
+    for (int i = 0; i < m->ncpus; i++) {
+        sim_cpu *c = &m->cpus[i];
+        if (c->cur && (m->rq_summary >> (c->cur->priority + 1))) {
+            c->check_preempt = true;
+            if (c == m->exec) m->stop_at = 0;
+        }
+    }
+}
+
+sim_err sim_thread_set_priority(sim_thread *t, int priority) {
+    sim_machine *m = t->m;
+    if (priority < 0 || priority > 31) return SIM_ERR_ARG;
+    if (t->state == SIM_TS_TERMINATED || priority == t->priority) {
+        t->priority = priority;
+        return SIM_OK;
+    }
+    if (t->state == SIM_TS_READY) { /* the tail of its new queue */
+        rq_remove(m, t);
+        t->priority = priority;
+        rq_insert(m, t, false);
+    } else {
+        t->priority = priority;
+    }
+    recheck_all(m);
+    return SIM_OK;
+}
+
+static uint64_t machine_mask(const sim_machine *m) {
+    return m->ncpus >= 64 ? UINT64_MAX : (UINT64_C(1) << m->ncpus) - 1;
+}
+
+sim_err sim_thread_set_affinity(sim_thread *t, uint64_t affinity, uint64_t *old) {
+    sim_machine *m = t->m;
+    uint64_t a = affinity & machine_mask(m);
+    if (old) *old = t->affinity;
+    if (!a || a != affinity) return SIM_ERR_ARG;
+    t->affinity = a;
+    if (!cpu_in(a, t->ideal)) { /* the ideal processor moves into the affinity, as at creation */
+        int k = t->ideal;
+        while (!cpu_in(a, k)) k = (k + 1) % m->ncpus;
+        t->ideal = k;
+    }
+    /* the running thread of the executing CPU leaves a CPU it may no longer use */
+    if (t->state == SIM_TS_RUNNING && m->exec && m->exec->cur == t && !cpu_in(a, m->exec->index)) {
+        sim_cpu *c = m->exec;
+        leave_ready(m, c, SIM_WR_PREEMPTED, SIM_READY_PREEMPTED, true);
+        switch_to(m, c, pick_for(m, c, 0, true));
+    }
+    return SIM_OK;
+}
+
+int sim_thread_set_ideal(sim_thread *t, int cpu) {
+    sim_machine *m = t->m;
+    int prev = t->ideal;
+    if (cpu < 0 || cpu >= m->ncpus || !cpu_in(t->affinity, cpu)) return -1;
+    t->ideal = cpu;
+    return prev;
+}
+
+sim_err sim_thread_hold(sim_thread *t) {
+    if (t->state != SIM_TS_READY || t->switches) return SIM_ERR_STATE;
+    rq_remove(t->m, t);
+    t->state = SIM_TS_INITIALIZED;
+    return SIM_OK;
+}
+
+sim_err sim_thread_release(sim_thread *t) {
+    if (t->state != SIM_TS_INITIALIZED) return SIM_ERR_STATE;
+    ready(t->m, t, sim_clock(t->m), SIM_READY_NEW, false);
+    return SIM_OK;
+}

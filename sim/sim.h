@@ -205,6 +205,24 @@ bool sim_thread_stack(const sim_thread *t, uint64_t *lo, uint64_t *hi);
 uint64_t sim_thread_create_time(const sim_thread *t);
 uint64_t sim_thread_exit_time(const sim_thread *t);
 uint64_t sim_thread_ticks(const sim_thread *t);
+/* SetThreadPriority: priority 0..31 (SIM_ERR_ARG else); a Ready thread moves to
+ * the tail of its new queue, and every CPU running a lower priority than a
+ * Ready thread checks for preemption. */
+sim_err sim_thread_set_priority(sim_thread *t, int priority);
+/* SetThreadAffinityMask: *old gets the previous mask; SIM_ERR_ARG (nothing
+ * changed) when the mask is 0 or names a CPU the machine lacks.  The ideal
+ * processor moves into the new mask; the executing thread leaves a CPU
+ * outside it at once (preempted, to the head of its queue); a thread running
+ * on another CPU moves at its next switch. */
+sim_err sim_thread_set_affinity(sim_thread *t, uint64_t affinity, uint64_t *old);
+/* SetThreadIdealProcessor: the previous ideal processor, or -1 (nothing
+ * changed) when cpu is not a CPU of t's affinity. */
+int sim_thread_set_ideal(sim_thread *t, int cpu);
+/* CREATE_SUSPENDED: a new thread that has not run yet leaves its ready queue
+ * (state Initialized) until sim_thread_release makes it Ready at the current
+ * time (its creation's ReadyThread record stays).  SIM_ERR_STATE otherwise. */
+sim_err sim_thread_hold(sim_thread *t);
+sim_err sim_thread_release(sim_thread *t);
 sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid);
 int sim_thread_count(const sim_machine *m);
 sim_thread *sim_thread_at(sim_machine *m, int index);
@@ -319,6 +337,9 @@ sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its
  * CPU; sim_call_continue returns SIM_CALL_RETURNED. */
 void sim_gate_end_call(sim_thread *t);
+/* Inside the handler, on x86: edx = v, the high half of a 64-bit result
+ * (edx:eax, GetTickCount64); a no-op on the other ISAs. */
+void sim_gate_result_high(sim_thread *t, uint32_t v);
 
 /* ---- fixed mappings: a loader's images (sim/README.md "Fixed mappings") ------------------ */
 #define SIM_PROT_READ 1u
@@ -335,6 +356,12 @@ bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size);
  * (sim_range_free) or n > size; SIM_ERR_MAPPINGS, SIM_ERR_TRAPS: the limits.
  * m:code and m:alloc later place their blocks around it. */
 sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n);
+/* Changes the protection of a whole data mapping [base, base + size) that
+ * sim_map_fixed made (VirtualProtect of a VirtualAlloc region): prot is
+ * SIM_PROT_READ, SIM_PROT_READ | SIM_PROT_WRITE or 0 (no access).
+ * SIM_ERR_ARG: not exactly one such mapping, or an executable protection
+ * (placed code needs its trap points, which bytes written later lack). */
+sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot);
 /* The thread's environment block: at the start of each of its guest calls
  * the segment register Windows addresses it through points at `base` (x64:
  * GS base; x86: FS, selector 0x3B of a descriptor table sim/ keeps), and the

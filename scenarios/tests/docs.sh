@@ -118,7 +118,7 @@ done
 
 # API.md names everything a scenario can reach: the module's constants and
 # functions (lhcp.c), the machine's options (api/system.c) and methods (lmachine.c), the
-# thread's methods and fields (lthread.c), the trace session's members, the
+# thread's methods and fields (lthread.c), the process's fields (lprocess.c), the trace session's members, the
 # TAP functions (lib/tap.lua), and every wait-reason name the binary knows.
 # A name counts when it appears as code: after a backquote, '.' or ':' and
 # not followed by more of an identifier.
@@ -128,9 +128,9 @@ done
   sed -n 's/^ *{"\([A-Za-z]*\)", [0-9]*},$/\1/p' lhcp.c
   sed -n 's/^ *{"\([A-Za-z_]*\)", l[_a-z]*},$/\1/p' lhcp.c
   sed -n 's/.*lua_setfield(L, -2, "\([A-Za-z][A-Za-z_]*\)");.*/\1/p' lhcp.c
-  sed -n 's/^ *{"\([A-Za-z_]*\)", m_[a-z_]*},$/\1/p' lmachine.c
+  sed -n 's/^ *{"\([A-Za-z_]*\)", \(lhcp_\)\{0,1\}m_[a-z_]*},.*$/\1/p' lmachine.c
   sed -n 's/^ *{"\([A-Za-z_]*\)", t_[A-Za-z_]*},$/\1/p' lthread.c
-  sed -n 's/.*strcmp(k, "\([a-z_]*\)") == 0.*/\1/p' lthread.c lmachine.c
+  sed -n 's/.*strcmp(k, "\([a-z_]*\)") == 0.*/\1/p' lthread.c lmachine.c lprocess.c
   sed -n 's/^function M\.\([a-z_]*\)(.*/\1/p' lib/tap.lua | grep -v '^_'
   # the machine options: the option table (api/system.c), one INT(...) or STRUCTURED(...) or {...} entry each
   sed -n 's/^ *\(INT\|STRUCTURED\)("\([a-z_]*\)",.*/\2/p; s/^ *{"\([a-z_]*\)", HCP_OPTK_[A-Z]*,.*/\1/p' ../api/system.c

@@ -17,6 +17,27 @@ exempt="out of host memory|no guest memory for|mapping RVA|writing the process b
 mkdir cases
 cp "$pe/loop64.exe" "$pe/loop32.exe" cases/
 perl "$top/scenarios/tests/pe_malformed.pl" cases/loop64.exe cases > cases.txt || exit 1
+# the export directory's classes, from crash64.exe (the example with exports: add, poke, waitex)
+cp "$pe/crash64.exe" cases/
+perl -e '
+  my ($in, $out) = @ARGV;
+  open my $f, "<:raw", $in or die; my $img = do { local $/; <$f> };
+  sub u16 { unpack "v", substr($img, $_[0], 2) } sub u32 { unpack "V", substr($img, $_[0], 4) }
+  my $pe = u32(0x3C); my $opt = $pe + 24; my $nsec = u16($pe + 6); my $st = $opt + u16($pe + 20);
+  sub off { my $r = shift; for my $i (0 .. $nsec - 1) { my $s = $st + 40 * $i; my ($va, $raw) = (u32($s + 12), u32($s + 20));
+      return $raw + $r - $va if $r >= $va && $r < $va + u32($s + 16) } die "rva $r" }
+  my ($erva, $esize) = (u32($opt + 112), u32($opt + 116)); my $e = off($erva);
+  my $size = u32($opt + 56); my $names = off(u32($e + 32)); my $ords = off(u32($e + 36)); my $funs = off(u32($e + 28));
+  my $first = substr($img, off(u32($names)), 3); my $o0 = u16($ords);
+  sub emit { my ($id, $what, $frag, @p) = @_; my $d = $img;
+    while (my ($at, $fmt, $v) = splice @p, 0, 3) { substr($d, $at, length pack($fmt, 0)) = pack($fmt, $v) }
+    open my $o, ">:raw", "$out/$id.exe" or die; print $o $d; close $o; print join("\t", $id, "x64", $what, $frag), "\n" }
+  emit("e1", "an export directory smaller than its 40-byte table", "export directory size 0x8 is too small (40 bytes)", $opt + 116, "V", 8);
+  emit("e2", "an export directory with 70000 names", "export directory: more than 65536 exports", $e + 24, "V", 70000);
+  emit("e3", "export tables outside the image", "export directory: its tables lie outside the image", $e + 28, "V", 0x7FFFFFF0);
+  emit("e4", "an export name outside the image", "export 0: its name or ordinal lies outside the image", $names, "V", 0x7FFFFFF0);
+  emit("e5", "an exported function outside the image", sprintf("export \x27%s\x27 (RVA 0x%X) lies outside the image", $first, $size + 0x1000), $funs + 4 * $o0, "V", $size + 0x1000);
+' cases/crash64.exe cases >> cases.txt || exit 1
 {
   echo 'local hcp = require "hcpsim"'
   echo 'local function try(name, m, spec) local ok, e = pcall(m.process, m, spec); print(name .. "\t" .. (ok and "loaded" or tostring(e))) end'

@@ -8,6 +8,8 @@
  * with _amsg_exit(2). */
 #define __USE_MINGW_ANSI_STDIO 0
 #include <errno.h>
+#include <fcntl.h>
+#include <io.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -49,13 +51,203 @@ static char page[8192] __attribute__((aligned(4096)));
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 static void on_exit_fn(void) { printf("ok " C "atexit: the function it registered runs at exit\n"); }
-static void on_mingw_atexit_fn(void) {
-    printf("ok mingw-w64's own atexit registered a function that runs\n");
-}
+static void on_mingw_atexit_fn(void) { printf("ok mingw-w64's own atexit registered a function that runs\n"); }
 static int on_onexit_fn(void) {
     printf("ok " C "_onexit: the function it registered runs at exit, before atexit's (last in, first out)\n");
     return 0;
 }
+static DWORD WINAPI ret7(LPVOID p) { return (DWORD)(ULONG_PTR)p + 7; }
+static DWORD WINAPI exit8(LPVOID p) {
+    (void)p;
+    ExitThread(8);
+}
+static DWORD WINAPI block(LPVOID p) { return WaitForSingleObject((HANDLE)p, INFINITE); }
+
+/* The functions of threads, synchronisation, TLS, time, memory and the heap (api/README.md). */
+static void threads_and_memory(void) {
+    CRITICAL_SECTION cs;
+    check(K "InitializeCriticalSectionAndSpinCount: TRUE", InitializeCriticalSectionAndSpinCount(&cs, 4000), "FALSE");
+    check(K "TryEnterCriticalSection: TRUE when free, TRUE again by its owner (recursion)",
+          TryEnterCriticalSection(&cs) && TryEnterCriticalSection(&cs), "FALSE");
+    LeaveCriticalSection(&cs);
+    LeaveCriticalSection(&cs);
+    DeleteCriticalSection(&cs);
+    check(K "InitializeCriticalSectionEx: TRUE", InitializeCriticalSectionEx(&cs, 0, 0), "FALSE");
+    DeleteCriticalSection(&cs);
+    DWORD ti = TlsAlloc();
+    check(K "TlsAlloc: an index, not TLS_OUT_OF_INDEXES", ti != TLS_OUT_OF_INDEXES, "%lu", ti);
+    check(K "TlsSetValue: TRUE, TlsGetValue then returns the value",
+          TlsSetValue(ti, (LPVOID)77) && TlsGetValue(ti) == (LPVOID)77, "%p", TlsGetValue(ti));
+    BOOL f1 = TlsFree(ti);
+    SetLastError(0);
+    BOOL f2 = TlsFree(ti);
+    check(K "TlsFree: TRUE, then FALSE with ERROR_INVALID_PARAMETER for the freed index",
+          f1 && !f2 && GetLastError() == ERROR_INVALID_PARAMETER, "%d %d %lu", f1, f2, GetLastError());
+    char *v = VirtualAlloc(NULL, 5000, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    check(K "VirtualAlloc: a 64 KiB-aligned region of zeros, writable",
+          v && ((ULONG_PTR)v & 0xFFFF) == 0 && v[0] == 0 && v[8191] == 0 && (v[5000] = 1) == 1, "%p", (void *)v);
+    check(K "VirtualFree: TRUE for MEM_RELEASE of the region", VirtualFree(v, 0, MEM_RELEASE), "FALSE");
+    HANDLE h = GetProcessHeap();
+    check(K "GetProcessHeap: a heap handle", h != NULL, "NULL");
+    int *z = HeapAlloc(h, HEAP_ZERO_MEMORY, 40);
+    check(K "HeapAlloc: HEAP_ZERO_MEMORY gives zeros", z && z[0] == 0 && z[9] == 0, "%p", (void *)z);
+    check(K "HeapSize: the size asked for", HeapSize(h, 0, z) == 40, "%lu", (unsigned long)HeapSize(h, 0, z));
+    z[9] = 99;
+    z = HeapReAlloc(h, 0, z, 4000);
+    check(K "HeapReAlloc: the contents move", z && z[9] == 99 && HeapSize(h, 0, z) == 4000, "%p", (void *)z);
+    check(K "HeapFree: TRUE", HeapFree(h, 0, z), "FALSE");
+    HANDLE hc = HeapCreate(0, 0, 0);
+    check(K "HeapCreate: a heap handle", hc != NULL, "NULL");
+    check(K "HeapDestroy: TRUE", HeapDestroy(hc), "FALSE");
+    SYSTEM_INFO si, ni;
+    GetSystemInfo(&si);
+    check(K "GetSystemInfo: 1 CPU (mask 1), 4 KiB pages, 64 KiB granularity",
+          si.dwNumberOfProcessors == 1 && si.dwActiveProcessorMask == 1 && si.dwPageSize == 4096 &&
+              si.dwAllocationGranularity == 65536,
+          "%lu %lu", si.dwNumberOfProcessors, si.dwPageSize);
+    GetNativeSystemInfo(&ni);
+    check(K "GetNativeSystemInfo: the same", memcmp(&si, &ni, sizeof si) == 0, "differs");
+    DWORD tid = 0, code = 0;
+    HANDLE t = CreateThread(NULL, 0, ret7, (LPVOID)35, 0, &tid);
+    DWORD w = WaitForSingleObject(t, INFINITE);
+    check(K "CreateThread: a thread that runs; its exit code is the routine's value (35 + 7)",
+          t && tid && w == WAIT_OBJECT_0 && GetExitCodeThread(t, &code) && code == 42, "%lu %lu", w, code);
+    CloseHandle(t);
+    t = CreateThread(NULL, 0, exit8, NULL, 0, NULL);
+    WaitForSingleObject(t, INFINITE);
+    check(K "ExitThread: the thread's exit code", GetExitCodeThread(t, &code) && code == 8, "%lu", code);
+    CloseHandle(t);
+    HANDLE never = CreateEventA(NULL, TRUE, FALSE, NULL);
+    t = CreateThread(NULL, 0, block, never, 0, NULL);
+    Sleep(1);
+    BOOL tt = TerminateThread(t, 66);
+    check(K "TerminateThread: TRUE; the waiting thread ends with that code",
+          tt && WaitForSingleObject(t, 0) == WAIT_OBJECT_0 && GetExitCodeThread(t, &code) && code == 66, "%d %lu", tt,
+          code);
+    CloseHandle(t);
+    HANDLE me = GetCurrentThread();
+    check(K "GetThreadPriority: THREAD_PRIORITY_NORMAL (0)", GetThreadPriority(me) == THREAD_PRIORITY_NORMAL, "%d",
+          GetThreadPriority(me));
+    BOOL sp1 = SetThreadPriority(me, THREAD_PRIORITY_BELOW_NORMAL);
+    int pr = GetThreadPriority(me);
+    SetLastError(0);
+    BOOL sp2 = SetThreadPriority(me, 7);
+    check(K "SetThreadPriority: TRUE and read back; FALSE with ERROR_INVALID_PARAMETER for 7",
+          sp1 && pr == THREAD_PRIORITY_BELOW_NORMAL && !sp2 && GetLastError() == ERROR_INVALID_PARAMETER, "%d %d %d",
+          sp1, pr, sp2);
+    SetThreadPriority(me, THREAD_PRIORITY_NORMAL);
+    check(K "SetThreadAffinityMask: the previous mask (1 on a 1-CPU machine)", SetThreadAffinityMask(me, 1) == 1,
+          "other");
+    check(K "SetThreadIdealProcessor: the previous ideal processor, 0", SetThreadIdealProcessor(me, 0) == 0, "other");
+    HANDLE dup = NULL;
+    BOOL bd = DuplicateHandle(GetCurrentProcess(), me, GetCurrentProcess(), &dup, 0, FALSE, DUPLICATE_SAME_ACCESS);
+    check(K "DuplicateHandle: TRUE, a real handle to the thread", bd && dup && GetThreadPriority(dup) == 0, "%d %p", bd,
+          (void *)dup);
+    CloseHandle(dup);
+    HANDLE ea = CreateEventA(NULL, TRUE, FALSE, "imports-a");
+    HANDLE ea2 = CreateEventA(NULL, TRUE, FALSE, "imports-a");
+    check(K "CreateEventA: a second CreateEventA of the name: a new handle, ERROR_ALREADY_EXISTS",
+          ea && ea2 && ea2 != ea && GetLastError() == ERROR_ALREADY_EXISTS, "%lu", GetLastError());
+    HANDLE ew = CreateEventW(NULL, FALSE, TRUE, L"imports-w");
+    check(K "CreateEventW: a signaled event, last error 0",
+          ew && GetLastError() == 0 && WaitForSingleObject(ew, 0) == WAIT_OBJECT_0, "%lu", GetLastError());
+    HANDLE oa = OpenEventA(EVENT_ALL_ACCESS, FALSE, "imports-a");
+    SetEvent(oa);
+    check(K "OpenEventA: the same event (set through it, signaled through the first handle)",
+          oa && WaitForSingleObject(ea, 0) == WAIT_OBJECT_0, "%p", (void *)oa);
+    SetLastError(0);
+    check(K "OpenEventW: NULL and ERROR_FILE_NOT_FOUND for an unknown name",
+          OpenEventW(EVENT_ALL_ACCESS, FALSE, L"no-such") == NULL && GetLastError() == ERROR_FILE_NOT_FOUND, "%lu",
+          GetLastError());
+    check(K "PulseEvent: TRUE; a manual event with no waiter is left reset",
+          PulseEvent(ea) && WaitForSingleObject(ea, 0) == WAIT_TIMEOUT, "FALSE");
+    HANDLE ma = CreateMutexA(NULL, TRUE, "imports-m");
+    check(K "CreateMutexA: owned by the creator: ReleaseMutex TRUE", ma && ReleaseMutex(ma), "%lu", GetLastError());
+    HANDLE mw = CreateMutexW(NULL, FALSE, L"imports-mw");
+    SetLastError(0);
+    check(K "CreateMutexW: not owned: ReleaseMutex FALSE, ERROR_NOT_OWNER",
+          mw && !ReleaseMutex(mw) && GetLastError() == ERROR_NOT_OWNER, "%lu", GetLastError());
+    check(K "OpenMutexA: the named mutex", OpenMutexA(SYNCHRONIZE, FALSE, "imports-m") != NULL, "NULL");
+    check(K "OpenMutexW: the named mutex", OpenMutexW(SYNCHRONIZE, FALSE, L"imports-mw") != NULL, "NULL");
+    HANDLE sa = CreateSemaphoreA(NULL, 1, 3, "imports-s");
+    LONG prev = -1;
+    check(K "CreateSemaphoreA: count 1: one wait succeeds, then the count is 0",
+          sa && WaitForSingleObject(sa, 0) == WAIT_OBJECT_0 && WaitForSingleObject(sa, 0) == WAIT_TIMEOUT, "NULL");
+    HANDLE sw = CreateSemaphoreW(NULL, 2, 2, L"imports-sw");
+    check(K "CreateSemaphoreW: full at 2: ReleaseSemaphore FALSE, ERROR_TOO_MANY_POSTS",
+          sw && !ReleaseSemaphore(sw, 1, &prev) && GetLastError() == ERROR_TOO_MANY_POSTS, "%lu", GetLastError());
+    HANDLE os = OpenSemaphoreA(SEMAPHORE_ALL_ACCESS, FALSE, "imports-s");
+    check(K "OpenSemaphoreA: the same semaphore (released through it: previous count 0)",
+          os && ReleaseSemaphore(os, 1, &prev) && prev == 0, "%ld", prev);
+    check(K "OpenSemaphoreW: the named semaphore", OpenSemaphoreW(SYNCHRONIZE, FALSE, L"imports-sw") != NULL, "NULL");
+    check(K "WaitForSingleObjectEx: WAIT_OBJECT_0 on a signaled semaphore", WaitForSingleObjectEx(sa, 0, FALSE) == 0,
+          "other");
+    HANDLE two[2] = {ea, never};
+    check(K "WaitForMultipleObjectsEx: WAIT_TIMEOUT, nothing signaled, timeout 0",
+          WaitForMultipleObjectsEx(2, two, FALSE, 0, FALSE) == WAIT_TIMEOUT, "other");
+    LARGE_INTEGER q1, q2;
+    QueryPerformanceCounter(&q1);
+    DWORD se = SleepEx(2, FALSE);
+    QueryPerformanceCounter(&q2);
+    check(K "SleepEx: 0 after at least 2 ms of the virtual clock", se == 0 && q2.QuadPart - q1.QuadPart >= 20000, "%lu",
+          se);
+    ULONGLONG t64 = GetTickCount64();
+    check(K "GetTickCount64: GetTickCount's count in 64 bits", (DWORD)t64 == GetTickCount() && t64 >> 32 == 0, "%llu",
+          (unsigned long long)t64);
+    FILETIME fc, fp;
+    GetSystemTimeAsFileTime(&fc);
+    GetSystemTimePreciseAsFileTime(&fp);
+    ULONGLONG c = (ULONGLONG)fc.dwHighDateTime << 32 | fc.dwLowDateTime,
+              pp = (ULONGLONG)fp.dwHighDateTime << 32 | fp.dwLowDateTime;
+    check(K "GetSystemTimeAsFileTime: within a day after 2026-01-01 00:00 UTC (boot_time), a whole tick",
+          c >= 134116992000000000ull && c < 134116992000000000ull + 864000000000ull && c % 156250 == 0, "%llu", c);
+    check(K "GetSystemTimePreciseAsFileTime: at or after the coarse time, within a tick of it",
+          pp >= c && pp - c < 156250, "%llu", pp);
+    t = CreateThread(NULL, 0, ret7, (LPVOID)1, CREATE_SUSPENDED, NULL);
+    DWORD before = WaitForSingleObject(t, 0), r1 = ResumeThread(t), after = WaitForSingleObject(t, INFINITE);
+    check(K "ResumeThread: a CREATE_SUSPENDED thread runs only after it; the previous count 1",
+          before == WAIT_TIMEOUT && r1 == 1 && after == WAIT_OBJECT_0 && GetExitCodeThread(t, &code) && code == 8,
+          "%lu %lu %lu", before, r1, code);
+    CloseHandle(t);
+    check(K "GetCurrentProcessorNumber: 0 on a 1-CPU machine", GetCurrentProcessorNumber() == 0, "%lu",
+          GetCurrentProcessorNumber());
+    DWORD_PTR pm = 0, sm = 0;
+    check(K "GetProcessAffinityMask: TRUE, process and system mask 1",
+          GetProcessAffinityMask(GetCurrentProcess(), &pm, &sm) && pm == 1 && sm == 1, "%lu %lu", (unsigned long)pm,
+          (unsigned long)sm);
+    char src[8] = "abcdefg", dst[8] = "";
+    SIZE_T got = 0;
+    check(K "ReadProcessMemory: TRUE, the bytes and their count, from this process",
+          ReadProcessMemory(GetCurrentProcess(), src, dst, 8, &got) && got == 8 && strcmp(dst, "abcdefg") == 0, "%lu",
+          (unsigned long)got);
+    SYSTEMTIME st = {1970, 1, 4, 1, 0, 0, 1, 500};
+    FILETIME ft;
+    check(K "SystemTimeToFileTime: 1970-01-01 00:00:01.500 is 116444736015000000",
+          SystemTimeToFileTime(&st, &ft) &&
+              ((ULONGLONG)ft.dwHighDateTime << 32 | ft.dwLowDateTime) == 116444736015000000ull,
+          "%lu %lu", ft.dwHighDateTime, ft.dwLowDateTime);
+    char tmp[MAX_PATH];
+    DWORD tn = GetTempPathA(sizeof tmp, tmp);
+    check(K "GetTempPathA: the fixed environment's TEMP with a backslash, C:\\Temp\\",
+          tn == 8 && strcmp(tmp, "C:\\Temp\\") == 0 && GetTempPathA(2, tmp) == 9, "%lu %s", tn, tmp);
+    SetLastError(0);
+    check(K "DeleteFileA: FALSE, ERROR_FILE_NOT_FOUND (no files)",
+          !DeleteFileA("C:\\Temp\\x") && GetLastError() == ERROR_FILE_NOT_FOUND, "%lu", GetLastError());
+    HMODULE nt = GetModuleHandleA("ntdll.dll");
+    typedef ULONG(WINAPI * to_dos_fn)(LONG);
+    typedef LONG(WINAPI * res_fn)(ULONG *, ULONG *, ULONG *);
+    to_dos_fn to_dos = (to_dos_fn)(void (*)(void))GetProcAddress(nt, "RtlNtStatusToDosError");
+    res_fn res = (res_fn)(void (*)(void))GetProcAddress(nt, "NtQueryTimerResolution");
+    check("ntdll.dll!RtlNtStatusToDosError: STATUS_ACCESS_VIOLATION is ERROR_NOACCESS (998)",
+          to_dos && to_dos((LONG)0xC0000005) == 998, "%p", (void *)nt);
+    ULONG rmax = 0, rmin = 0, rcur = 0;
+    check("ntdll.dll!NtQueryTimerResolution: STATUS_SUCCESS, the 15.625 ms tick (156250)",
+          res && res(&rmax, &rmin, &rcur) == 0 && rmax == 156250 && rcur == 156250, "%lu", rmax);
+    check(C "_fileno: stdout is 1, stderr 2", _fileno(stdout) == 1 && _fileno(stderr) == 2, "%d", _fileno(stdout));
+    int m1 = _setmode(1, _O_BINARY), m2 = _setmode(1, _O_TEXT);
+    check(C "_setmode: the previous mode, _O_TEXT then _O_BINARY", m1 == _O_TEXT && m2 == _O_BINARY, "%x %x", m1, m2);
+}
+
 static int vp(const char *f, ...) {
     va_list ap;
     va_start(ap, f);
@@ -118,11 +310,12 @@ int main(int argc, char **argv) {
     FILETIME ct, xt, kt, ut;
     memset(&xt, 0xFF, sizeof xt);
     BOOL bt = GetThreadTimes(GetCurrentThread(), &ct, &xt, &kt, &ut);
-    check(K "GetThreadTimes: TRUE, exit time 0 for a running thread", bt && xt.dwLowDateTime == 0 && xt.dwHighDateTime == 0,
-          "%d", bt);
+    check(K "GetThreadTimes: TRUE, exit time 0 for a running thread",
+          bt && xt.dwLowDateTime == 0 && xt.dwHighDateTime == 0, "%d", bt);
     LARGE_INTEGER f, q1, q2;
     BOOL bf = QueryPerformanceFrequency(&f);
-    check(K "QueryPerformanceFrequency: TRUE, 10 MHz", bf && f.QuadPart == 10000000, "%d %lld", bf, (long long)f.QuadPart);
+    check(K "QueryPerformanceFrequency: TRUE, 10 MHz", bf && f.QuadPart == 10000000, "%d %lld", bf,
+          (long long)f.QuadPart);
     QueryPerformanceCounter(&q1);
     DWORD t1 = GetTickCount();
     Sleep(20);
@@ -159,8 +352,8 @@ int main(int argc, char **argv) {
     BOOL cl1 = CloseHandle(th);
     SetLastError(0);
     BOOL cl2 = CloseHandle(th);
-    check(K "CloseHandle: TRUE, then FALSE with ERROR_INVALID_HANDLE", cl1 && !cl2 && GetLastError() == ERROR_INVALID_HANDLE,
-          "%d %d %lu", cl1, cl2, GetLastError());
+    check(K "CloseHandle: TRUE, then FALSE with ERROR_INVALID_HANDLE",
+          cl1 && !cl2 && GetLastError() == ERROR_INVALID_HANDLE, "%d %d %lu", cl1, cl2, GetLastError());
     /* ---- process, startup, memory ---- */
     CRITICAL_SECTION cs;
     memset(&cs, 0x55, sizeof cs);
@@ -196,9 +389,11 @@ int main(int argc, char **argv) {
     VirtualProtect(page, 4096, PAGE_READWRITE, &old);
     MEMORY_BASIC_INFORMATION mbi;
     SIZE_T vq = VirtualQuery(page, &mbi, sizeof mbi);
-    check(K "VirtualQuery: not supported, 0 with ERROR_INVALID_PARAMETER",
-          vq == 0 && GetLastError() == ERROR_INVALID_PARAMETER, "%lu", (unsigned long)vq);
     extern IMAGE_DOS_HEADER __ImageBase;
+    check(K "VirtualQuery: the .bss page: committed image memory of this image, read/write",
+          vq == sizeof mbi && mbi.BaseAddress == page && mbi.AllocationBase == &__ImageBase &&
+              mbi.State == MEM_COMMIT && mbi.Type == MEM_IMAGE && mbi.Protect == PAGE_READWRITE,
+          "%lu %p %lx %lx %lx", (unsigned long)vq, mbi.AllocationBase, mbi.State, mbi.Type, mbi.Protect);
     check(K "GetModuleHandleA: NULL gives the image's base", GetModuleHandleA(NULL) == (HMODULE)&__ImageBase, "%p",
           (void *)GetModuleHandleA(NULL));
     check(K "GetModuleHandleW: NULL gives the image's base", GetModuleHandleW(NULL) == (HMODULE)&__ImageBase, "%p",
@@ -220,7 +415,8 @@ int main(int argc, char **argv) {
     BOOL bw = WriteFile(out, wf, sizeof wf - 1, &wrote, NULL);
     check(K "WriteFile: TRUE, all bytes written", bw && wrote == sizeof wf - 1, "%d %lu", bw, wrote);
     check(K "GetCommandLineA: the image path and the arguments",
-          strcmp(GetCommandLineA(), sizeof(void *) == 8 ? "C:\\hcpsim\\imports64.exe" : "C:\\hcpsim\\imports32.exe") == 0,
+          strcmp(GetCommandLineA(), sizeof(void *) == 8 ? "C:\\hcpsim\\imports64.exe" : "C:\\hcpsim\\imports32.exe") ==
+              0,
           "%s", GetCommandLineA());
     check(K "GetCommandLineW: the same in UTF-16",
           wsame(GetCommandLineW(), sizeof(void *) == 8 ? L"C:\\hcpsim\\imports64.exe" : L"C:\\hcpsim\\imports32.exe"),
@@ -274,7 +470,8 @@ int main(int argc, char **argv) {
     check(C "strerror: 0 is \"No error\"", strcmp(strerror((int)three - 3), "No error") == 0, "%s", strerror(0));
     check(C "localeconv: decimal_point \".\"", strcmp(localeconv()->decimal_point, ".") == 0, "%s",
           localeconv()->decimal_point);
-    check(C "setlocale: the query gives \"C\"", strcmp(setlocale(LC_ALL, NULL), "C") == 0, "%s", setlocale(LC_ALL, NULL));
+    check(C "setlocale: the query gives \"C\"", strcmp(setlocale(LC_ALL, NULL), "C") == 0, "%s",
+          setlocale(LC_ALL, NULL));
     check(C "signal: the previous handler, SIG_DFL", signal(SIGINT, SIG_IGN) == SIG_DFL, "");
     int ints[4] = {3, 1, 2, 0};
     (void)cmp_int;
@@ -300,14 +497,15 @@ int main(int argc, char **argv) {
     check(C "vprintf: the count", r == sizeof LINE("vprintf: writes") - 1, "%d", r);
     r = vf(stdout, "%s", LINE("vfprintf: writes"));
     check(C "vfprintf: the count", r == sizeof LINE("vfprintf: writes") - 1, "%d", r);
-    check(C "sprintf: \"%05d|%-3s|\" of 42, \"ab\"", sprintf(buf, "%05d|%-3s|", 42, "ab") == 10 && strcmp(buf, "00042|ab |") == 0,
-          "%s", buf);
+    check(C "sprintf: \"%05d|%-3s|\" of 42, \"ab\"",
+          sprintf(buf, "%05d|%-3s|", 42, "ab") == 10 && strcmp(buf, "00042|ab |") == 0, "%s", buf);
     check(C "vsprintf: \"[%x]\" of 255", vs(buf, "[%x]", 255) == 4 && strcmp(buf, "[ff]") == 0, "%s", buf);
     memset(buf, '#', sizeof buf);
     int sn = _snprintf(buf, 3, "%s", "abcdef");
     check(C "_snprintf: -1 and no NUL when it does not fit", sn == -1 && memcmp(buf, "abc#", 4) == 0, "%d", sn);
     int vn = vsn(buf, 8, "%d", 12345);
     check(C "_vsnprintf: the count when it fits", vn == 5 && strcmp(buf, "12345") == 0, "%d %s", vn, buf);
+    threads_and_memory();
     atexit(on_mingw_atexit_fn); /* mingw-w64's own */
     __MINGW_IMP_SYMBOL(atexit)(on_exit_fn);
     _onexit(on_onexit_fn);
