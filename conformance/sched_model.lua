@@ -897,24 +897,13 @@ local multi = arg[3] == "multi"
 local first = math.tointeger(tonumber(arg[1] or "1")) or 1
 local count = math.tointeger(tonumber(arg[2] or "240")) or 240
 
--- A known hcpsim defect (conformance/README.md "Scheduler model"): a preemption check left
--- pending on a CPU survives its switch to another thread, so a thread that gave its CPU
--- away (SwitchToThread to a lower priority) takes it back at the next block boundary.
-local function known_stale_check(err)
-  return err:find("hcpsim: C cpu%d+ @%d+ %d+%->%d+ r32") ~= nil
-end
-
 local function report(sc, label, fn)
   local ok, err = pcall(fn, sc)
   local name = ("seed %d: %d CPUs, %d threads: %s"):format(sc.seed, sc.cpus, #sc.threads, label)
   if ok and err == nil then return tap.ok(true, name) end
   local small = shrink(sc, fn)
   local _, err2 = pcall(fn, small)
-  if ok and fn == check and known_stale_check(err) then
-    tap.todo("hcpsim keeps a stale preemption check across a switch", function() tap.ok(false, name) end)
-  else
-    tap.ok(false, name)
-  end
+  tap.ok(false, name)
   tap.diag(tostring(err))
   tap.diag("shrunk scenario (" .. tostring(err2) .. "), hcpsim run FILE.lua:")
   for line in standalone(small):gmatch("[^\n]+") do tap.diag(line) end
