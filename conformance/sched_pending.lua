@@ -58,4 +58,48 @@ tap.clause("SCHED-PREEMPT-CHECK-SWITCH", function()
   tap.is(got.l_end, 4000004, "L's spin ends at 4 + 2 x 2000000 cycles: nothing else ran guest code")
 end)
 
+-- 2. A thread is never Ready before it left its CPU.  Two CPUs, frequency 10 MHz (an ETW
+-- time stamp is then a cycle count), default slice (rounds of 10000 cycles) and tick
+-- (156250 cycles: none in this run), cost "unit".  A, B, C have priority 8 and ideal
+-- processors 0, 1, 0 (creation order round robin).
+--   CPU 0, t=0     takes A (B is left to its idle ideal CPU 1).  A spins 2000: 4 + 4000
+--                  cycles, then waits on the event E at 4004 and leaves CPU 0, which takes C.
+--                  C spins to the end of the round: its blocks end at 4007 + 2j, so it stops
+--                  at 10001.
+--   CPU 1, t=0     (now the furthest behind) takes B.  B spins 1000 (2004 cycles) and sets E
+--                  at 2004: A's wait is satisfied, but A left CPU 0 only at 4004, so it is
+--                  Ready at 4004, not 2004.  No CPU of A's affinity is idle and none runs a
+--                  lower priority: no check.  B exits at 2004; CPU 1 finds nothing eligible
+--                  (A only from 4004) and idles to its round end, 10000.
+--   CPU 1, 10000   takes A (CPU 0, at 10001, is behind no one): A's wait returns there.
+-- Before the fix A was Ready at 2004 and ran on CPU 1 from 2004, while it still ran on CPU 0.
+tap.clause("SCHED-READY-AFTER-LEAVE", function()
+  local m = hcp.machine { cpus = 2, frequency = 10000000, cost = "unit" }
+  local k = m:load "kernels"
+  local E = m:event { manual = false, initial = false }
+  local got, ready = {}, {}
+  local s = m:trace { flags = hcp.EVENT_TRACE_FLAG_DISPATCHER, on_event = function(ev)
+    if ev.name == "ReadyThread" then ready[#ready + 1] = ev.data.TThreadId .. "@" .. (ev.header.TimeStamp - 134116992000000000) end
+  end }
+  local A = m:thread { name = "A", body = function(t)
+    t:run(k.spin, 2000)
+    got.a_block = m:clock()
+    got.a_wait = t:WaitForSingleObject(E, hcp.INFINITE)
+    got.a_woke = m:clock()
+  end }
+  m:thread { name = "B", body = function(t)
+    t:run(k.spin, 1000)
+    got.b_set_at = m:clock()
+    t:SetEvent(E)
+  end }
+  m:thread { name = "C", body = function(t) t:run(k.spin, 100000) end }
+  m:run()
+  s:stop()
+  tap.is(got.a_block, 4004, "A waits at 4 + 2 x 2000 cycles")
+  tap.is(got.b_set_at, 2004, "B sets the event at 2004, on CPU 1, whose clock is behind")
+  tap.is(got.a_wait, hcp.WAIT_OBJECT_0, "A's wait is satisfied")
+  tap.is(ready[#ready], A.id .. "@4004", "A is Ready at the time it left CPU 0 (4004), not at the setter's 2004")
+  tap.is(got.a_woke, 10000, "A runs on CPU 1 at its round end, after its spans on CPU 0")
+end)
+
 tap.done_testing()

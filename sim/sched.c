@@ -126,10 +126,13 @@ uint64_t sim_clock(const sim_machine *m) {
     return t;
 }
 
-/* Makes t Ready at `time`: the tail of its queue, or the head when it was
+/* Makes t Ready at `time`, or at the time it left its CPU if that is later (a
+ * CPU whose clock is behind may wake a thread that another CPU, ahead, has only
+ * just switched out): the tail of its queue, or the head when it was
  * preempted.  If no CPU of its affinity is idle, the CPUs of its affinity
  * running a lower priority are told to check for preemption. */
 static void ready(sim_machine *m, sim_thread *t, uint64_t time, int reason, bool head) {
+    if (time < t->leave_time) time = t->leave_time;
     t->state = SIM_TS_READY;
     t->ready_time = time;
     t->ready_notify = !(reason == SIM_READY_YIELD || reason == SIM_READY_QUANTUM || reason == SIM_READY_PREEMPTED);
@@ -191,6 +194,7 @@ static void switch_to(sim_machine *m, sim_cpu *c, sim_thread *next) {
                     old ? (int)old->state : 0,
                     0};
     c->cur = next;
+    if (old) old->leave_time = c->time;
     if (old && m->running == old) m->running = NULL;
     if (next) {
         rq_remove(m, next);
