@@ -364,12 +364,14 @@ local function model(sc)
     return nil
   end
 
-  -- a Ready thread that may preempt t on cpu: "now" (eligible), "later" (Ready at a later time)
+  -- a Ready thread that may preempt t on cpu: "now" (eligible), "later" (Ready at a later time);
+  -- not one left to its idle ideal processor
   local function pending_above(cpu, prio)
     local now, later = false, false
     for p = 31, prio + 1, -1 do
       for _, x in ipairs(queues[p]) do
-        if x.notify and in_aff(x, cpu.idx) then
+        local left = x.ideal ~= cpu.idx and cpus[x.ideal].cur == nil and in_aff(x, x.ideal)
+        if x.notify and in_aff(x, cpu.idx) and not left then
           if x.ready_time > cpu.clock then later = true else now = true end
         end
       end
@@ -733,6 +735,14 @@ local function model(sc)
         take_interrupt(cpu)
       elseif best_ready(cpu, 0, nil, true) then
         switch_in(cpu, best_ready(cpu, 0, nil, true))
+        -- the threads readied while it was idle told no CPU to check: now every other CPU
+        -- running a lower priority than a Ready thread does
+        for c = 0, ncpu - 1 do
+          local e = cpus[c]
+          if e ~= cpu and e.cur then
+            for p = e.cur.prio + 1, 31 do if #queues[p] > 0 then e.check = true end end
+          end
+        end
       else
         if all_done() then break end
         local target = cpu.next_tick

@@ -102,4 +102,39 @@ tap.clause("SCHED-READY-AFTER-LEAVE", function()
   tap.is(got.a_woke, 10000, "A runs on CPU 1 at its round end, after its spans on CPU 0")
 end)
 
+-- 3. A thread readied while a CPU of its affinity was idle is not stranded when that CPU
+-- takes another thread.  Two CPUs, frequency 10 MHz, default slice (10000 cycles) and tick
+-- (none in this run), cost "unit".  X and H have priority 12 and ideal processor 1; L has
+-- priority 9 and may run only on CPU 0.  All three are Ready at 0, with both CPUs idle, so
+-- their creation tells no CPU to check.
+--   CPU 0, t=0   has nothing to run: it leaves X and H to their idle ideal CPU 1 and takes L.
+--                L spins 20000 (40004 cycles); its segment stops at the first block boundary
+--                at or after the round end: 3 + 2j = 10001.
+--   CPU 1, t=0   takes X (first in the priority-12 queue), not H.  H is still Ready and
+--                CPU 0 runs a lower priority, so CPU 0 is told to check.  X spins to 10001.
+--   CPU 0, 10001 the check at L's first block boundary: H (eligible, its ideal CPU busy)
+--                preempts L, which leaves with WrPreempted.
+-- Before the fix nothing told CPU 0 to check: H waited for L's exit at 40004.
+tap.clause("SCHED-IDLE-TAKES-OTHER", function()
+  local m = hcp.machine { cpus = 2, frequency = 10000000, cost = "unit" }
+  local k = m:load "kernels"
+  local got = {}
+  m:thread { name = "X", priority = 12, ideal = 1, body = function(t) t:run(k.spin, 20000) end }
+  m:thread { name = "H", priority = 12, ideal = 1, body = function(t)
+    got.h_start, got.h_cpu = m:clock(), t.cpu
+  end }
+  local L = m:thread { name = "L", priority = 9, affinity = 0x1, body = function(t)
+    local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), FLAG, 0)
+    t:run(k.spin, 20000)
+    local _, pd = t:ReadThreadProfilingData(ph, DISP)
+    got.l = pd
+  end }
+  m:run()
+  tap.is(got.h_start, 10001, "H starts at CPU 0's first block boundary after CPU 1 took X (10001), not at L's exit (40004)")
+  tap.is(got.h_cpu, 0, "on CPU 0")
+  tap.is(got.l.ContextSwitchCount, 1, "L was switched back in once")
+  tap.is(got.l.WaitReasonBitMap, bit(hcp.WrPreempted), "after WrPreempted")
+  tap.is(L.switches, 2, "L ran twice")
+end)
+
 tap.done_testing()

@@ -152,9 +152,10 @@ static void ready(sim_machine *m, sim_thread *t, uint64_t time, int reason, bool
 }
 
 /* The Ready threads of priority above prio that may preempt on c: readied by creation, a
- * wake-up or a timeout, with c in their affinity.  Bit 0: one is eligible on c now; bit 1:
- * one became Ready later than c's clock (readied by a CPU ahead of c).  Scans only the queues
- * above prio, as pick does. */
+ * wake-up or a timeout, with c in their affinity, and not left to their idle ideal processor
+ * (the exception of the idle-CPU rule).  Bit 0: one is eligible on c now; bit 1: one became
+ * Ready later than c's clock (readied by a CPU ahead of c).  Scans only the queues above prio,
+ * as pick does. */
 #define PENDING_NOW 1
 #define PENDING_LATER 2
 static int pending_above(const sim_machine *m, const sim_cpu *c, int prio) {
@@ -165,6 +166,7 @@ static int pending_above(const sim_machine *m, const sim_cpu *c, int prio) {
         int p = 31 - __builtin_clz(sum);
         for (const sim_thread *t = m->rq_head[p]; t; t = t->qnext) {
             if (!t->ready_notify || !cpu_in(t->affinity, c->index)) continue;
+            if (t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in(t->affinity, t->ideal)) continue;
             r |= t->ready_time > c->time ? PENDING_LATER : PENDING_NOW;
             if (r == (PENDING_NOW | PENDING_LATER)) return r;
         }
@@ -341,6 +343,13 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
         sim_thread *t = pick_for(m, c, 0, true);
         if (t) {
             switch_to(m, c, t);
+            /* Threads readied while c was idle told no CPU to check (c would take them); c
+             * took t, so each other CPU running a lower priority than a Ready thread checks. */
+            for (int i = 0; i < m->ncpus; i++) {
+                sim_cpu *e = &m->cpus[i];
+                if (e != c && e->cur && e->cur->priority < 31 && (m->rq_summary >> (e->cur->priority + 1)))
+                    e->check_preempt = true;
+            }
             continue;
         }
         if (m->nlive == 0) {
