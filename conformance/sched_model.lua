@@ -769,6 +769,65 @@ end
 
 -- ---- invariants on hcpsim's observations alone -------------------------------------------------------
 
+-- The bound on how long a thread readied by creation, a wake-up or a timeout (a ReadyThread
+-- event) may wait while a lower-priority thread runs on a CPU of its affinity
+-- (../sim/README.md "Preemption"): 0 on one CPU; on several, two rounds (a CPU may have run
+-- that far past the readying CPU's clock) plus the kernel work of the API calls a body makes
+-- between two block boundaries (at most 9 here: Enable, 7 ops, Read) and a block.
+local function preempt_latency(sc)
+  if sc.cpus == 1 then return 0 end
+  return 2 * sc.slice + 9 * (sc.api_call + sc.interrupt_cycles) + 3
+end
+
+-- A Ready thread of higher priority never waits beyond preempt_latency while a lower-priority
+-- thread runs on a CPU of its affinity: nil, or the first violation.
+local function check_wait_bound(sc, obs)
+  local prio, aff = {}, {}
+  for i, th in ipairs(obs.threads) do
+    prio[th.id] = sc.threads[i].priority
+    aff[th.id] = sc.threads[i].affinity or ((1 << sc.cpus) - 1)
+  end
+  local runs, cur = {}, {} -- per CPU: intervals {tid, from, to}
+  local waits = {}         -- {tid, ready, switched in}
+  local open = {}          -- tid -> its wait without a switch-in yet
+  for _, e in ipairs(obs.events) do
+    local cpu, ts, old, new = e:match("^C cpu(%d+) @(%d+) (%d+)%->(%d+)")
+    if cpu then
+      cpu, ts, old, new = tonumber(cpu), tonumber(ts), tonumber(old), tonumber(new)
+      runs[cpu] = runs[cpu] or {}
+      if cur[cpu] then cur[cpu].to = ts end
+      cur[cpu] = nil
+      if new ~= 0 then
+        cur[cpu] = { tid = new, from = ts }
+        table.insert(runs[cpu], cur[cpu])
+        if open[new] then open[new].to, open[new] = ts, nil end
+      end
+    else
+      local _, rts, tid = e:match("^R cpu(%d+) @(%d+) (%d+)")
+      local w = { tid = tonumber(tid), from = tonumber(rts) }
+      waits[#waits + 1], open[w.tid] = w, w
+    end
+  end
+  local lat = preempt_latency(sc)
+  for _, w in ipairs(waits) do
+    if not w.to then return ("thread %d Ready at %d never ran"):format(w.tid, w.from) end
+    for cpu, list in pairs(runs) do
+      if aff[w.tid] & (1 << cpu) ~= 0 then
+        for _, r in ipairs(list) do
+          if prio[r.tid] < prio[w.tid] and r.to then
+            local over = math.min(r.to, w.to) - math.max(r.from, w.from)
+            if over > lat then
+              return ("thread %d (priority %d) Ready from %d to %d while thread %d (priority %d) ran on cpu %d from %d to %d: %d cycles, bound %d")
+                :format(w.tid, prio[w.tid], w.from, w.to, r.tid, prio[r.tid], cpu, r.from, r.to, over, lat)
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local function check_invariants(sc, obs)
   local ncpu = sc.cpus
   for i, c in ipairs(obs.cpus) do
@@ -819,7 +878,7 @@ local function check_invariants(sc, obs)
       end
     end
   end
-  return nil
+  return check_wait_bound(sc, obs)
 end
 
 -- ---- comparison -------------------------------------------------------------------------------------
@@ -904,6 +963,40 @@ end
 if arg[1] == "print" then
   FORCE_CPUS = math.tointeger(tonumber(arg[3] or ""))
   print((standalone(generate(math.tointeger(tonumber(arg[2])) or 1)):gsub("\n$", "")))
+  return
+end
+
+-- report FIRST COUNT: runs the seeds' scenarios in hcpsim only (as generated, then forced onto
+-- one CPU when they have several), for `hcpsim run ... --report FILE.json`; prints, per machine
+-- in creation order and per thread, what the report must hold (conformance/sched_report.sh):
+-- "expect MACHINE THREAD USER KCALLS API_CALL": USER = the user cycles of its spins under the
+-- unit cost table (k.spin(n) retires 4 + 2n instructions), KCALLS = its calls that enter the
+-- kernel (Enable and every op but a spin; GetCurrentThread is a constant and reading happens
+-- entirely in user mode, HCP-SPEC §2), API_CALL = the kernel work of one.
+if arg[1] == "report" then
+  local first = math.tointeger(tonumber(arg[2] or "1")) or 1
+  local count = math.tointeger(tonumber(arg[3] or "20")) or 20
+  local mi = 0
+  local function expect(sc)
+    run_hcpsim(sc)
+    for i, th in ipairs(sc.threads) do
+      local user, calls = 0, 1
+      for _, op in ipairs(th.ops) do
+        if op[1] == "spin" then user = user + 4 + 2 * op[2] else calls = calls + 1 end
+      end
+      print(("expect %d %d %d %d %d"):format(mi, i - 1, user, calls, sc.api_call))
+    end
+    mi = mi + 1
+  end
+  for seed = first, first + count - 1 do
+    FORCE_CPUS = nil
+    local sc = generate(seed)
+    expect(sc)
+    if sc.cpus > 1 then
+      FORCE_CPUS = 1
+      expect(generate(seed))
+    end
+  end
   return
 end
 
