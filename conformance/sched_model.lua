@@ -436,6 +436,7 @@ local function model(sc)
     elseif ob.kind == "semaphore" then
       ob.count = ob.count - 1
     elseif ob.kind == "mutex" then
+      if ob.owner ~= t then t.owned[#t.owned + 1] = ob end -- in acquisition order
       ob.owner = t
       ob.rec = ob.rec + 1
       abandoned = ob.abandoned
@@ -486,7 +487,7 @@ local function model(sc)
     local aff = th.affinity or full
     local t = { idx = i, id = 1000 + 4 * (i - 1), name = th.name, prio = th.priority, aff = aff, ops = th.ops,
                 pc = 0, spin = nil, state = "init", qused = 0, switches = 0, csc = 0, bits = 0, cyc = 0,
-                last_reason = 0, log = {}, profiling = false, keep_quantum = false,
+                last_reason = 0, log = {}, profiling = false, keep_quantum = false, owned = {},
                 obj = { kind = "thread", waiters = {}, exited = false } }
     local ideal = th.ideal
     if ideal == nil then
@@ -515,11 +516,12 @@ local function model(sc)
   local function exit_thread(cpu, t)
     t.state = "terminated"
     t.obj.exited = true
-    for _, ob in ipairs(objs) do
-      if ob.kind == "mutex" and ob.owner == t then
-        ob.owner, ob.rec, ob.abandoned = nil, 0, true
-        signal(ob, cpu)
-      end
+    -- its mutexes are abandoned in the order it acquired them ("Objects")
+    local owned = t.owned
+    t.owned = {}
+    for _, ob in ipairs(owned) do
+      ob.owner, ob.rec, ob.abandoned = nil, 0, true
+      signal(ob, cpu)
     end
     signal(t.obj, cpu)
     switch_out(cpu, t, R_EXECUTIVE, S_TERMINATED, KERNEL_MODE)
@@ -645,6 +647,7 @@ local function model(sc)
         ob.rec = ob.rec - 1
         if ob.rec == 0 then
           ob.owner = nil
+          for i, x in ipairs(t.owned) do if x == ob then table.remove(t.owned, i) break end end
           signal(ob, cpu)
         end
       end

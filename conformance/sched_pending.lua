@@ -1,6 +1,7 @@
--- Pending preemption checks across switches, and wake-up times on several CPUs
--- (sim/README.md "Preemption", "Waits").  Both rules were found by the scheduler
--- model (sched_model.lua); every expected value below is derived from the rules.
+-- Rules the scheduler model (sched_model.lua) found hcpsim breaking: pending preemption
+-- checks across switches, wake-up times on several CPUs, idle CPUs taking another thread,
+-- the order in which an exiting thread abandons its mutexes (sim/README.md "Preemption",
+-- "Waits", "Objects").  Every expected value below is derived from the rules.
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
 
@@ -135,6 +136,35 @@ tap.clause("SCHED-IDLE-TAKES-OTHER", function()
   tap.is(got.l.ContextSwitchCount, 1, "L was switched back in once")
   tap.is(got.l.WaitReasonBitMap, bit(hcp.WrPreempted), "after WrPreempted")
   tap.is(L.switches, 2, "L ran twice")
+end)
+
+-- 4. An exiting thread abandons its mutexes in the order it acquired them (Windows appends a
+-- mutant to the owner's list when a wait acquires it and walks that list from its head at
+-- thread rundown).  One CPU, cost "unit".
+--   X (priority 10) acquires M1, then M2 (both free: at once), then sleeps 1 ms.
+--   W (priority 9) waits for any of {M1, M2}: both owned, it waits.
+--   X wakes at the tick after its due time and exits owning both: M1 is abandoned first and
+--   satisfies W's wait (index 0: WAIT_ABANDONED_0); M2 is abandoned with no waiter.
+--   W then waits on M2 with timeout 0: free and abandoned, so WAIT_ABANDONED_0 again.
+-- Before the fix the last acquired went first: W got M2 (WAIT_ABANDONED_0 + 1), and its wait
+-- on M2, which it then owned, returned WAIT_OBJECT_0.
+tap.clause("SCHED-MUTEX-ABANDON-ORDER", function()
+  local m = hcp.machine { cost = "unit" }
+  local M1, M2 = m:mutex {}, m:mutex {}
+  local got = {}
+  m:thread { name = "X", priority = 10, body = function(t)
+    got.x1, got.x2 = t:WaitForSingleObject(M1, 0), t:WaitForSingleObject(M2, 0)
+    t:Sleep(1)
+  end }
+  m:thread { name = "W", priority = 9, body = function(t)
+    got.any = t:WaitForMultipleObjects({ M1, M2 }, false, hcp.INFINITE)
+    got.m2 = t:WaitForSingleObject(M2, 0)
+  end }
+  m:run()
+  tap.is(got.x1, hcp.WAIT_OBJECT_0, "X acquires M1")
+  tap.is(got.x2, hcp.WAIT_OBJECT_0, "then M2")
+  tap.is(got.any, hcp.WAIT_ABANDONED_0, "W's wait-any is satisfied by M1, abandoned first (index 0)")
+  tap.is(got.m2, hcp.WAIT_ABANDONED_0, "M2 was abandoned after it, with no waiter: W's wait on it returns WAIT_ABANDONED_0")
 end)
 
 tap.done_testing()
