@@ -356,7 +356,8 @@ SEEDS ?= 5000
 REPORT_SEEDS ?= 1000
 .PHONY: check-sched-model
 check-sched-model: $(BUILD)/hcpsim
-	HCPSIM_CLAUSES=conformance/clauses.tsv $(BUILD)/hcpsim run conformance/sched_model.lua 1 $(SEEDS) \
+	HCPSIM_CLAUSES=conformance/clauses.tsv $(BUILD)/hcpsim run --lua-instructions $$(( $(SEEDS) * 2000000 + 1000000000 )) \
+	  conformance/sched_model.lua 1 $(SEEDS) \
 	  > $(BUILD)/sched_model.tap; status=$$?; grep -c '^ok' $(BUILD)/sched_model.tap | sed 's/$$/ passed/'; \
 	  grep '^not ok' $(BUILD)/sched_model.tap | head -20; echo "TAP: $(BUILD)/sched_model.tap"; \
 	  HCPSIM=$(BUILD)/hcpsim SEEDS=$(REPORT_SEEDS) sh conformance/sched_report.sh || status=1; exit $$status

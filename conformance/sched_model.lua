@@ -638,10 +638,12 @@ local function model(sc)
     elseif kd == "reset" then
       objs[op[2]].signaled = false
       log[#log + 1] = "true"
+      return false
     elseif kd == "release_mutex" then
       local ob = objs[op[2]]
       if ob.owner ~= t then
         log[#log + 1] = "false,288"
+        return false
       else
         log[#log + 1] = "true"
         ob.rec = ob.rec - 1
@@ -655,6 +657,7 @@ local function model(sc)
       local ob = objs[op[2]]
       if ob.count + op[3] > ob.max then
         log[#log + 1] = "false,298"
+        return false
       else
         log[#log + 1] = "true," .. ob.count
         ob.count = ob.count + op[3]
@@ -675,7 +678,8 @@ local function model(sc)
       block_wait(cpu, t, "wait", list, all, ms, R_USERREQ)
       return true
     end
-    -- a readying call returns, then the executing CPU checks at once
+    -- a call that can ready threads (SetEvent, or a ReleaseMutex or ReleaseSemaphore that
+    -- succeeded) returns: a pending check is done at once
     if cpu.check then return preempt_check(cpu, t) end
     return false
   end
