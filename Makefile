@@ -73,7 +73,8 @@ help:
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
 	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
-	@echo "                        5000; MULTI=1 also compares multi-CPU schedules), conformance/README.md"
+	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
+	@echo "                        (default 1000), conformance/README.md"
 	@echo "make clauses            the suite, then the coverage of the clause catalogue (conformance/README.md)"
 	@echo "make conformance-report the conformance matrix, clauses x implementations (reports/conformance/)"
 	@echo "make check-mutation     small semantic mutations; each must make make test fail (conformance/README.md)"
@@ -423,13 +424,17 @@ check-mutation:
 	perl conformance/mutate.pl
 
 # make check-sched-model: conformance/sched_model.lua on SEEDS generated scenarios
-# (make test runs 240 of them); MULTI=1 also compares the multi-CPU schedules.
+# (make test runs 240 of them), each as generated (1-3 CPUs) and forced onto one CPU; then the
+# run report's cycle accounting on REPORT_SEEDS of them (conformance/sched_report.sh).
 SEEDS ?= 5000
+REPORT_SEEDS ?= 1000
 .PHONY: check-sched-model
 check-sched-model: $(BUILD)/hcpsim
-	HCPSIM_CLAUSES=conformance/clauses.tsv $(BUILD)/hcpsim run conformance/sched_model.lua 1 $(SEEDS) $(if $(MULTI),multi) \
+	HCPSIM_CLAUSES=conformance/clauses.tsv $(BUILD)/hcpsim run --lua-instructions $$(( $(SEEDS) * 2000000 + 1000000000 )) \
+	  conformance/sched_model.lua 1 $(SEEDS) \
 	  > $(BUILD)/sched_model.tap; status=$$?; grep -c '^ok' $(BUILD)/sched_model.tap | sed 's/$$/ passed/'; \
-	  grep '^not ok' $(BUILD)/sched_model.tap | head -20; echo "TAP: $(BUILD)/sched_model.tap"; exit $$status
+	  grep '^not ok' $(BUILD)/sched_model.tap | head -20; echo "TAP: $(BUILD)/sched_model.tap"; \
+	  HCPSIM=$(BUILD)/hcpsim SEEDS=$(REPORT_SEEDS) sh conformance/sched_report.sh || status=1; exit $$status
 
 # The header dependencies the compiler wrote (none before the first build).
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

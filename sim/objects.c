@@ -323,7 +323,17 @@ int sim_semaphore_release(sim_object *s, int32_t n, int32_t *prev) {
 }
 
 void sim_thread_signal_exit(sim_thread *t) {
-    while (t->owned) { /* abandon every mutex it still owns */
+    /* t->owned holds the last acquired first; Windows abandons in acquisition order (a wait
+     * appends the mutant to its owner's list, thread rundown walks it from the head) */
+    sim_object *rev = NULL;
+    while (t->owned) {
+        sim_object *mx = t->owned;
+        t->owned = mx->next_owned;
+        mx->next_owned = rev;
+        rev = mx;
+    }
+    t->owned = rev;
+    while (t->owned) { /* abandon every mutex it still owns, first acquired first */
         sim_object *mx = t->owned;
         disown(mx);
         mx->abandoned = true;

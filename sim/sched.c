@@ -133,16 +133,20 @@ uint64_t sim_clock(const sim_machine *m) {
     return t;
 }
 
-/* Makes t Ready at `time`: the tail of its queue, or the head when it was
+/* Makes t Ready at `time`, or at the time it left its CPU if that is later (a
+ * CPU whose clock is behind may wake a thread that another CPU, ahead, has only
+ * just switched out): the tail of its queue, or the head when it was
  * preempted.  If no CPU of its affinity is idle, the CPUs of its affinity
  * running a lower priority are told to check for preemption. */
 static void ready(sim_machine *m, sim_thread *t, uint64_t time, int reason, bool head) {
+    if (time < t->leave_time) time = t->leave_time;
     t->state = SIM_TS_READY;
     t->ready_time = time;
+    t->ready_notify = !(reason == SIM_READY_YIELD || reason == SIM_READY_QUANTUM || reason == SIM_READY_PREEMPTED);
     rq_insert(m, t, head);
     sim_record r = {SIM_REC_READY, m->exec ? m->exec->index : 0, time, t, NULL, t->priority, 0, 0, 0, 0, reason};
     sim_sched_record(m, &r);
-    if (reason == SIM_READY_YIELD || reason == SIM_READY_QUANTUM || reason == SIM_READY_PREEMPTED) return;
+    if (!t->ready_notify) return;
     for (int i = 0; i < m->ncpus; i++)
         if (cpu_in(t->affinity, i) && !m->cpus[i].cur) return; /* an idle CPU will take it */
     for (int i = 0; i < m->ncpus; i++) {
@@ -152,6 +156,30 @@ static void ready(sim_machine *m, sim_thread *t, uint64_t time, int reason, bool
             if (c == m->exec) m->stop_at = 0;
         }
     }
+}
+
+/* The Ready threads of priority above prio that may preempt on c: readied by creation, a
+ * wake-up or a timeout, with c in their affinity, and not left to their idle ideal processor
+ * (the exception of the idle-CPU rule).  Bit 0: one is eligible on c now; bit 1: one became
+ * Ready later than c's clock (readied by a CPU ahead of c).  Scans only the queues above prio,
+ * as pick does. */
+#define PENDING_NOW 1
+#define PENDING_LATER 2
+static int pending_above(const sim_machine *m, const sim_cpu *c, int prio) {
+    if (prio >= 31) return 0;
+    uint32_t sum = m->rq_summary & ~((2u << prio) - 1);
+    int r = 0;
+    while (sum) {
+        int p = 31 - __builtin_clz(sum);
+        for (const sim_thread *t = m->rq_head[p]; t; t = t->qnext) {
+            if (!t->ready_notify || !cpu_in(t->affinity, c->index)) continue;
+            if (t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in(t->affinity, t->ideal)) continue;
+            r |= t->ready_time > c->time ? PENDING_LATER : PENDING_NOW;
+            if (r == (PENDING_NOW | PENDING_LATER)) return r;
+        }
+        sum &= ~(1u << p);
+    }
+    return r;
 }
 
 void sim_sched_make_ready(sim_thread *t, int reason) {
@@ -175,6 +203,7 @@ static void switch_to(sim_machine *m, sim_cpu *c, sim_thread *next) {
                     old ? (int)old->state : 0,
                     0};
     c->cur = next;
+    if (old) old->leave_time = c->time;
     if (old && m->running == old) m->running = NULL;
     if (next) {
         rq_remove(m, next);
@@ -184,6 +213,9 @@ static void switch_to(sim_machine *m, sim_cpu *c, sim_thread *next) {
         c->switches++;
         if (next->wait_reason != SIM_WR_PREEMPTED) next->quantum_start = sim_thread_cycle_time(next);
     }
+    /* The switch ends c's pending check: next was chosen from the queues as they are.  It
+     * stays pending only for a thread that may preempt and is not yet eligible here. */
+    c->check_preempt = next && (pending_above(m, c, next->priority) & PENDING_LATER);
     sim_sched_record(m, &r);
     if (next)
         for (int i = 0; i < m->nobs; i++)
@@ -232,13 +264,14 @@ static void check_preempt(sim_machine *m, sim_cpu *c) {
         c->check_preempt = false;
         return;
     }
-    sim_thread *n = pick(m, c, t->priority + 1);
-    if (n) {
+    int p = pending_above(m, c, t->priority);
+    if (p & PENDING_NOW) {
+        /* a thread that may preempt is eligible: c takes the highest eligible (FIFO) */
+        sim_thread *n = pick(m, c, t->priority + 1);
         leave_ready(m, c, SIM_WR_PREEMPTED, SIM_READY_PREEMPTED, true);
         switch_to(m, c, n);
-        c->check_preempt = false;
-    } else if (t->priority >= 31 || !(m->rq_summary >> (t->priority + 1))) {
-        c->check_preempt = false; /* nothing of higher priority is ready any more (none above 31) */
+    } else if (!p) {
+        c->check_preempt = false; /* none left: taken elsewhere, or only threads that yielded */
     }
 }
 
@@ -317,6 +350,13 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
         sim_thread *t = pick_for(m, c, 0, true);
         if (t) {
             switch_to(m, c, t);
+            /* Threads readied while c was idle told no CPU to check (c would take them); c
+             * took t, so each other CPU running a lower priority than a Ready thread checks. */
+            for (int i = 0; i < m->ncpus; i++) {
+                sim_cpu *e = &m->cpus[i];
+                if (e != c && e->cur && e->cur->priority < 31 && (m->rq_summary >> (e->cur->priority + 1)))
+                    e->check_preempt = true;
+            }
             continue;
         }
         if (m->nlive == 0) {

@@ -97,6 +97,8 @@ struct sim_thread {
     pmu_bank bank;
     uint64_t quantum_start; /* thread cycles when its quantum was last replenished */
     uint64_t ready_time;    /* when it became Ready (a CPU may take it from then on) */
+    uint64_t leave_time;    /* the clock of the CPU it last left (it is never Ready earlier) */
+    bool ready_notify;      /* readied by creation, a wake-up or a timeout (may preempt), not by leaving a CPU */
     int stack_slot;         /* the stack slot it holds during a guest call, -1 none */
     uint64_t stack_lo, stack_hi;
     uc_context *ctx; /* saved CPU state while not on the CPU (allocated on first use) */
