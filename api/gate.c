@@ -136,38 +136,38 @@ static uint64_t dispatch_call(void *ud, sim_thread *t, uint32_t service, bool re
     uint64_t a[5] = {0};
     int got;
     if (!fetch_args(os, t, f, a, &got)) { /* a stack argument the callee cannot read */
-        SetLastError(os, ERROR_NOACCESS);
+        hcp_SetLastError(os, ERROR_NOACCESS);
         return 0; /* FALSE: a 32-bit guest's arguments are all on the stack (x86) */
     }
     uint32_t r;
     switch (f) {
-    case IMP_GetCurrentThread: return GetCurrentThread(os);
-    case IMP_GetCurrentThreadId: return ret32(GetCurrentThreadId(os));
-    case IMP_GetLastError: return ret32(GetLastError(os));
-    case IMP_SetLastError: SetLastError(os, dw(a[0])); return 0; /* VOID */
-    case IMP_EnableThreadProfiling: return ret32(EnableThreadProfiling(os, a[0], dw(a[1]), a[2], a[3]));
-    case IMP_DisableThreadProfiling: return ret32(DisableThreadProfiling(os, a[0]));
-    case IMP_QueryThreadProfiling: return ret32(QueryThreadProfiling(os, a[0], a[1]));
-    case IMP_ReadThreadProfilingData: return ret32(ReadThreadProfilingData(os, a[0], dw(a[1]), a[2]));
-    case IMP_QueryThreadCycleTime: return ret_bool(QueryThreadCycleTime(os, a[0], a[1]));
-    case IMP_GetThreadTimes: return ret_bool(GetThreadTimes(os, a[0], a[1], a[2], a[3], a[4]));
-    case IMP_Sleep: *pending = Sleep(os, dw(a[0])) == HCP_PENDING; return 0;
-    case IMP_SwitchToThread: return ret_bool(SwitchToThread(os));
-    case IMP_SetEvent: return ret_bool(SetEvent(os, a[0]));
-    case IMP_ResetEvent: return ret_bool(ResetEvent(os, a[0]));
+    case IMP_GetCurrentThread: return hcp_GetCurrentThread(os);
+    case IMP_GetCurrentThreadId: return ret32(hcp_GetCurrentThreadId(os));
+    case IMP_GetLastError: return ret32(hcp_GetLastError(os));
+    case IMP_SetLastError: hcp_SetLastError(os, dw(a[0])); return 0; /* VOID */
+    case IMP_EnableThreadProfiling: return ret32(hcp_EnableThreadProfiling(os, a[0], dw(a[1]), a[2], a[3]));
+    case IMP_DisableThreadProfiling: return ret32(hcp_DisableThreadProfiling(os, a[0]));
+    case IMP_QueryThreadProfiling: return ret32(hcp_QueryThreadProfiling(os, a[0], a[1]));
+    case IMP_ReadThreadProfilingData: return ret32(hcp_ReadThreadProfilingData(os, a[0], dw(a[1]), a[2]));
+    case IMP_QueryThreadCycleTime: return ret_bool(hcp_QueryThreadCycleTime(os, a[0], a[1]));
+    case IMP_GetThreadTimes: return ret_bool(hcp_GetThreadTimes(os, a[0], a[1], a[2], a[3], a[4]));
+    case IMP_Sleep: *pending = hcp_Sleep(os, dw(a[0])) == HCP_PENDING; return 0;
+    case IMP_SwitchToThread: return ret_bool(hcp_SwitchToThread(os));
+    case IMP_SetEvent: return ret_bool(hcp_SetEvent(os, a[0]));
+    case IMP_ResetEvent: return ret_bool(hcp_ResetEvent(os, a[0]));
     case IMP_WaitForSingleObject:
-        r = WaitForSingleObject(os, a[0], dw(a[1]));
+        r = hcp_WaitForSingleObject(os, a[0], dw(a[1]));
         *pending = r == HCP_PENDING;
         return ret32(r);
     case IMP_WaitForMultipleObjects:
-        r = WaitForMultipleObjects(os, dw(a[0]), a[1], boolean(a[2]), dw(a[3]));
+        r = hcp_WaitForMultipleObjects(os, dw(a[0]), a[1], boolean(a[2]), dw(a[3]));
         *pending = r == HCP_PENDING;
         return ret32(r);
-    case IMP_ReleaseMutex: return ret_bool(ReleaseMutex(os, a[0]));
-    case IMP_ReleaseSemaphore: return ret_bool(ReleaseSemaphore(os, a[0], (int32_t)dw(a[1]), a[2]));
-    case IMP_OpenThread: return OpenThread(os, dw(a[0]), boolean(a[1]), dw(a[2]));
-    case IMP_CloseHandle: return ret_bool(CloseHandle(os, a[0]));
-    case IMP_GetExitCodeThread: return ret_bool(GetExitCodeThread(os, a[0], a[1]));
+    case IMP_ReleaseMutex: return ret_bool(hcp_ReleaseMutex(os, a[0]));
+    case IMP_ReleaseSemaphore: return ret_bool(hcp_ReleaseSemaphore(os, a[0], (int32_t)dw(a[1]), a[2]));
+    case IMP_OpenThread: return hcp_OpenThread(os, dw(a[0]), boolean(a[1]), dw(a[2]));
+    case IMP_CloseHandle: return ret_bool(hcp_CloseHandle(os, a[0]));
+    case IMP_GetExitCodeThread: return ret_bool(hcp_GetExitCodeThread(os, a[0], a[1]));
     case IMP__COUNT: break;
     }
     return STATUS_INVALID_SYSTEM_SERVICE;

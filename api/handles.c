@@ -73,7 +73,7 @@ os_thread *hcp_os_thread(hcp_os *os, sim_thread *t) {
 sim_thread *hcp_current(hcp_os *os) { return sim_sched_current(os->m); }
 
 uint32_t hcp_not_implemented(hcp_os *os) {
-    SetLastError(os, ERROR_CALL_NOT_IMPLEMENTED);
+    hcp_SetLastError(os, ERROR_CALL_NOT_IMPLEMENTED);
     return ERROR_CALL_NOT_IMPLEMENTED;
 }
 
@@ -178,49 +178,49 @@ uint32_t hcp_ref_object(hcp_os *os, uint64_t v, obj_type want, uint32_t access, 
     return *out ? STATUS_SUCCESS : STATUS_NO_MEMORY;
 }
 
-uint64_t GetCurrentThread(hcp_os *os) {
+uint64_t hcp_GetCurrentThread(hcp_os *os) {
     (void)os;
     return HCP_CURRENT_THREAD;
 }
 
-uint32_t GetCurrentThreadId(hcp_os *os) {
+uint32_t hcp_GetCurrentThreadId(hcp_os *os) {
     sim_thread *t = hcp_current(os);
     return t ? sim_thread_id(t) : 0;
 }
 
-uint32_t GetLastError(hcp_os *os) {
+uint32_t hcp_GetLastError(hcp_os *os) {
     sim_thread *t = hcp_current(os);
     os_thread *ot = t ? hcp_os_thread(os, t) : NULL;
     return ot ? ot->last_error : 0;
 }
 
-void SetLastError(hcp_os *os, uint32_t v) {
+void hcp_SetLastError(hcp_os *os, uint32_t v) {
     sim_thread *t = hcp_current(os);
     os_thread *ot = t ? hcp_os_thread(os, t) : NULL;
     if (ot) ot->last_error = v;
 }
 
-uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId) {
+uint64_t hcp_OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId) {
     hcp_kernel_entry(os);
     (void)bInheritHandle; /* one process: inheritance has no observable effect */
     sim_thread *t = sim_thread_by_id(os->m, dwThreadId);
     if (!t) {
-        SetLastError(os, ERROR_INVALID_PARAMETER);
+        hcp_SetLastError(os, ERROR_INVALID_PARAMETER);
         return 0;
     }
     uint32_t access = dwDesiredAccess & MAXIMUM_ALLOWED ? THREAD_ALL_ACCESS : dwDesiredAccess & THREAD_ALL_ACCESS;
     uint64_t h = hcp_thread_handle(os, t, access);
-    if (!h) SetLastError(os, hcp_handle_error(os));
+    if (!h) hcp_SetLastError(os, hcp_handle_error(os));
     return h;
 }
 
-int CloseHandle(hcp_os *os, uint64_t hObject) {
+int hcp_CloseHandle(hcp_os *os, uint64_t hObject) {
     hcp_kernel_entry(os);
     hObject = hcp_handle_arg(os, hObject);
     if (hObject == HCP_CURRENT_THREAD || hObject == HCP_CURRENT_PROCESS) return 1;
     handle_slot *h = lookup(os, hObject);
     if (!h) {
-        SetLastError(os, ERROR_INVALID_HANDLE);
+        hcp_SetLastError(os, ERROR_INVALID_HANDLE);
         return 0;
     }
     h->type = OBJ_NONE;

@@ -202,12 +202,12 @@ uint32_t hcp_handle_error(const hcp_os *os);
  * STATUS_OBJECT_TYPE_MISMATCH or STATUS_ACCESS_DENIED. */
 uint32_t hcp_ref_thread(hcp_os *os, uint64_t h, uint32_t access, sim_thread **out);
 
-uint64_t GetCurrentThread(hcp_os *os);
-uint32_t GetCurrentThreadId(hcp_os *os);
-uint32_t GetLastError(hcp_os *os);
-void SetLastError(hcp_os *os, uint32_t v);
-uint64_t OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId);
-int CloseHandle(hcp_os *os, uint64_t hObject);
+uint64_t hcp_GetCurrentThread(hcp_os *os);
+uint32_t hcp_GetCurrentThreadId(hcp_os *os);
+uint32_t hcp_GetLastError(hcp_os *os);
+void hcp_SetLastError(hcp_os *os, uint32_t v);
+uint64_t hcp_OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId);
+int hcp_CloseHandle(hcp_os *os, uint64_t hObject);
 
 /* ---- synchronisation (api/waits.c) -------------------------------------------------------- */
 /* A call that blocks returns HCP_PENDING: the calling thread is Waiting (or
@@ -219,26 +219,28 @@ int CloseHandle(hcp_os *os, uint64_t hObject);
 uint64_t hcp_create_event(hcp_os *os, int bManualReset, int bInitialState);
 uint64_t hcp_create_mutex(hcp_os *os, int bInitialOwner);
 uint64_t hcp_create_semaphore(hcp_os *os, int32_t lInitialCount, int32_t lMaximumCount);
-int SetEvent(hcp_os *os, uint64_t hEvent);
-int ResetEvent(hcp_os *os, uint64_t hEvent);
-int ReleaseMutex(hcp_os *os, uint64_t hMutex);
-int ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount, uint64_t lpPreviousCount /* LONG* or 0 */);
-uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds);
-uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles, int bWaitAll, uint32_t dwMilliseconds);
-uint32_t Sleep(hcp_os *os, uint32_t dwMilliseconds); /* 0 or HCP_PENDING (Windows' Sleep returns nothing) */
-int SwitchToThread(hcp_os *os);                      /* TRUE when it gave up the CPU */
+int hcp_SetEvent(hcp_os *os, uint64_t hEvent);
+int hcp_ResetEvent(hcp_os *os, uint64_t hEvent);
+int hcp_ReleaseMutex(hcp_os *os, uint64_t hMutex);
+int hcp_ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount,
+                         uint64_t lpPreviousCount /* LONG* or 0 */);
+uint32_t hcp_WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds);
+uint32_t hcp_WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles, int bWaitAll,
+                                    uint32_t dwMilliseconds);
+uint32_t hcp_Sleep(hcp_os *os, uint32_t dwMilliseconds); /* 0 or HCP_PENDING (Windows' Sleep returns nothing) */
+int hcp_SwitchToThread(hcp_os *os);                      /* TRUE when it gave up the CPU */
 uint32_t hcp_wait_result(hcp_os *os);
-int GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode /* DWORD* */);
+int hcp_GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode /* DWORD* */);
 
 /* ---- Hardware Counter Profiling (HCP-SPEC §2, §4) ---------------------------------------- */
-uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
-                               uint64_t PerformanceDataHandle /* HANDLE * */);
-uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle);
-uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled /* PBOOLEAN */);
+uint32_t hcp_EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
+                                   uint64_t PerformanceDataHandle /* HANDLE * */);
+uint32_t hcp_DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle);
+uint32_t hcp_QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled /* PBOOLEAN */);
 /* Whether thread t has profiling enabled (what QueryThreadProfiling answers), without a handle. */
 bool hcp_thread_profiling(hcp_os *os, sim_thread *t);
-uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
-                                 uint64_t PerformanceData /* PPERFORMANCE_DATA */);
+uint32_t hcp_ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
+                                     uint64_t PerformanceData /* PPERFORMANCE_DATA */);
 
 /* ---- thread times (api/times.c, HCP-SPEC §8) --------------------------------------------- */
 /* BOOL functions: TRUE on success; FALSE with the thread's last error set on
@@ -246,15 +248,15 @@ uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uin
  * handle needs THREAD_QUERY_LIMITED_INFORMATION or THREAD_QUERY_INFORMATION.
  * Output pointers are guest addresses; a NULL one is skipped
  * (simulator-defined, as Wine does); api/README.md states the accounting. */
-int GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime /* FILETIME* */,
-                   uint64_t lpExitTime /* FILETIME* */, uint64_t lpKernelTime /* FILETIME* */,
-                   uint64_t lpUserTime /* FILETIME* */);
-int QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime /* PULONG64 */);
+int hcp_GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime /* FILETIME* */,
+                       uint64_t lpExitTime /* FILETIME* */, uint64_t lpKernelTime /* FILETIME* */,
+                       uint64_t lpUserTime /* FILETIME* */);
+int hcp_QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime /* PULONG64 */);
 
 /* Kernel DDIs: return NTSTATUS. */
-uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count);
-uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
-                                             uint64_t Count /* PULONG */);
+uint32_t hcp_KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count);
+uint32_t hcp_KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
+                                                 uint64_t Count /* PULONG */);
 
 /* ---- the call gate (api/gate.c): guest code calls the functions above -------------------- */
 /* Each import has a thunk in guest memory (sim_set_gate, sim/README.md "Call

@@ -7,7 +7,7 @@
  * document for unsupported architectures. */
 #include "api/api_int.h"
 
-uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count) {
+uint32_t hcp_KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t Count) {
     if (!os->plat->hcp) return STATUS_NOT_IMPLEMENTED;
     if (Count > MAX_HW_COUNTERS) return STATUS_INVALID_PARAMETER;
     const hcp_sem_rules *rule = &HCP_SEM_RULES[os->sem];
@@ -27,7 +27,8 @@ uint32_t KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, ui
     return STATUS_SUCCESS;
 }
 
-uint32_t KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount, uint64_t Count) {
+uint32_t hcp_KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
+                                                 uint64_t Count) {
     if (!os->plat->hcp) return STATUS_NOT_IMPLEMENTED; /* nothing written */
     uint8_t c[4];
     hcp_put32(c, os->cfg_count);

@@ -54,8 +54,8 @@ void hcp_prof_thread_exit(hcp_os *os, sim_thread *t) {
     if (ot) memset(&ot->prof, 0, sizeof ot->prof); /* user block leaks until "process exit" (HCP-SPEC §2.2) */
 }
 
-uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
-                               uint64_t PerformanceDataHandle) {
+uint32_t hcp_EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,
+                                   uint64_t PerformanceDataHandle) {
     if (!os->plat->hcp) return hcp_not_implemented(os);
     sim_machine *m = os->m;
     /* Steps 1-4 run in ntdll (user mode): a call they reject never enters the
@@ -96,7 +96,7 @@ uint32_t EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags
     return ERROR_SUCCESS;
 }
 
-uint32_t DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
+uint32_t hcp_DisableThreadProfiling(hcp_os *os, uint64_t PerformanceDataHandle) {
     if (!os->plat->hcp) return hcp_not_implemented(os);
     hcp_kernel_entry(os);
     /* ProbeForWrite(handle, 448, 4) comes first (HCP-SPEC §2.2). */
@@ -117,7 +117,7 @@ bool hcp_thread_profiling(hcp_os *os, sim_thread *t) {
     return ot && ot->prof.enabled;
 }
 
-uint32_t QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled) {
+uint32_t hcp_QueryThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint64_t Enabled) {
     if (!os->plat->hcp) return hcp_not_implemented(os);
     hcp_kernel_entry(os);
     /* NtQueryInformationThread probes the output buffer before it references the handle. */
@@ -151,7 +151,8 @@ uint32_t hcp_inject_kernel_updates(hcp_os *os, sim_thread *t, uint32_t n) {
     return ERROR_SUCCESS;
 }
 
-uint32_t ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags, uint64_t PerformanceData) {
+uint32_t hcp_ReadThreadProfilingData(hcp_os *os, uint64_t PerformanceDataHandle, uint32_t Flags,
+                                     uint64_t PerformanceData) {
     if (!os->plat->hcp) return hcp_not_implemented(os);
     uint8_t pd[HCP_PERFORMANCE_DATA_SIZE];
     /* Simulator-defined: an unreadable or unwritable buffer is ERROR_NOACCESS

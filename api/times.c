@@ -23,7 +23,7 @@
 #define HUNDRED_NS_PER_S 10000000u
 
 static int fail(hcp_os *os, uint32_t status) {
-    SetLastError(os, hcp_nt_to_win32(status));
+    hcp_SetLastError(os, hcp_nt_to_win32(status));
     return 0;
 }
 
@@ -46,8 +46,8 @@ static void put_filetime(uint8_t *p, uint64_t v) {
     hcp_put32(p + 4, (uint32_t)(v >> 32)); /* dwHighDateTime */
 }
 
-int GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime, uint64_t lpExitTime, uint64_t lpKernelTime,
-                   uint64_t lpUserTime) {
+int hcp_GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime, uint64_t lpExitTime,
+                       uint64_t lpKernelTime, uint64_t lpUserTime) {
     hcp_kernel_entry(os);
     sim_thread *t;
     uint32_t st = ref_query(os, hThread, &t);
@@ -83,7 +83,7 @@ int GetThreadTimes(hcp_os *os, uint64_t hThread, uint64_t lpCreationTime, uint64
     return 1;
 }
 
-int QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime) {
+int hcp_QueryThreadCycleTime(hcp_os *os, uint64_t ThreadHandle, uint64_t CycleTime) {
     if (!os->plat->cycle_time) { /* the function does not exist: FALSE, ERROR_CALL_NOT_IMPLEMENTED */
         hcp_not_implemented(os);
         return 0;

@@ -6,18 +6,18 @@
 #include "api/api_int.h"
 
 static uint32_t fail(hcp_os *os, uint32_t status) {
-    SetLastError(os, hcp_nt_to_win32(status));
+    hcp_SetLastError(os, hcp_nt_to_win32(status));
     return 0;
 }
 
 static uint64_t new_object(hcp_os *os, obj_type type, sim_object *o, uint32_t access) {
     if (!o) {
         os->handles_full = false; /* hcp_handle_error: host memory */
-        SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
+        hcp_SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
         return 0;
     }
     uint64_t h = hcp_handle_new(os, type, NULL, o, access);
-    if (!h) SetLastError(os, hcp_handle_error(os));
+    if (!h) hcp_SetLastError(os, hcp_handle_error(os));
     return h;
 }
 
@@ -31,7 +31,7 @@ uint64_t hcp_create_mutex(hcp_os *os, int bInitialOwner) {
 
 uint64_t hcp_create_semaphore(hcp_os *os, int32_t lInitialCount, int32_t lMaximumCount) {
     if (lMaximumCount <= 0 || lInitialCount < 0 || lInitialCount > lMaximumCount) {
-        SetLastError(os, ERROR_INVALID_PARAMETER);
+        hcp_SetLastError(os, ERROR_INVALID_PARAMETER);
         return 0;
     }
     return new_object(os, OBJ_SEMAPHORE, sim_semaphore_new(os->m, lInitialCount, lMaximumCount), SEMAPHORE_ALL_ACCESS);
@@ -49,7 +49,7 @@ static void maybe_preempted(hcp_os *os) {
     if (t) sim_sched_preempt_pending(t);
 }
 
-int SetEvent(hcp_os *os, uint64_t hEvent) {
+int hcp_SetEvent(hcp_os *os, uint64_t hEvent) {
     hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hEvent, OBJ_EVENT, EVENT_MODIFY_STATE, &o);
@@ -59,7 +59,7 @@ int SetEvent(hcp_os *os, uint64_t hEvent) {
     return 1;
 }
 
-int ResetEvent(hcp_os *os, uint64_t hEvent) {
+int hcp_ResetEvent(hcp_os *os, uint64_t hEvent) {
     hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hEvent, OBJ_EVENT, EVENT_MODIFY_STATE, &o);
@@ -68,21 +68,21 @@ int ResetEvent(hcp_os *os, uint64_t hEvent) {
     return 1;
 }
 
-int ReleaseMutex(hcp_os *os, uint64_t hMutex) {
+int hcp_ReleaseMutex(hcp_os *os, uint64_t hMutex) {
     hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hMutex, OBJ_MUTEX, 0, &o);
     if (st != STATUS_SUCCESS) return (int)fail(os, st);
     sim_thread *t = hcp_current(os);
     if (!t || sim_mutex_release(t, o) != 0) {
-        SetLastError(os, ERROR_NOT_OWNER);
+        hcp_SetLastError(os, ERROR_NOT_OWNER);
         return 0;
     }
     maybe_preempted(os);
     return 1;
 }
 
-int ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount, uint64_t lpPreviousCount) {
+int hcp_ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount, uint64_t lpPreviousCount) {
     hcp_kernel_entry(os);
     sim_object *o;
     uint32_t st = ref_typed(os, hSemaphore, OBJ_SEMAPHORE, SEMAPHORE_MODIFY_STATE, &o);
@@ -92,7 +92,7 @@ int ReleaseSemaphore(hcp_os *os, uint64_t hSemaphore, int32_t lReleaseCount, uin
         return (int)fail(os, STATUS_ACCESS_VIOLATION);
     int32_t prev;
     if (sim_semaphore_release(o, lReleaseCount, &prev) != 0) {
-        SetLastError(os, ERROR_TOO_MANY_POSTS);
+        hcp_SetLastError(os, ERROR_TOO_MANY_POSTS);
         return 0;
     }
     if (lpPreviousCount) {
@@ -119,7 +119,7 @@ static uint32_t wait_on(hcp_os *os, sim_object *const *objs, uint32_t n, int all
     return sim_wait_status(t);
 }
 
-uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds) {
+uint32_t hcp_WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMilliseconds) {
     hcp_kernel_entry(os);
     obj_type type;
     sim_object *o;
@@ -131,8 +131,8 @@ uint32_t WaitForSingleObject(hcp_os *os, uint64_t hHandle, uint32_t dwMillisecon
     return wait_on(os, &o, 1, 0, dwMilliseconds);
 }
 
-uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles, int bWaitAll,
-                                uint32_t dwMilliseconds) {
+uint32_t hcp_WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles, int bWaitAll,
+                                    uint32_t dwMilliseconds) {
     hcp_kernel_entry(os);
     if (nCount == 0 || nCount > MAXIMUM_WAIT_OBJECTS) {
         fail(os, STATUS_INVALID_PARAMETER);
@@ -163,7 +163,7 @@ uint32_t WaitForMultipleObjects(hcp_os *os, uint32_t nCount, uint64_t lpHandles,
     return wait_on(os, objs, nCount, bWaitAll, dwMilliseconds);
 }
 
-uint32_t Sleep(hcp_os *os, uint32_t dwMilliseconds) {
+uint32_t hcp_Sleep(hcp_os *os, uint32_t dwMilliseconds) {
     hcp_kernel_entry(os);
     sim_thread *t = hcp_current(os);
     if (!t) return 0;
@@ -173,7 +173,7 @@ uint32_t Sleep(hcp_os *os, uint32_t dwMilliseconds) {
                : 0;
 }
 
-int SwitchToThread(hcp_os *os) {
+int hcp_SwitchToThread(hcp_os *os) {
     hcp_kernel_entry(os);
     sim_thread *t = hcp_current(os);
     return t && sim_yield(t, true);
@@ -184,7 +184,7 @@ uint32_t hcp_wait_result(hcp_os *os) {
     return t ? sim_wait_status(t) : WAIT_FAILED;
 }
 
-int GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode) {
+int hcp_GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode) {
     sim_thread *t;
     /* THREAD_QUERY_INFORMATION implies THREAD_QUERY_LIMITED_INFORMATION (as GetThreadTimes: times.c) */
     uint32_t st = hcp_ref_thread(os, hThread, THREAD_QUERY_LIMITED_INFORMATION, &t);

@@ -722,7 +722,7 @@ static uint64_t k_GetStdHandle(ctx *c) {
     if (h == 0xFFFFFFF6u) return STD_HANDLE(0);
     if (h == 0xFFFFFFF5u) return STD_HANDLE(1);
     if (h == 0xFFFFFFF4u) return STD_HANDLE(2);
-    SetLastError(c->os, ERROR_INVALID_HANDLE);
+    hcp_SetLastError(c->os, ERROR_INVALID_HANDLE);
     return c->w == 8 ? UINT64_MAX : 0xFFFFFFFFu; /* INVALID_HANDLE_VALUE */
 }
 static uint64_t k_WriteFile(ctx *c) {
@@ -730,7 +730,7 @@ static uint64_t k_WriteFile(ctx *c) {
     uint32_t n = (uint32_t)c->a[2];
     int fd = h == STD_HANDLE(1) ? 1 : h == STD_HANDLE(2) ? 2 : -1;
     if (fd < 0) {
-        SetLastError(c->os, ERROR_INVALID_HANDLE);
+        hcp_SetLastError(c->os, ERROR_INVALID_HANDLE);
         return 0;
     }
     if (n > MAX_STR) n = MAX_STR;
@@ -859,7 +859,7 @@ static uint64_t k_MultiByteToWideChar(ctx *c) { /* ASCII only: byte b becomes co
     }
     if ((size_t)cap < len) {
         free(s);
-        SetLastError(c->os, 122); /* ERROR_INSUFFICIENT_BUFFER */
+        hcp_SetLastError(c->os, 122); /* ERROR_INSUFFICIENT_BUFFER */
         return 0;
     }
     for (size_t i = 0; i < len && !c->failed; i++) {
@@ -884,7 +884,7 @@ static uint64_t k_WideCharToMultiByte(ctx *c) { /* code units below 256 as bytes
     if (c->failed) return 0;
     if (cap == 0) return (uint32_t)len;
     if ((size_t)cap < len) {
-        SetLastError(c->os, 122);
+        hcp_SetLastError(c->os, 122);
         return 0;
     }
     for (size_t i = 0; i < len && !c->failed; i++) {
@@ -907,7 +907,7 @@ static uint64_t k_WideCharToMultiByte(ctx *c) { /* code units below 256 as bytes
 #define ERROR_INVALID_ADDRESS 487u
 
 static uint64_t win_fail(ctx *c, uint32_t err) {
-    SetLastError(c->os, err);
+    hcp_SetLastError(c->os, err);
     return 0;
 }
 static uint64_t nt_fail(ctx *c, uint32_t status) { return win_fail(c, hcp_nt_to_win32(status)); }
@@ -1128,7 +1128,7 @@ static uint64_t k_DuplicateHandle(ctx *c) { /* (srcProc, src, dstProc, *dst, acc
     if (type == OBJ_THREAD && (want & MAXIMUM_ALLOWED)) want = THREAD_ALL_ACCESS;
     uint64_t h = hcp_handle_new(c->os, type, t, o, want);
     if (!h) return win_fail(c, hcp_handle_error(c->os));
-    if (options & 1) CloseHandle(c->os, c->a[1]); /* DUPLICATE_CLOSE_SOURCE */
+    if (options & 1) hcp_CloseHandle(c->os, c->a[1]); /* DUPLICATE_CLOSE_SOURCE */
     if (out) wrp(c, out, h);
     return 1;
 }
@@ -1171,12 +1171,12 @@ static uint64_t create_named(ctx *c, obj_type type, uint64_t name_at, bool wide,
         if (n->type != type) return win_fail(c, ERROR_INVALID_HANDLE);
         uint64_t h = hcp_handle_new(c->os, type, NULL, n->o, all_access(type));
         if (!h) return win_fail(c, hcp_handle_error(c->os));
-        SetLastError(c->os, ERROR_ALREADY_EXISTS);
+        hcp_SetLastError(c->os, ERROR_ALREADY_EXISTS);
         return h;
     }
     uint64_t h = make(c);
     if (!h || !name[0]) {
-        if (h) SetLastError(c->os, ERROR_SUCCESS);
+        if (h) hcp_SetLastError(c->os, ERROR_SUCCESS);
         return h;
     }
     if (p->nnamed == p->capnamed) {
@@ -1195,7 +1195,7 @@ static uint64_t create_named(ctx *c, obj_type type, uint64_t name_at, bool wide,
     snprintf(e->name, sizeof e->name, "%s", name);
     e->type = type;
     e->o = o;
-    SetLastError(c->os, ERROR_SUCCESS);
+    hcp_SetLastError(c->os, ERROR_SUCCESS);
     return h;
 }
 
@@ -1244,14 +1244,15 @@ static uint64_t k_PulseEvent(ctx *c) { /* set (waking what a set wakes), then re
 
 /* The Ex waits: alertable waits end only as the plain ones do (no APCs are simulated). */
 static uint64_t k_WaitForSingleObjectEx(ctx *c) {
-    return blocking(c, WaitForSingleObject(c->os, hcp_handle_arg(c->os, c->a[0]), (uint32_t)c->a[1]), HCP_RESUME_WAIT);
+    return blocking(c, hcp_WaitForSingleObject(c->os, hcp_handle_arg(c->os, c->a[0]), (uint32_t)c->a[1]),
+                    HCP_RESUME_WAIT);
 }
 static uint64_t k_WaitForMultipleObjectsEx(ctx *c) {
     return blocking(
-        c, WaitForMultipleObjects(c->os, (uint32_t)c->a[0], c->a[1], (uint32_t)c->a[2] != 0, (uint32_t)c->a[3]),
+        c, hcp_WaitForMultipleObjects(c->os, (uint32_t)c->a[0], c->a[1], (uint32_t)c->a[2] != 0, (uint32_t)c->a[3]),
         HCP_RESUME_WAIT);
 }
-static uint64_t k_SleepEx(ctx *c) { return blocking(c, Sleep(c->os, (uint32_t)c->a[0]), HCP_RESUME_VOID); }
+static uint64_t k_SleepEx(ctx *c) { return blocking(c, hcp_Sleep(c->os, (uint32_t)c->a[0]), HCP_RESUME_VOID); }
 
 /* ---- critical sections: a mutex of the machine per CRITICAL_SECTION address ---- */
 
@@ -1351,7 +1352,7 @@ static uint64_t k_TlsGetValue(ctx *c) {
     uint32_t i = (uint32_t)c->a[0];
     hcp_pthread *r = hcp_process_thread(c->p, c->t);
     if (i >= HCP_TLS_SLOTS) return win_fail(c, ERROR_INVALID_PARAMETER);
-    SetLastError(c->os, ERROR_SUCCESS);
+    hcp_SetLastError(c->os, ERROR_SUCCESS);
     return r && r->tls ? r->tls[i] : 0;
 }
 static uint64_t k_TlsSetValue(ctx *c) {

@@ -887,7 +887,7 @@ static int m_keset(lua_State *L) {
     sim_thread *prof = NULL; /* a thread that profiles, before the call */
     for (int i = 0; !prof && i < sim_thread_count(lm->m); i++)
         if (hcp_thread_profiling(lm->os, sim_thread_at(lm->m, i))) prof = sim_thread_at(lm->m, i);
-    uint32_t st = KeSetHardwareCounterConfiguration(lm->os, n ? arr : 0, count);
+    uint32_t st = hcp_KeSetHardwareCounterConfiguration(lm->os, n ? arr : 0, count);
     lua_pushinteger(L, (lua_Integer)st);
     /* What the documentation forbids and Windows lets pass (scenarios/README.md "Warnings") */
     if (prof)
@@ -926,7 +926,7 @@ static int m_kequery(lua_State *L) {
     memset(buf, 0xA5, sizeof buf);
     uint64_t arr = lm->scratch, cnt = lm->scratch + 16 * KE_ARRAY_MAX;
     sim_mem_write(lm->m, arr, buf, sizeof buf);
-    uint32_t st = KeQueryHardwareCounterConfiguration(lm->os, max ? arr : 0, (uint32_t)max, cnt);
+    uint32_t st = hcp_KeQueryHardwareCounterConfiguration(lm->os, max ? arr : 0, (uint32_t)max, cnt);
     sim_mem_read(lm->m, arr, buf, sizeof buf);
     uint32_t count = hcp_get32(buf + 16 * KE_ARRAY_MAX);
     lua_pushinteger(L, (lua_Integer)st);

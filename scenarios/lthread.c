@@ -213,25 +213,25 @@ static int t_pcall_run(lua_State *L) { return run_call(L, "t:pcall_run", true); 
 
 static int t_GetCurrentThread(lua_State *L) {
     lthread *lt = check_current(L, 1, "GetCurrentThread");
-    lua_pushinteger(L, (lua_Integer)GetCurrentThread(lt->lm->os));
+    lua_pushinteger(L, (lua_Integer)hcp_GetCurrentThread(lt->lm->os));
     return 1;
 }
 
 static int t_GetCurrentThreadId(lua_State *L) {
     lthread *lt = check_current(L, 1, "GetCurrentThreadId");
-    lua_pushinteger(L, (lua_Integer)GetCurrentThreadId(lt->lm->os));
+    lua_pushinteger(L, (lua_Integer)hcp_GetCurrentThreadId(lt->lm->os));
     return 1;
 }
 
 static int t_GetLastError(lua_State *L) {
     lthread *lt = check_current(L, 1, "GetLastError");
-    lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+    lua_pushinteger(L, (lua_Integer)hcp_GetLastError(lt->lm->os));
     return 1;
 }
 
 static int t_SetLastError(lua_State *L) {
     lthread *lt = check_current(L, 1, "SetLastError");
-    SetLastError(lt->lm->os, lhcp_check_dword(L, 2));
+    hcp_SetLastError(lt->lm->os, lhcp_check_dword(L, 2));
     return 0;
 }
 
@@ -241,10 +241,10 @@ static int t_OpenThread(lua_State *L) {
     int inherit = lua_toboolean(L, 3);
     if (lua_isinteger(L, 3)) inherit = lua_tointeger(L, 3) != 0;
     uint32_t tid = lhcp_check_dword(L, 4);
-    uint64_t h = OpenThread(lt->lm->os, access, inherit, tid);
+    uint64_t h = hcp_OpenThread(lt->lm->os, access, inherit, tid);
     if (!h) {
         lua_pushnil(L);
-        lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+        lua_pushinteger(L, (lua_Integer)hcp_GetLastError(lt->lm->os));
         return 2;
     }
     lua_pushinteger(L, (lua_Integer)h);
@@ -253,10 +253,10 @@ static int t_OpenThread(lua_State *L) {
 
 static int t_CloseHandle(lua_State *L) {
     lthread *lt = check_current(L, 1, "CloseHandle");
-    int ok = CloseHandle(lt->lm->os, lhcp_check_u64(L, 2));
+    int ok = hcp_CloseHandle(lt->lm->os, lhcp_check_u64(L, 2));
     lua_pushboolean(L, ok);
     if (ok) return 1;
-    lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+    lua_pushinteger(L, (lua_Integer)hcp_GetLastError(lt->lm->os));
     return 2;
 }
 
@@ -272,7 +272,7 @@ static int t_EnableThreadProfiling(lua_State *L) {
     uint8_t b[8];
     hcp_put64(b, POISON_HANDLE);
     sim_mem_write(m, slot, b, 8);
-    uint32_t rc = EnableThreadProfiling(lt->lm->os, h, flags, mask, slot);
+    uint32_t rc = hcp_EnableThreadProfiling(lt->lm->os, h, flags, mask, slot);
     sim_mem_read(m, slot, b, 8);
     lua_pushinteger(L, (lua_Integer)rc);
     /* a HANDLE is pointer-sized: 4 bytes on a 32-bit platform, over the poison's low half */
@@ -287,7 +287,7 @@ static int t_EnableThreadProfiling(lua_State *L) {
 
 static int t_DisableThreadProfiling(lua_State *L) {
     lthread *lt = check_current(L, 1, "DisableThreadProfiling");
-    lua_pushinteger(L, (lua_Integer)DisableThreadProfiling(lt->lm->os, lhcp_check_u64(L, 2)));
+    lua_pushinteger(L, (lua_Integer)hcp_DisableThreadProfiling(lt->lm->os, lhcp_check_u64(L, 2)));
     return 1;
 }
 
@@ -298,7 +298,7 @@ static int t_QueryThreadProfiling(lua_State *L) {
     uint64_t slot = sim_thread_scratch(lt->t) + SCR_BOOLEAN;
     uint8_t b = POISON_BYTE;
     sim_mem_write(m, slot, &b, 1);
-    uint32_t rc = QueryThreadProfiling(lt->lm->os, h, slot);
+    uint32_t rc = hcp_QueryThreadProfiling(lt->lm->os, h, slot);
     sim_mem_read(m, slot, &b, 1);
     lua_pushinteger(L, (lua_Integer)rc);
     if (rc == ERROR_SUCCESS)
@@ -394,7 +394,7 @@ static int t_ReadThreadProfilingData(lua_State *L) {
     sim_machine *m = lt->lm->m;
     uint64_t addr = sim_thread_scratch(lt->t) + SCR_PD;
     sim_mem_write(m, addr, pd, sizeof pd);
-    uint32_t rc = ReadThreadProfilingData(lt->lm->os, h, flags, addr);
+    uint32_t rc = hcp_ReadThreadProfilingData(lt->lm->os, h, flags, addr);
     sim_mem_read(m, addr, pd, sizeof pd);
     lua_pushinteger(L, (lua_Integer)rc);
     pd_to_table(L, pd);
@@ -433,7 +433,7 @@ static int wait_result(lua_State *L, lthread *lt, uint32_t r) {
     }
     lua_pushinteger(L, (lua_Integer)r);
     if (r == WAIT_FAILED) {
-        lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+        lua_pushinteger(L, (lua_Integer)hcp_GetLastError(lt->lm->os));
         return finish(L, lt, 2);
     }
     return finish(L, lt, 1);
@@ -446,7 +446,7 @@ static uint32_t check_ms(lua_State *L, int arg) {
 
 static int t_Sleep(lua_State *L) {
     lthread *lt = check_current(L, 1, "Sleep");
-    uint32_t r = Sleep(lt->lm->os, lhcp_check_dword(L, 2));
+    uint32_t r = hcp_Sleep(lt->lm->os, lhcp_check_dword(L, 2));
     if (r == HCP_PENDING) {
         lt->yielding = true;
         return lua_yieldk(L, 0, 0, k_results);
@@ -456,7 +456,7 @@ static int t_Sleep(lua_State *L) {
 
 static int t_SwitchToThread(lua_State *L) {
     lthread *lt = check_current(L, 1, "SwitchToThread");
-    lua_pushboolean(L, SwitchToThread(lt->lm->os));
+    lua_pushboolean(L, hcp_SwitchToThread(lt->lm->os));
     return finish(L, lt, 1);
 }
 
@@ -469,7 +469,7 @@ static uint64_t check_handle(lua_State *L, int arg) {
 static int t_WaitForSingleObject(lua_State *L) {
     lthread *lt = check_current(L, 1, "WaitForSingleObject");
     uint64_t h = check_handle(L, 2);
-    return wait_result(L, lt, WaitForSingleObject(lt->lm->os, h, check_ms(L, 3)));
+    return wait_result(L, lt, hcp_WaitForSingleObject(lt->lm->os, h, check_ms(L, 3)));
 }
 
 #define SCR_HANDLES 0x400 /* up to 64 handles */
@@ -499,29 +499,29 @@ static int t_WaitForMultipleObjects(lua_State *L) {
     uint64_t addr = sim_thread_scratch(lt->t) + SCR_HANDLES;
     size_t len = hs * (size_t)(n < MAXIMUM_WAIT_OBJECTS ? n : MAXIMUM_WAIT_OBJECTS);
     if (len) sim_mem_write(lt->lm->m, addr, raw, len);
-    return wait_result(L, lt, WaitForMultipleObjects(lt->lm->os, (uint32_t)n, addr, all, check_ms(L, 4)));
+    return wait_result(L, lt, hcp_WaitForMultipleObjects(lt->lm->os, (uint32_t)n, addr, all, check_ms(L, 4)));
 }
 
 static int bool_result(lua_State *L, lthread *lt, int ok) {
     lua_pushboolean(L, ok);
     if (ok) return finish(L, lt, 1);
-    lua_pushinteger(L, (lua_Integer)GetLastError(lt->lm->os));
+    lua_pushinteger(L, (lua_Integer)hcp_GetLastError(lt->lm->os));
     return finish(L, lt, 2);
 }
 
 static int t_SetEvent(lua_State *L) {
     lthread *lt = check_current(L, 1, "SetEvent");
-    return bool_result(L, lt, SetEvent(lt->lm->os, lhcp_check_u64(L, 2)));
+    return bool_result(L, lt, hcp_SetEvent(lt->lm->os, lhcp_check_u64(L, 2)));
 }
 
 static int t_ResetEvent(lua_State *L) {
     lthread *lt = check_current(L, 1, "ResetEvent");
-    return bool_result(L, lt, ResetEvent(lt->lm->os, lhcp_check_u64(L, 2)));
+    return bool_result(L, lt, hcp_ResetEvent(lt->lm->os, lhcp_check_u64(L, 2)));
 }
 
 static int t_ReleaseMutex(lua_State *L) {
     lthread *lt = check_current(L, 1, "ReleaseMutex");
-    return bool_result(L, lt, ReleaseMutex(lt->lm->os, lhcp_check_u64(L, 2)));
+    return bool_result(L, lt, hcp_ReleaseMutex(lt->lm->os, lhcp_check_u64(L, 2)));
 }
 
 #define SCR_PREV 0x260
@@ -532,7 +532,7 @@ static int t_ReleaseSemaphore(lua_State *L) {
     lua_Integer n = lua_isnoneornil(L, 3) ? 1 : lhcp_check_integer(L, 3);
     if (n < INT32_MIN || n > INT32_MAX) return luaL_argerror(L, 3, "lReleaseCount: LONG out of range");
     uint64_t prev = sim_thread_scratch(lt->t) + SCR_PREV;
-    int ok = ReleaseSemaphore(lt->lm->os, h, (int32_t)n, prev);
+    int ok = hcp_ReleaseSemaphore(lt->lm->os, h, (int32_t)n, prev);
     if (!ok) return bool_result(L, lt, 0);
     uint8_t b[4];
     sim_mem_read(lt->lm->m, prev, b, 4);
@@ -591,7 +591,7 @@ static int t_GetThreadTimes(lua_State *L) {
     static const char *const names[4] = {"creation", "exit", "kernel", "user"};
     uint64_t p[4];
     for (int i = 0; i < 4; i++) p[i] = out_pointer(L, opts, names[i], base + 8u * (uint64_t)i, m);
-    if (!GetThreadTimes(lt->lm->os, h, p[0], p[1], p[2], p[3])) return bool_result(L, lt, 0);
+    if (!hcp_GetThreadTimes(lt->lm->os, h, p[0], p[1], p[2], p[3])) return bool_result(L, lt, 0);
     lua_pushboolean(L, 1);
     for (int i = 0; i < 4; i++) push_qword(L, m, p[i]);
     return 5;
@@ -612,7 +612,7 @@ static int t_QueryThreadCycleTime(lua_State *L) {
         hcp_put64(b, POISON_QWORD);
         sim_mem_write(m, slot, b, 8);
     }
-    if (!QueryThreadCycleTime(lt->lm->os, h, p)) return bool_result(L, lt, 0);
+    if (!hcp_QueryThreadCycleTime(lt->lm->os, h, p)) return bool_result(L, lt, 0);
     lua_pushboolean(L, 1);
     push_qword(L, m, p);
     return 2;

@@ -209,37 +209,37 @@ int main(void) {
         rig r;
         rig_new(&r, "ce2.12-arm");
         poison(&r, 16);
-        SetLastError(r.os, 0xDEADBEEF);
-        is_u64(EnableThreadProfiling(r.os, HCP_CURRENT_THREAD, 0, 0, r.buf), ERROR_CALL_NOT_IMPLEMENTED,
+        hcp_SetLastError(r.os, 0xDEADBEEF);
+        is_u64(hcp_EnableThreadProfiling(r.os, HCP_CURRENT_THREAD, 0, 0, r.buf), ERROR_CALL_NOT_IMPLEMENTED,
                "ce2.12-arm: EnableThreadProfiling -> 120");
-        is_u64(GetLastError(r.os), ERROR_CALL_NOT_IMPLEMENTED, "  and GetLastError() = 120");
+        is_u64(hcp_GetLastError(r.os), ERROR_CALL_NOT_IMPLEMENTED, "  and GetLastError() = 120");
         ok(poisoned(&r, 0, 16), "  the out-parameter is untouched");
-        SetLastError(r.os, 0xDEADBEEF);
-        is_u64(QueryThreadProfiling(r.os, HCP_CURRENT_THREAD, r.buf), 120, "QueryThreadProfiling -> 120");
-        is_u64(GetLastError(r.os), 120, "  GetLastError() = 120");
+        hcp_SetLastError(r.os, 0xDEADBEEF);
+        is_u64(hcp_QueryThreadProfiling(r.os, HCP_CURRENT_THREAD, r.buf), 120, "QueryThreadProfiling -> 120");
+        is_u64(hcp_GetLastError(r.os), 120, "  GetLastError() = 120");
         ok(poisoned(&r, 0, 1), "  Enabled untouched");
-        SetLastError(r.os, 0xDEADBEEF);
-        is_u64(ReadThreadProfilingData(r.os, r.buf, 3, r.buf + 64), 120, "ReadThreadProfilingData -> 120");
-        is_u64(GetLastError(r.os), 120, "  GetLastError() = 120");
-        SetLastError(r.os, 0xDEADBEEF);
-        is_u64(DisableThreadProfiling(r.os, r.buf), 120, "DisableThreadProfiling -> 120");
-        is_u64(GetLastError(r.os), 120, "  GetLastError() = 120");
+        hcp_SetLastError(r.os, 0xDEADBEEF);
+        is_u64(hcp_ReadThreadProfilingData(r.os, r.buf, 3, r.buf + 64), 120, "ReadThreadProfilingData -> 120");
+        is_u64(hcp_GetLastError(r.os), 120, "  GetLastError() = 120");
+        hcp_SetLastError(r.os, 0xDEADBEEF);
+        is_u64(hcp_DisableThreadProfiling(r.os, r.buf), 120, "DisableThreadProfiling -> 120");
+        is_u64(hcp_GetLastError(r.os), 120, "  GetLastError() = 120");
         uint8_t hc[16] = {0};
         sim_mem_write(r.m, r.buf + 128, hc, 16);
-        is_u64(KeSetHardwareCounterConfiguration(r.os, r.buf + 128, 1), STATUS_NOT_IMPLEMENTED,
+        is_u64(hcp_KeSetHardwareCounterConfiguration(r.os, r.buf + 128, 1), STATUS_NOT_IMPLEMENTED,
                "KeSetHardwareCounterConfiguration -> STATUS_NOT_IMPLEMENTED (0xC0000002)");
         poison(&r, 16);
-        is_u64(KeQueryHardwareCounterConfiguration(r.os, r.buf + 16, 1, r.buf), STATUS_NOT_IMPLEMENTED,
+        is_u64(hcp_KeQueryHardwareCounterConfiguration(r.os, r.buf + 16, 1, r.buf), STATUS_NOT_IMPLEMENTED,
                "KeQueryHardwareCounterConfiguration -> STATUS_NOT_IMPLEMENTED");
         ok(poisoned(&r, 0, 4), "  *Count is not written");
         is_u64(hcp_nt_to_win32(STATUS_NOT_IMPLEMENTED), ERROR_INVALID_FUNCTION, "(which a Win32 caller sees as 1)");
 
         tap_clause("PLAT-CE-NO-CYCLE-TIME");
         poison(&r, 16);
-        SetLastError(r.os, 0xDEADBEEF);
-        is_u64((uint64_t)QueryThreadCycleTime(r.os, HCP_CURRENT_THREAD, r.buf), 0,
+        hcp_SetLastError(r.os, 0xDEADBEEF);
+        is_u64((uint64_t)hcp_QueryThreadCycleTime(r.os, HCP_CURRENT_THREAD, r.buf), 0,
                "ce2.12-arm: QueryThreadCycleTime -> FALSE (Vista+)");
-        is_u64(GetLastError(r.os), ERROR_CALL_NOT_IMPLEMENTED, "  GetLastError() = 120");
+        is_u64(hcp_GetLastError(r.os), ERROR_CALL_NOT_IMPLEMENTED, "  GetLastError() = 120");
         ok(poisoned(&r, 0, 8), "  nothing written");
 
         tap_clause("PLAT-CE-NO-LOGGER");
@@ -255,7 +255,7 @@ int main(void) {
          * NT's user time is 0.  CE: the three zeros and user = 10,000,000. */
         sim_kernel_work(r.a, FREQ);
         poison(&r, 32);
-        ok(GetThreadTimes(r.os, HCP_CURRENT_THREAD, r.buf, r.buf + 8, r.buf + 16, r.buf + 24) == 1,
+        ok(hcp_GetThreadTimes(r.os, HCP_CURRENT_THREAD, r.buf, r.buf + 8, r.buf + 16, r.buf + 24) == 1,
            "GetThreadTimes(current) succeeds");
         is_u64(rd64(&r, 0), 0, "  CreationTime 0 (unsupported, seed 004)");
         is_u64(rd64(&r, 8), 0, "  ExitTime 0");
@@ -263,15 +263,15 @@ int main(void) {
         is_u64(rd64(&r, 24), 10000000, "  UserTime = total run time: 1 s = 10,000,000");
         uint64_t lim = hcp_thread_handle(r.os, r.a, THREAD_QUERY_LIMITED_INFORMATION);
         uint64_t full = hcp_thread_handle(r.os, r.a, THREAD_QUERY_INFORMATION);
-        SetLastError(r.os, 0);
-        ok(GetThreadTimes(r.os, lim, 0, 0, 0, r.buf) == 0 && GetLastError(r.os) == ERROR_ACCESS_DENIED,
+        hcp_SetLastError(r.os, 0);
+        ok(hcp_GetThreadTimes(r.os, lim, 0, 0, 0, r.buf) == 0 && hcp_GetLastError(r.os) == ERROR_ACCESS_DENIED,
            "a handle with THREAD_QUERY_LIMITED_INFORMATION only -> ERROR_ACCESS_DENIED (CE needs QUERY_INFORMATION)");
-        ok(GetThreadTimes(r.os, full, 0, 0, 0, r.buf) == 1, "THREAD_QUERY_INFORMATION: succeeds");
+        ok(hcp_GetThreadTimes(r.os, full, 0, 0, 0, r.buf) == 1, "THREAD_QUERY_INFORMATION: succeeds");
         sim_thread_exit(r.a, 0);
         sim_thread *t;
         ok(sim_sched_next(r.m, &t) == SIM_RUN_THREAD && t == r.b, "A exits, B runs");
         poison(&r, 32);
-        ok(GetThreadTimes(r.os, full, r.buf, r.buf + 8, r.buf + 16, r.buf + 24) == 1,
+        ok(hcp_GetThreadTimes(r.os, full, r.buf, r.buf + 8, r.buf + 16, r.buf + 24) == 1,
            "GetThreadTimes on the exited A succeeds");
         ok(rd64(&r, 0) == 0 && rd64(&r, 8) == 0 && rd64(&r, 16) == 0,
            "  CreationTime, ExitTime, KernelTime 0 (no exit time on CE)");
@@ -284,15 +284,15 @@ int main(void) {
         rig r;
         rig_new(&r, "win7-x64");
         sim_kernel_work(r.a, FREQ);
-        ok(GetThreadTimes(r.os, HCP_CURRENT_THREAD, r.buf, r.buf + 8, r.buf + 16, r.buf + 24) == 1,
+        ok(hcp_GetThreadTimes(r.os, HCP_CURRENT_THREAD, r.buf, r.buf + 8, r.buf + 16, r.buf + 24) == 1,
            "win7-x64: the same work, GetThreadTimes succeeds");
         is_u64(rd64(&r, 16), 10000000, "  KernelTime 10,000,000 (NT keeps the split)");
         is_u64(rd64(&r, 24), 0, "  UserTime 0");
         is_u64(rd64(&r, 0), 134116992000000000u, "  CreationTime = the boot time (created before the run)");
         uint64_t lim = hcp_thread_handle(r.os, r.a, THREAD_QUERY_LIMITED_INFORMATION);
-        ok(GetThreadTimes(r.os, lim, 0, 0, 0, r.buf) == 1, "  THREAD_QUERY_LIMITED_INFORMATION suffices (Vista+)");
-        ok(QueryThreadCycleTime(r.os, HCP_CURRENT_THREAD, r.buf) == 1, "  QueryThreadCycleTime exists");
-        is_u64(QueryThreadProfiling(r.os, 0xFFFFFFFEu, r.buf), ERROR_INVALID_HANDLE,
+        ok(hcp_GetThreadTimes(r.os, lim, 0, 0, 0, r.buf) == 1, "  THREAD_QUERY_LIMITED_INFORMATION suffices (Vista+)");
+        ok(hcp_QueryThreadCycleTime(r.os, HCP_CURRENT_THREAD, r.buf) == 1, "  QueryThreadCycleTime exists");
+        is_u64(hcp_QueryThreadProfiling(r.os, 0xFFFFFFFEu, r.buf), ERROR_INVALID_HANDLE,
                "  0xFFFFFFFE is not (HANDLE)-2 with 8-byte handles: 6");
         rig_free(&r);
     }
@@ -302,25 +302,25 @@ int main(void) {
         rig r;
         rig_new(&r, "win7-x86");
         poison(&r, 16);
-        is_u64(EnableThreadProfiling(r.os, 0xFFFFFFFEu, 0, 0, r.buf), ERROR_SUCCESS,
+        is_u64(hcp_EnableThreadProfiling(r.os, 0xFFFFFFFEu, 0, 0, r.buf), ERROR_SUCCESS,
                "win7-x86: Enable with 0xFFFFFFFE ((HANDLE)-2 in 32 bits) succeeds");
         uint8_t b[16];
         sim_mem_read(r.m, r.buf, b, 16);
         uint32_t h = hcp_get32(b);
         ok(h != 0 && (h & 0xF) == 0, "  a 4-byte PerformanceDataHandle is written (0x%08X, 16-byte aligned)", h);
         ok(poisoned(&r, 4, 12), "  and nothing past its 4 bytes");
-        ok(QueryThreadProfiling(r.os, 0xFFFFFFFEu, r.buf + 32) == 0 && rd64(&r, 32) % 256 == 1,
+        ok(hcp_QueryThreadProfiling(r.os, 0xFFFFFFFEu, r.buf + 32) == 0 && rd64(&r, 32) % 256 == 1,
            "  Query(0xFFFFFFFE) -> TRUE");
-        is_u64(DisableThreadProfiling(r.os, h), ERROR_SUCCESS, "  Disable with the 4-byte handle");
-        uint64_t th = OpenThread(r.os, THREAD_ALL_ACCESS, 0, sim_thread_id(r.b));
+        is_u64(hcp_DisableThreadProfiling(r.os, h), ERROR_SUCCESS, "  Disable with the 4-byte handle");
+        uint64_t th = hcp_OpenThread(r.os, THREAD_ALL_ACCESS, 0, sim_thread_id(r.b));
         ok(th != 0 && th >> 32 == 0, "  OpenThread's handle fits in 32 bits (0x%llx)", (unsigned long long)th);
-        ok(CloseHandle(r.os, 0xFFFFFFFEu) == 1, "  CloseHandle(0xFFFFFFFE): the pseudo-handle, TRUE");
+        ok(hcp_CloseHandle(r.os, 0xFFFFFFFEu) == 1, "  CloseHandle(0xFFFFFFFE): the pseudo-handle, TRUE");
         uint64_t e1 = hcp_create_event(r.os, 1, 1), e2 = hcp_create_event(r.os, 1, 1);
         uint8_t arr[8];
         hcp_put32(arr, (uint32_t)e1);
         hcp_put32(arr + 4, (uint32_t)e2);
         sim_mem_write(r.m, r.buf + 64, arr, 8);
-        is_u64(WaitForMultipleObjects(r.os, 2, r.buf + 64, 1, 0), WAIT_OBJECT_0,
+        is_u64(hcp_WaitForMultipleObjects(r.os, 2, r.buf + 64, 1, 0), WAIT_OBJECT_0,
                "  WaitForMultipleObjects reads a HANDLE[2] of 4-byte handles (8 bytes)");
         rig_free(&r);
     }

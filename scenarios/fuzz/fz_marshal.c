@@ -158,11 +158,11 @@ static void op_keset(marshal *s) {
     uint8_t before[16 * 16 + 4], after[sizeof before];
     uint32_t cnt0 = 0, cnt1 = 0;
     uint64_t q = s->data2 + 0x800, qc = s->data2 + 0xF00;
-    (void)KeQueryHardwareCounterConfiguration(s->os, q, 16, qc);
+    (void)hcp_KeQueryHardwareCounterConfiguration(s->os, q, 16, qc);
     sim_mem_read(s->m, q, before, 16 * 16);
     sim_mem_read(s->m, qc, &cnt0, 4);
-    uint32_t st = KeSetHardwareCounterConfiguration(s->os, arr, count);
-    (void)KeQueryHardwareCounterConfiguration(s->os, q, 16, qc);
+    uint32_t st = hcp_KeSetHardwareCounterConfiguration(s->os, arr, count);
+    (void)hcp_KeQueryHardwareCounterConfiguration(s->os, q, 16, qc);
     sim_mem_read(s->m, q, after, 16 * 16);
     sim_mem_read(s->m, qc, &cnt1, 4);
     if (st != STATUS_SUCCESS && (cnt0 != cnt1 || memcmp(before, after, 16u * (cnt0 < 16 ? cnt0 : 16)) != 0))
@@ -178,7 +178,7 @@ static void op_kequery(marshal *s) {
     size_t span = 16u * (max < 17 ? max : 17);
     uint8_t before[16 * 17], after[16 * 17];
     bool r = span && readable(s, arr, span, before);
-    uint32_t st = KeQueryHardwareCounterConfiguration(s->os, max ? arr : 0, max, cnt);
+    uint32_t st = hcp_KeQueryHardwareCounterConfiguration(s->os, max ? arr : 0, max, cnt);
     if (r && st != STATUS_SUCCESS && readable(s, arr, span, after) && memcmp(before, after, span) != 0 &&
         !(cnt >= arr && cnt < arr + span) && !(cnt + 4 > arr && cnt < arr))
         hcpfz_fail(T, "KeQueryHardwareCounterConfiguration failed (0x%08X) but wrote the array", st);
@@ -190,7 +190,7 @@ static void op_enable(marshal *s) {
     uint64_t out = ms_address(s);
     uint8_t before[8], after[8];
     bool r = readable(s, out, 8, before);
-    uint32_t rc = EnableThreadProfiling(s->os, h, flags, mask, out);
+    uint32_t rc = hcp_EnableThreadProfiling(s->os, h, flags, mask, out);
     bool r2 = readable(s, out, 8, after);
     if (rc == ERROR_SUCCESS && r2) keep(s, s->ps == 8 ? hcp_get64(after) : hcp_get32(after));
     bool in_heap = out >= UINT64_C(0x70000000) && out < UINT64_C(0x74000000); /* the block it made and freed */
@@ -213,7 +213,7 @@ static void op_read(marshal *s) {
     (void)sim_mem_write(s->m, pd, init, sizeof init);
     uint8_t before[HCP_PERFORMANCE_DATA_SIZE], after[HCP_PERFORMANCE_DATA_SIZE];
     bool r = readable(s, pd, sizeof before, before);
-    uint32_t rc = ReadThreadProfilingData(s->os, h, flags, pd);
+    uint32_t rc = hcp_ReadThreadProfilingData(s->os, h, flags, pd);
     bool r2 = readable(s, pd, sizeof after, after);
     if (rc != ERROR_SUCCESS && r && r2 && memcmp(before, after, sizeof before) != 0)
         hcpfz_fail(T, "ReadThreadProfilingData failed (%u) but wrote the buffer", rc);
@@ -239,39 +239,39 @@ static void op_read(marshal *s) {
 static void op_misc(marshal *s) {
     uint8_t k = hcpfz_u8(&s->in);
     switch (k % 8) {
-    case 0: (void)DisableThreadProfiling(s->os, ms_handle(s)); break;
+    case 0: (void)hcp_DisableThreadProfiling(s->os, ms_handle(s)); break;
     case 1: {
         uint64_t h = ms_handle(s), a = ms_address(s);
-        (void)QueryThreadProfiling(s->os, h, a);
+        (void)hcp_QueryThreadProfiling(s->os, h, a);
         break;
     }
     case 2: {
         uint64_t h = ms_handle(s);
         uint64_t a[4];
         for (int i = 0; i < 4; i++) a[i] = hcpfz_u8(&s->in) & 1 ? ms_address(s) : 0;
-        (void)GetThreadTimes(s->os, h, a[0], a[1], a[2], a[3]);
+        (void)hcp_GetThreadTimes(s->os, h, a[0], a[1], a[2], a[3]);
         break;
     }
     case 3: {
         uint64_t h = ms_handle(s), a = ms_address(s);
-        (void)QueryThreadCycleTime(s->os, h, a);
+        (void)hcp_QueryThreadCycleTime(s->os, h, a);
         break;
     }
     case 4: {
         uint32_t access = ms_dword(s);
         bool inherit = hcpfz_u8(&s->in) & 1;
-        uint64_t h = OpenThread(s->os, access, inherit, 1000 + 4u * (hcpfz_u8(&s->in) % 8));
+        uint64_t h = hcp_OpenThread(s->os, access, inherit, 1000 + 4u * (hcpfz_u8(&s->in) % 8));
         if (h) keep(s, h);
         break;
     }
-    case 5: (void)CloseHandle(s->os, ms_handle(s)); break;
+    case 5: (void)hcp_CloseHandle(s->os, ms_handle(s)); break;
     case 6:
         if (s->nthreads) {
             sim_thread *t = s->threads[hcpfz_u8(&s->in) % s->nthreads];
             keep(s, hcp_thread_handle(s->os, t, ms_dword(s)));
         }
         break;
-    default: SetLastError(s->os, ms_dword(s)); break;
+    default: hcp_SetLastError(s->os, ms_dword(s)); break;
     }
 }
 
@@ -297,7 +297,7 @@ static bool op_sched(marshal *s) {
             }
         }
         break;
-    case 3: (void)SwitchToThread(s->os); break;
+    case 3: (void)hcp_SwitchToThread(s->os); break;
     default:
         if (i >= 0) sim_thread_exit(t, k);
         break;

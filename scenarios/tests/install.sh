@@ -19,6 +19,10 @@ for f in bin/hcpsim lib/libhcpsim.a share/man/man1/hcpsim.1 share/bash-completio
   [ -f "$root/opt/hcp/$f" ]
   result $? "installed: $f"
 done
+# every symbol the library defines carries a project prefix: it links beside Windows' own kernel32
+bare=$(nm -g --defined-only "$root/opt/hcp/lib/libhcpsim.a" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+  grep -v '^\(__odr_asan\.\)\{0,1\}\(hcp_\|HCP_\|sim_\|pmu_\|rep_\|lhcp_\|luaopen_hcpsim$\)' | sort -u | head -5 | tr '\n' ' ')
+result "$([ -z "$bare" ]; echo $?)" "libhcpsim.a defines only names with a project prefix" "unprefixed: $bare"
 "$root/opt/hcp/bin/hcpsim" --version >v.txt 2>&1
 result $? "the installed binary runs" "$(cat v.txt)"
 result "$(grep -q '^prefix=/opt/hcp$' "$root/opt/hcp/lib/pkgconfig/hcpsim.pc"; echo $?)" "hcpsim.pc names PREFIX"

@@ -249,7 +249,7 @@ static uint32_t w_EnableThreadProfiling(void *th, uint32_t flags, uint64_t mask,
         hcp_put64(b, gh(*out));
         put_bytes(slot, b, 8);
     }
-    uint32_t rc = EnableThreadProfiling(S.os, gh(th), flags, mask, slot);
+    uint32_t rc = hcp_EnableThreadProfiling(S.os, gh(th), flags, mask, slot);
     if (out) {
         get_bytes(slot, b, 8);
         *out = hh(hcp_get64(b));
@@ -259,7 +259,7 @@ static uint32_t w_EnableThreadProfiling(void *th, uint32_t flags, uint64_t mask,
 }
 
 static uint32_t w_DisableThreadProfiling(void *ph) {
-    uint32_t rc = DisableThreadProfiling(S.os, gh(ph));
+    uint32_t rc = hcp_DisableThreadProfiling(S.os, gh(ph));
     settle();
     return rc;
 }
@@ -270,7 +270,7 @@ static uint32_t w_QueryThreadProfiling(void *th, uint8_t *enabled) {
         slot = scratch(SCR_BOOLEAN);
         put_bytes(slot, enabled, 1);
     }
-    uint32_t rc = QueryThreadProfiling(S.os, gh(th), slot);
+    uint32_t rc = hcp_QueryThreadProfiling(S.os, gh(th), slot);
     if (enabled) get_bytes(slot, enabled, 1);
     settle();
     return rc;
@@ -284,7 +284,7 @@ static uint32_t w_ReadThreadProfilingData(void *ph, uint32_t flags, PERFORMANCE_
         pd_encode(b, pd);
         put_bytes(slot, b, sizeof b);
     }
-    uint32_t rc = ReadThreadProfilingData(S.os, gh(ph), flags, slot);
+    uint32_t rc = hcp_ReadThreadProfilingData(S.os, gh(ph), flags, slot);
     if (pd) {
         get_bytes(slot, b, sizeof b);
         pd_decode(pd, b);
@@ -304,7 +304,7 @@ static int w_GetThreadTimes(void *th, FILETIME *c, FILETIME *e, FILETIME *k, FIL
         hcp_put32(b + 4, ft[i]->dwHighDateTime);
         put_bytes(slot[i], b, 8);
     }
-    int r = GetThreadTimes(S.os, gh(th), slot[0], slot[1], slot[2], slot[3]);
+    int r = hcp_GetThreadTimes(S.os, gh(th), slot[0], slot[1], slot[2], slot[3]);
     for (int i = 0; i < 4; i++) {
         if (!ft[i]) continue;
         get_bytes(slot[i], b, 8);
@@ -323,7 +323,7 @@ static int w_QueryThreadCycleTime(void *th, uint64_t *cycles) {
         hcp_put64(b, *cycles);
         put_bytes(slot, b, 8);
     }
-    int r = QueryThreadCycleTime(S.os, gh(th), slot);
+    int r = hcp_QueryThreadCycleTime(S.os, gh(th), slot);
     if (cycles) {
         get_bytes(slot, b, 8);
         *cycles = hcp_get64(b);
@@ -343,7 +343,7 @@ void *hcpshim_GetModuleHandleA(const char *name) {
     if (name && strcasecmp(name, "kernelbase.dll") == 0) return &module_kernelbase;
     if (name && strcasecmp(name, "ntdll.dll") == 0) return &module_ntdll;
     if (name && strcasecmp(name, "advapi32.dll") == 0) return &module_advapi32;
-    SetLastError(S.os, 126); /* ERROR_MOD_NOT_FOUND */
+    hcp_SetLastError(S.os, 126); /* ERROR_MOD_NOT_FOUND */
     return NULL;
 }
 
@@ -381,25 +381,25 @@ hcpshim_proc hcpshim_GetProcAddress(void *module, const char *name) {
         hcpshim_proc fn = hcpshim_etw_export(name);
         if (fn) return fn;
     }
-    SetLastError(S.os, 127); /* ERROR_PROC_NOT_FOUND */
+    hcp_SetLastError(S.os, 127); /* ERROR_PROC_NOT_FOUND */
     return NULL;
 }
 
 /* ---- threads, handles, waits ----------------------------------------------------------------------- */
-void *hcpshim_GetCurrentThread(void) { return hh(GetCurrentThread(S.os)); }
+void *hcpshim_GetCurrentThread(void) { return hh(hcp_GetCurrentThread(S.os)); }
 void *hcpshim_GetCurrentProcess(void) { return hh(HCP_CURRENT_PROCESS); }
-uint32_t hcpshim_GetCurrentThreadId(void) { return GetCurrentThreadId(S.os); }
-uint32_t hcpshim_GetLastError(void) { return GetLastError(S.os); }
-void hcpshim_SetLastError(uint32_t code) { SetLastError(S.os, code); }
+uint32_t hcpshim_GetCurrentThreadId(void) { return hcp_GetCurrentThreadId(S.os); }
+uint32_t hcpshim_GetLastError(void) { return hcp_GetLastError(S.os); }
+void hcpshim_SetLastError(uint32_t code) { hcp_SetLastError(S.os, code); }
 
 void *hcpshim_OpenThread(uint32_t access, int inherit, uint32_t thread_id) {
-    uint64_t h = OpenThread(S.os, access, inherit, thread_id);
+    uint64_t h = hcp_OpenThread(S.os, access, inherit, thread_id);
     settle();
     return hh(h);
 }
 
 int hcpshim_CloseHandle(void *h) {
-    int r = CloseHandle(S.os, gh(h));
+    int r = hcp_CloseHandle(S.os, gh(h));
     settle();
     return r;
 }
@@ -412,13 +412,13 @@ void *hcpshim_CreateEventA(void *attributes, int manual_reset, int initial_state
 }
 
 int hcpshim_SetEvent(void *h) {
-    int r = SetEvent(S.os, gh(h));
+    int r = hcp_SetEvent(S.os, gh(h));
     settle();
     return r;
 }
 
 uint32_t hcpshim_WaitForSingleObject(void *h, uint32_t ms) {
-    uint32_t r = WaitForSingleObject(S.os, gh(h), ms);
+    uint32_t r = hcp_WaitForSingleObject(S.os, gh(h), ms);
     if (r == HCP_PENDING) {
         to_driver();
         r = hcp_wait_result(S.os);
@@ -428,12 +428,12 @@ uint32_t hcpshim_WaitForSingleObject(void *h, uint32_t ms) {
 }
 
 void hcpshim_Sleep(uint32_t ms) {
-    if (Sleep(S.os, ms) == HCP_PENDING) to_driver();
+    if (hcp_Sleep(S.os, ms) == HCP_PENDING) to_driver();
     settle();
 }
 
 int hcpshim_SwitchToThread(void) {
-    int r = SwitchToThread(S.os);
+    int r = hcp_SwitchToThread(S.os);
     settle();
     return r;
 }
@@ -452,7 +452,7 @@ void *hcpshim_CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn
     }
     shim_thread *st = new_thread("hcpcheck-job", start, arg, 8, ~UINT64_C(0));
     if (!st) {
-        SetLastError(S.os, ERROR_NOT_ENOUGH_MEMORY);
+        hcp_SetLastError(S.os, ERROR_NOT_ENOUGH_MEMORY);
         return NULL;
     }
     uint64_t h = hcp_thread_handle(S.os, st->t, THREAD_ALL_ACCESS);
@@ -463,7 +463,7 @@ void *hcpshim_CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn
 
 /* ---- more of KERNEL32: objects, thread control, processors, memory, time ----------------------------- */
 int hcpshim_ResetEvent(void *h) {
-    int r = ResetEvent(S.os, gh(h));
+    int r = hcp_ResetEvent(S.os, gh(h));
     settle();
     return r;
 }
@@ -476,7 +476,7 @@ void *hcpshim_CreateMutexA(void *attributes, int initial_owner, const char *name
 }
 
 int hcpshim_ReleaseMutex(void *h) {
-    int r = ReleaseMutex(S.os, gh(h));
+    int r = hcp_ReleaseMutex(S.os, gh(h));
     settle();
     return r;
 }
@@ -496,7 +496,7 @@ int hcpshim_ReleaseSemaphore(void *h, int32_t count, int32_t *previous) {
         hcp_put32(b, (uint32_t)*previous);
         put_bytes(slot, b, 4);
     }
-    int r = ReleaseSemaphore(S.os, gh(h), count, slot);
+    int r = hcp_ReleaseSemaphore(S.os, gh(h), count, slot);
     if (previous) {
         get_bytes(slot, b, 4);
         *previous = (int32_t)hcp_get32(b);
@@ -518,7 +518,7 @@ uint32_t hcpshim_WaitForMultipleObjects(uint32_t n, void *const *handles, int al
     } else if (handles) {
         slot = scratch(SCR_HANDLES); /* n > 64: never read */
     }
-    uint32_t r = WaitForMultipleObjects(S.os, n, slot, all, ms);
+    uint32_t r = hcp_WaitForMultipleObjects(S.os, n, slot, all, ms);
     if (r == HCP_PENDING) {
         to_driver();
         r = hcp_wait_result(S.os);
@@ -535,7 +535,7 @@ int hcpshim_GetExitCodeThread(void *h, uint32_t *code) {
         hcp_put32(b, *code);
         put_bytes(slot, b, 4);
     }
-    int r = GetExitCodeThread(S.os, gh(h), slot);
+    int r = hcp_GetExitCodeThread(S.os, gh(h), slot);
     if (code) {
         get_bytes(slot, b, 4);
         *code = hcp_get32(b);
@@ -560,7 +560,7 @@ uint32_t hcpshim_GetThreadId(void *h) {
     uint32_t st = hcp_ref_thread(S.os, gh(h), 0x0800u /* THREAD_QUERY_LIMITED_INFORMATION */, &t);
     settle();
     if (st != 0 || !t) {
-        SetLastError(S.os, hcp_nt_to_win32(st));
+        hcp_SetLastError(S.os, hcp_nt_to_win32(st));
         return 0;
     }
     return sim_thread_id(t);
@@ -572,7 +572,7 @@ static int class_priority(int rel) { return rel <= -15 ? 1 : rel >= 15 ? 15 : 8 
 
 int hcpshim_SetThreadPriority(void *h, int priority) {
     if (!(priority >= -2 && priority <= 2) && priority != -15 && priority != 15) {
-        SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
+        hcp_SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
         return 0;
     }
     pending_thread *p = pending_of(h);
@@ -582,7 +582,7 @@ int hcpshim_SetThreadPriority(void *h, int priority) {
     }
     sim_thread *t = NULL;
     if (hcp_ref_thread(S.os, gh(h), 0x0020u /* THREAD_SET_INFORMATION */, &t) != 0 || !t) {
-        SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
+        hcp_SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
         return 0;
     }
     if (sim_thread_priority(t) != class_priority(priority))
@@ -599,7 +599,7 @@ static uint64_t machine_cpus(void) {
 uintptr_t hcpshim_SetThreadAffinityMask(void *h, uintptr_t mask) {
     uint64_t all = machine_cpus();
     if (((uint64_t)mask & ~all) != 0 || mask == 0) { /* Windows: a processor the system lacks is 87 */
-        SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
+        hcp_SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
         return 0;
     }
     pending_thread *p = pending_of(h);
@@ -610,7 +610,7 @@ uintptr_t hcpshim_SetThreadAffinityMask(void *h, uintptr_t mask) {
     }
     sim_thread *t = NULL;
     if (hcp_ref_thread(S.os, gh(h), 0x0020u /* THREAD_SET_INFORMATION */, &t) != 0 || !t) {
-        SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
+        hcp_SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
         return 0;
     }
     uint64_t old = sim_thread_affinity(t) & all;
@@ -621,7 +621,7 @@ uintptr_t hcpshim_SetThreadAffinityMask(void *h, uintptr_t mask) {
 
 int hcpshim_GetProcessAffinityMask(void *process, uintptr_t *proc_mask, uintptr_t *sys_mask) {
     if (gh(process) != HCP_CURRENT_PROCESS) {
-        SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
+        hcp_SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
         return 0;
     }
     if (proc_mask) *proc_mask = (uintptr_t)machine_cpus();
@@ -649,7 +649,7 @@ int hcpshim_ReadProcessMemory(void *process, const void *address, void *buffer, 
     if (done) *done = 0;
     if (gh(process) != HCP_CURRENT_PROCESS) bail("ReadProcessMemory: only the current process");
     if (n > 4096 || sim_mem_read(S.m, (uint64_t)(uintptr_t)address, buffer, n) != SIM_OK) {
-        SetLastError(S.os, SHIM_ERROR_PARTIAL_COPY);
+        hcp_SetLastError(S.os, SHIM_ERROR_PARTIAL_COPY);
         return 0;
     }
     if (done) *done = n;
@@ -681,7 +681,7 @@ int hcpshim_SystemTimeToFileTime(const SHIM_SYSTEMTIME *st, FILETIME *ft) {
     if (st->wYear < 1601 || st->wYear > 30827 || st->wMonth < 1 || st->wMonth > 12 || st->wDay < 1 ||
         st->wDay > mdays[st->wMonth - 1] || st->wHour > 23 || st->wMinute > 59 || st->wSecond > 59 ||
         st->wMilliseconds > 999) {
-        SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
+        hcp_SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
         return 0;
     }
     int64_t days = days_from_1601(st->wYear, st->wMonth, st->wDay);
