@@ -201,4 +201,159 @@ do
   tap.is(y.switches, 2, "Y was preempted once")
   tap.is(m:cpus()[1].ticks, m:cpus()[2].ticks, "both CPUs take every tick")
 end
+-- ---------------------------------------------------------------------------
+tap.clause("SCHED-TIMER-ORDER")
+do
+  -- One CPU.  R (priority 10), Q (9) and P (8), created P, Q, R (ids 1000,
+  -- 1004, 1008), each Sleep(1) at time 0 in priority order R, Q, P: three
+  -- timers due at 3000000.  The tick there expires them in (due time, thread
+  -- id) order, whatever order they were set in: P, Q, R are readied in that
+  -- order (the kernel logger's ReadyThread events; Flag 0x1, readied from a
+  -- DPC, marks a timeout: api/README.md "ETW"), then run by priority: R, Q, P.
+  local m = hcp.machine { tick = 1000, cost = "unit" }
+  local readied, ran = {}, {}
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_DISPATCHER, on_event = function(ev)
+    if ev.name == "ReadyThread" and ev.data.Flag == 1 then readied[#readied + 1] = ev.data.TThreadId end
+  end }
+  for _, spec in ipairs { { "P", 8 }, { "Q", 9 }, { "R", 10 } } do
+    m:thread { name = spec[1], priority = spec[2], body = function(t)
+      t:Sleep(1)
+      ran[#ran + 1] = spec[1] .. "@" .. m:clock()
+    end }
+  end
+  m:run()
+  tap.is(table.concat(readied, ","), "1000,1004,1008", "timers due together expire in thread id order")
+  tap.is(table.concat(ran, ","), "R@3002000,Q@3002000,P@3002000", "and the threads then run by priority")
+end
+-- ---------------------------------------------------------------------------
+tap.clause("SCHED-QUANTUM-RENEW")
+do
+  -- One CPU, tick 300000 cycles, quantum 600000, interrupt 2000.  B sleeps
+  -- 1 ms at time 0 (due 3000000); A spins spin(2000000) from 0, alone.  A's
+  -- boundaries are odd, so tick k is taken at 300000k + 1, when A has
+  -- 300000k + 1 - 2000(k - 1) cycles: 896001 at tick 3, 1790001 at tick 6,
+  -- 2684001 at tick 9.  At each of these a whole quantum has passed and no
+  -- thread of A's priority is Ready: A gets a new quantum there.  Tick 10
+  -- (3000001) readies B at 3002001, but A's quantum began at tick 9 (298000
+  -- cycles ago); at tick 11 it is 596000; at tick 12 (3600001) 894000: B
+  -- runs after that interrupt, at 3602001.
+  local m = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
+  local k = m:load "kernels"
+  local woke
+  m:thread { name = "B", body = function(t)
+    t:Sleep(1)
+    woke = m:clock()
+  end }
+  local a = m:thread { name = "A", body = function(t) t:run(k.spin, 2000000) end }
+  m:run()
+  tap.is(woke, 3602001, "a thread alone at its priority got a new quantum at each quantum end: B waits for the current one")
+  tap.is(a.switches, 2, "A was switched out once, at that quantum end")
+end
+-- ---------------------------------------------------------------------------
+tap.clause("SCHED-TIME-ACCOUNTING")
+do
+  -- Two CPUs with the default cost tables and the cache model: a CPU's busy
+  -- time is the retired work of the threads it ran, mispredict and cache
+  -- penalties included (they move the clock of the CPU that executed them),
+  -- plus their kernel work (here only Sleep: api_call = 1500 cycles each);
+  -- its clock is busy + idle + interrupt, and each interrupt costs 2000.
+  local m = hcp.machine { cpus = 2, tick = 1000, cache = true }
+  local k = m:load "kernels"
+  local buf = m:alloc(256 * 1024)
+  local words = {}
+  local x = 12345
+  for i = 1, 4096 do -- a linear congruential sequence: bit 0 varies without a period a predictor learns
+    x = (x * 1103515245 + 12345) % 2147483648
+    words[i] = string.pack("<i8", (x >> 16) & 1)
+  end
+  local data = m:alloc(8 * 4096)
+  m:write(data, table.concat(words))
+  local sleeps = 0
+  local ts = {
+    m:thread { name = "walker", body = function(t) for _ = 1, 4 do t:run(k.memwalk, buf, 32768) end end },
+    m:thread { name = "brancher", body = function(t) for _ = 1, 8 do t:run(k.branchy, data, 4096) end end },
+    m:thread { name = "recurser", body = function(t) for _ = 1, 50 do t:run(k.recurse, 40) end end },
+    m:thread { name = "sleeper", body = function(t)
+      for _ = 1, 3 do
+        t:run(k.spin, 100000)
+        t:Sleep(1)
+        sleeps = sleeps + 1
+      end
+    end },
+  }
+  m:run()
+  local cycles, misses, l1d = 0, 0, 0
+  for _, t in ipairs(ts) do
+    local c = t:counters()
+    cycles, misses, l1d = cycles + c.cycles, misses + c["branch-misses"], l1d + c["l1d-misses"]
+  end
+  local c = m:cpus()
+  tap.ok(misses > 0 and l1d > 0, "the work had mispredicts and L1D misses (so penalties)")
+  tap.is(c[1].busy + c[2].busy, cycles + 1500 * sleeps, "busy time of both CPUs = the threads' user cycles + 1500 per Sleep")
+  for i = 1, 2 do
+    tap.is(c[i].time, c[i].busy + c[i].idle + c[i].interrupt, "CPU " .. (i - 1) .. ": time = busy + idle + interrupt")
+    tap.is(c[i].interrupt, 2000 * c[i].ticks, "CPU " .. (i - 1) .. ": interrupt = 2000 per tick")
+  end
+end
+-- ---------------------------------------------------------------------------
+tap.clause("SCHED-YIELD-PRIORITY")
+do
+  -- One CPU.  L (priority 8) and H (10); H runs first.  Sleep(0) yields only
+  -- to a Ready thread of H's own priority: there is none, it returns at once.
+  -- SwitchToThread yields to any Ready thread: L runs spin(1000) from 0 to
+  -- 2004 and exits, then H continues at 2004; a second SwitchToThread finds
+  -- nothing Ready and returns false.
+  local m = hcp.machine { cost = "unit" }
+  local k = m:load "kernels"
+  local got = {}
+  m:thread { name = "L", body = function(t)
+    got.l_start = m:clock()
+    t:run(k.spin, 1000)
+  end }
+  local h = m:thread { name = "H", priority = 10, body = function(t)
+    t:Sleep(0)
+    got.after_sleep0 = m:clock()
+    got.switches_after_sleep0 = t.switches
+    got.sw1 = t:SwitchToThread()
+    got.after_sw = m:clock()
+    got.sw2 = t:SwitchToThread()
+  end }
+  m:run()
+  tap.is(got.switches_after_sleep0, 1, "Sleep(0) with only a lower-priority thread Ready: no switch")
+  tap.is(got.after_sleep0, 0, "and it returns at once")
+  tap.is(got.sw1, true, "SwitchToThread yields to a lower-priority Ready thread")
+  tap.is(got.l_start, 0, "which runs at once")
+  tap.is(got.after_sw, 2004, "H continues when L has finished spin(1000)")
+  tap.is(got.sw2, false, "SwitchToThread with nothing Ready returns false")
+  tap.is(h.switches, 2, "H was switched in twice")
+end
+-- ---------------------------------------------------------------------------
+tap.clause("SCHED-CPUS-PREEMPT-REMOTE")
+do
+  -- Two CPUs, rounds of 10000.  H (priority 12, CPU 1 only) waits on E from
+  -- time 0 on CPU 1; Y (CPU 1) then runs even(): it stops at 10000k, so CPU 1
+  -- runs each round first; X (CPU 0) runs spin(50000) (stops at 10000k + 1)
+  -- and sets E at 100004, when CPU 1 has already run round 10 to 110000.  No
+  -- CPU of H's affinity is idle and Y's priority is lower: CPU 1 is told to
+  -- check, and does so at its next block boundary, 110000, where H (Ready
+  -- since 100004) preempts Y, not at its next round end (120000).
+  local m = hcp.machine { cpus = 2, cost = "unit" }
+  local k = m:load "kernels"
+  local even = m:code(EVEN_CODE)
+  local E = m:event {}
+  local woke
+  local h = m:thread { name = "H", priority = 12, affinity = 0x2, body = function(t)
+    t:WaitForSingleObject(E)
+    woke = m:clock()
+  end }
+  m:thread { name = "X", affinity = 0x1, body = function(t)
+    t:run(k.spin, 50000)
+    t:SetEvent(E)
+  end }
+  local y = m:thread { name = "Y", affinity = 0x2, body = function(t) t:run(even, 100000) end }
+  m:run()
+  tap.is(woke, 110000, "the woken thread preempts on the other CPU at that CPU's next block boundary")
+  tap.is(h.cpu, 1, "on CPU 1")
+  tap.is(y.switches, 2, "Y was preempted once")
+end
 tap.done_testing()
