@@ -1,6 +1,9 @@
 #!/usr/bin/perl
 # conformance/mutate.pl — the mutation check (`make check-mutation`): does the
-# test suite notice when api/ gets a rule of the specification wrong?
+# test suite notice when one layer gets one rule wrong?  The mutants cover
+# api/ (the HCP functions and ETW records), sim/ (scheduler, objects, timers,
+# interrupts, lock-step rounds, the ISA layer), pmu_model/, reports/ and
+# scenarios/, and favour rules where two mechanisms meet.
 #
 #   perl conformance/mutate.pl [--list] [--check] [--quick] [--keep] [--no-baseline] [NAME...]
 #
@@ -190,6 +193,11 @@ my @MUTANTS = (
       "    m->exec->time += c;\n}\n\nstatic void on_block"]],
     ['stop-after-due', 'the block hook runs the block that starts exactly at a tick or round end before stopping',
      ['sim/cpu.c', 'if (m->exec->time >= m->stop_at) {', 'if (m->exec->time > m->stop_at) {']],
+    ['predictor-shared', 'every CPU resolves branches with CPU 0\'s predictor instead of its own',
+     ['sim/cpu.c', 'pmu_bp *bp = m->exec->bp;', 'pmu_bp *bp = m->cpus[0].bp;']],
+    ['cache-shared', 'every CPU\'s data accesses go to CPU 0\'s cache hierarchy instead of its own',
+     ['sim/cpu.c', 'int level = pmu_cache_access(m->exec->cache, addr, (uint32_t)size, type == UC_MEM_WRITE);',
+      'int level = pmu_cache_access(m->cpus[0].cache, addr, (uint32_t)size, type == UC_MEM_WRITE);']],
     ['ras-full-drops-newest', 'a call on a full return stack is dropped instead of overwriting the oldest entry',
      ['pmu_model/pmu.c', "    if (!r) return;\n    bp->ras[bp->ras_head]", "    if (!r || bp->ras_n == r) return;\n    bp->ras[bp->ras_head]"]],
     ['btb-no-pc-tag', 'the BTB predicts from an entry whatever pc left it (no tag check)',
@@ -208,10 +216,12 @@ my @MUTANTS = (
      ['sim/isa_x86.c', 'return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX);', 'return (uint64_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX);']],
     ['x64-gate-arg5-no-shadow', 'the gate reads an x64 guest caller\'s fifth argument at [rsp+0x20], forgetting the return address',
      ['sim/isa_x86.c', 'sim_reg(m, UC_X86_REG_RSP) + 0x28 + 8 * (uint64_t)(k - 4)', 'sim_reg(m, UC_X86_REG_RSP) + 0x20 + 8 * (uint64_t)(k - 4)']],
-    ['arm64-gate-stack-args-off', 'the gate reads an ARM64 caller\'s ninth argument one word up the stack',
-     ['sim/isa_arm.c', 'sim_reg(m, UC_ARM64_REG_SP) + 8 * (uint64_t)(k - 8)', 'sim_reg(m, UC_ARM64_REG_SP) + 8 * (uint64_t)(k - 7)']],
+    ['arm-gate-stack-args-off', 'the gate reads a 32-bit ARM caller\'s fifth argument word one word up the stack',
+     ['sim/isa_arm.c', 'sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 4)', 'sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 3)']],
     ['x86-stdcall-pop-short', 'an x86 gate thunk\'s ret n pops one argument word too few',
      ['sim/cpu.c', 'uint8_t iw[2] = {(uint8_t)bytes, (uint8_t)(bytes >> 8)};', 'uint8_t iw[2] = {(uint8_t)(bytes ? bytes - 4 : 0), (uint8_t)((bytes ? bytes - 4 : 0) >> 8)};']],
+    ['arm64-thunk-nop', 'the ARM64 gate thunk is svc; nop; ret (3 instructions) instead of svc; ret',
+     ['sim/isa_arm.c', "    put32(p + 4, 0xD65F03C0u);\n    put32(p + 8, 0xD4200000u);", "    put32(p + 4, 0xD503201Fu);\n    put32(p + 8, 0xD65F03C0u);"]],
     ['report-kernel-with-interrupts', 'the report\'s kernel_cycles include the clock interrupts',
      ['reports/report.c', 'static uint64_t kernel_cycles(const rthread *rt) { return rt->bank.kev[PMU_EV_CYCLES] - rt->bank.intr_cycles; }',
       'static uint64_t kernel_cycles(const rthread *rt) { return rt->bank.kev[PMU_EV_CYCLES]; }']],
