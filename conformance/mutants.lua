@@ -86,4 +86,28 @@ do
   end }
   m:run()
 end
+-- lua-dword-range-33-bits: the Lua binding takes a DWORD argument from -2^31
+-- to 2^32 - 1 and refuses anything else with a FILE:LINE error naming the
+-- function and the argument (../scenarios/README.md "Errors"); no test gave
+-- one out of range, so a binding that kept the low 32 bits of a larger
+-- integer went unnoticed.
+tap.clause("SIM-ERRORS")
+do
+  local m = hcp.machine {}
+  m:thread { name = "dword", body = function(t)
+    local ok, err = pcall(function() t:Sleep(0x100000000) end)
+    tap.ok(not ok and err:find("mutants%.lua:%d+: bad argument #1 to 'Sleep' %(DWORD out of range %(got 4294967296%)%)"),
+           "Sleep(2^32) is refused: DWORD out of range")
+    ok, err = pcall(function() t:SetLastError(0x1FFFFFFFF) end)
+    tap.ok(not ok and err:find("bad argument #1 to 'SetLastError' (DWORD out of range (got 8589934591))", 1, true),
+           "SetLastError(2^33 - 1) is refused")
+    ok, err = pcall(function() t:SetLastError(-0x80000001) end)
+    tap.ok(not ok and err:find("DWORD out of range (got -2147483649)", 1, true), "SetLastError(-2^31 - 1) is refused")
+    t:SetLastError(0xFFFFFFFF)
+    tap.is(t:GetLastError(), 0xFFFFFFFF, "2^32 - 1 is the largest DWORD")
+    t:SetLastError(-1)
+    tap.is(t:GetLastError(), 0xFFFFFFFF, "-1 stands for 0xFFFFFFFF")
+  end }
+  m:run()
+end
 tap.done_testing()
