@@ -5,12 +5,15 @@
 # interrupts, lock-step rounds, the ISA layer), pmu_model/, reports/ and
 # scenarios/, and favour rules where two mechanisms meet.
 #
-#   perl conformance/mutate.pl [--list] [--check] [--quick] [--keep] [--no-baseline] [NAME...]
+#   perl conformance/mutate.pl [--list] [--check] [--quick] [--first] [--keep] [--no-baseline] [NAME...]
 #
 # --list prints the mutations; --check only verifies, in this tree, that each
 # edit's text occurs exactly once (seconds; no build); --quick runs only the
 # Lua conformance files (conformance/*.lua) instead of make test, a first look
-# that is not the check.
+# that is not the check.  --first builds as make test does and then runs the
+# test files of make test one at a time, stopping at the first that fails (the
+# last killer is tried first): the same verdict as make test, much faster on
+# a loaded machine, but "killed by" names that one file only.
 # Copies the repository's tracked files (and new files not yet committed, not
 # ignored ones) as they are in the working tree to a temporary directory,
 # builds there and runs `make test` once unmutated (it must pass), then for
@@ -246,19 +249,24 @@ my @MUTANTS = (
      ['api/etw.c', 'r->reason == SIM_READY_TIMEOUT ? READY_FROM_DPC : 0, 0};', '0, 0};']],
     ['lua-dword-range-33-bits', 'the Lua binding accepts a DWORD argument up to 2^33 - 1 (keeping its low 32 bits) instead of refusing it',
      ['scenarios/lhcp.c', 'if (v < -(lua_Integer)0x80000000 || v > (lua_Integer)0xFFFFFFFF)', 'if (v < -(lua_Integer)0x80000000 || v > (lua_Integer)0x1FFFFFFFF)']],
+    ['lua-wait-default-zero', 'a Lua wait without a timeout argument waits 0 ms instead of INFINITE',
+     ['scenarios/lthread.c', 'if (lua_isnoneornil(L, arg)) return INFINITE;', 'if (lua_isnoneornil(L, arg)) return 0;']],
+    ['memwalk-stride-4', 'the memwalk kernel steps 4 bytes instead of one 8-byte word',
+     ['scenarios/kernels/memwalk.S', "\tadd\trcx, 8\n", "\tadd\trcx, 4\n"]],
     ['tap-todo-pass-ok', 'tap.todo prints a passing test inside a todo as ok instead of failing it',
      ['scenarios/lib/tap.lua', "    if pass then\n      failed = failed + 1\n      line = string.format(\"not ok %d - %s\", count,",
       "    if pass then\n      line = string.format(\"ok %d - %s\", count,"]],
 );
 
-my ($list, $check, $quick, $keep, $baseline, @only) = (0, 0, 0, 0, 1);
+my ($list, $check, $quick, $first, $keep, $baseline, @only) = (0, 0, 0, 0, 0, 1);
 for my $a (@ARGV) {
     if ($a eq '--list') { $list = 1 }
     elsif ($a eq '--check') { $check = 1 }
     elsif ($a eq '--quick') { $quick = 1 }
+    elsif ($a eq '--first') { $first = 1 }
     elsif ($a eq '--keep') { $keep = 1 }
     elsif ($a eq '--no-baseline') { $baseline = 0 }
-    elsif ($a =~ /^-/) { print STDERR "usage: perl conformance/mutate.pl [--list] [--check] [--quick] [--keep] [--no-baseline] [NAME...]\n"; exit 2 }
+    elsif ($a =~ /^-/) { print STDERR "usage: perl conformance/mutate.pl [--list] [--check] [--quick] [--first] [--keep] [--no-baseline] [NAME...]\n"; exit 2 }
     else { push @only, $a }
 }
 my %known = map { $_->[0] => 1 } @MUTANTS;
@@ -309,14 +317,32 @@ END { remove_tree($tmp) if $tmp && -d $tmp && !$keep }
     unlink "$tmp/tree.tar";
 }
 my $tree = "$tmp/tree";
-my $what = $quick ? "prove -j$jobs conformance/*.lua (--quick)" : "make test -j$jobs";
+my $what = $quick ? "prove -j$jobs conformance/*.lua (--quick)" : $first ? "make test's files up to the first failure (--first)" : "make test -j$jobs";
 print STDERR "mutate.pl: copied the tree to $tree; ", scalar(@run), " mutations, $what each\n";
 
 # make test in the copy: (exit status, failed test files, log file).
 my $n = 0;
+my @order; # --first: make test's files, the last one that failed first
+sub first_failure {
+    my ($log) = @_;
+    my $built = system("make -C '$tree' --no-print-directory -j$jobs tests > '$log' 2>&1");
+    return ($built, [], $log) if $built;
+    @order = split ' ', `make -C '$tree' --no-print-directory -s --eval='mutate-tests: ; \@echo \$(ALL_TESTS)' mutate-tests` unless @order;
+    die "mutate.pl: cannot list make test's files\n" unless @order;
+    for my $i (0 .. $#order) {
+        my $f = $order[$i];
+        my $st = system("cd '$tree' && HCPSIM=build/hcpsim HCPSIM_CLAUSES='$tree/conformance/clauses.tsv' "
+                        . "prove --exec 'sh scenarios/tests/runtest' '$f' >> '$log' 2>&1");
+        next unless $st;
+        unshift @order, splice(@order, $i, 1);
+        return ($st, [$f], $log);
+    }
+    return (0, [], $log);
+}
 sub make_test {
     my ($tag) = @_;
     my $log = "$tmp/" . (++$n) . "-$tag.log";
+    return first_failure($log) if $first && $tag ne 'baseline';
     my $cmd = $quick
       ? "cd '$tree' && make --no-print-directory -j$jobs all && HCPSIM=build/hcpsim prove -j$jobs --exec 'sh scenarios/tests/runtest' conformance/*.lua"
       : "make -C '$tree' --no-print-directory JOBS=$jobs test";
