@@ -74,6 +74,7 @@ do
     l1_bits = pd.WaitReasonBitMap
     start.L1_again = m:clock()
     t:run(k.spin, 400000)
+    t:DisableThreadProfiling(ph)
   end }
   m:thread { name = "L2", body = function() start.L2 = m:clock() end }
   m:thread { name = "H", priority = 12, body = function(t) t:WaitForSingleObject(E) end }
