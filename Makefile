@@ -417,9 +417,10 @@ conformance-report: conformance-suite-tap
 	@echo "conformance-report: $(CONF_OUT)/matrix.md, $(CONF_OUT)/matrix.html, $(BUILD)/conformance/junit/"
 
 # make check-mutation: conformance/mutate.pl copies the tracked tree to a
-# temporary directory, applies each small semantic mutation of api/ in turn,
-# runs make test there and requires it to fail (conformance/README.md
-# "Mutation check" has the table and the run time: 12 minutes on 2 idle cores).
+# temporary directory, applies each single-rule mutation (api/, sim/ with the
+# ISA layer, pmu_model/, reports/, scenarios/) in turn, runs make test there
+# and requires it to fail (conformance/README.md "Mutation check" has the
+# table and the run times).
 check-mutation:
 	perl conformance/mutate.pl
 

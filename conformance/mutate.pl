@@ -1,13 +1,19 @@
 #!/usr/bin/perl
 # conformance/mutate.pl — the mutation check (`make check-mutation`): does the
-# test suite notice when api/ gets a rule of the specification wrong?
+# test suite notice when one layer gets one rule wrong?  The mutants cover
+# api/ (the HCP functions and ETW records), sim/ (scheduler, objects, timers,
+# interrupts, lock-step rounds, the ISA layer), pmu_model/, reports/ and
+# scenarios/, and favour rules where two mechanisms meet.
 #
-#   perl conformance/mutate.pl [--list] [--check] [--quick] [--keep] [--no-baseline] [NAME...]
+#   perl conformance/mutate.pl [--list] [--check] [--quick] [--first] [--keep] [--no-baseline] [NAME...]
 #
 # --list prints the mutations; --check only verifies, in this tree, that each
 # edit's text occurs exactly once (seconds; no build); --quick runs only the
 # Lua conformance files (conformance/*.lua) instead of make test, a first look
-# that is not the check.
+# that is not the check.  --first builds as make test does and then runs the
+# test files of make test one at a time, stopping at the first that fails (the
+# last killer is tried first): the same verdict as make test, much faster on
+# a loaded machine, but "killed by" names that one file only.
 # Copies the repository's tracked files (and new files not yet committed, not
 # ignored ones) as they are in the working tree to a temporary directory,
 # builds there and runs `make test` once unmutated (it must pass), then for
@@ -114,16 +120,156 @@ my @MUTANTS = (
     ['cycletime-from-start', 'CycleTime counts from the thread\'s start instead of from EnableThreadProfiling',
      ['api/profiling.c', 'pmu_bank_cycle_time(sim_thread_bank(t)) - pmu_bank_cycle_time(&p->start);',
       'pmu_bank_cycle_time(sim_thread_bank(t));']],
+    # ---- every layer (issue 22): sim/ scheduler, objects, timers, interrupts, rounds; the ISA
+    # layer; pmu_model/; reports/; scenarios/; ETW records in api/ ----
+    ['preempted-to-tail', 'a preempted thread goes to the tail of its ready queue instead of the head',
+     ['sim/sched.c', "        sim_thread *n = pick(m, c, t->priority + 1);\n        leave_ready(m, c, SIM_WR_PREEMPTED, SIM_READY_PREEMPTED, true);",
+      "        sim_thread *n = pick(m, c, t->priority + 1);\n        leave_ready(m, c, SIM_WR_PREEMPTED, SIM_READY_PREEMPTED, false);"]],
+    ['quantum-end-to-head', 'a thread whose quantum ended goes to the head of its queue instead of the tail',
+     ['sim/sched.c', 'leave_ready(m, c, SIM_WR_QUANTUM_END, SIM_READY_QUANTUM, false);',
+      'leave_ready(m, c, SIM_WR_QUANTUM_END, SIM_READY_QUANTUM, true);']],
+    ['quantum-end-higher-only', 'at quantum end only a strictly higher-priority Ready thread takes the CPU (not an equal one)',
+     ['sim/sched.c', "        sim_thread *n = pick(m, c, t->priority);\n        if (n) {\n            leave_ready(m, c, SIM_WR_QUANTUM_END",
+      "        sim_thread *n = pick(m, c, t->priority + 1);\n        if (n) {\n            leave_ready(m, c, SIM_WR_QUANTUM_END"]],
+    ['preempt-fresh-quantum', 'a preempted thread gets a fresh quantum when it runs again instead of keeping its remainder',
+     ['sim/sched.c', 'if (next->wait_reason != SIM_WR_PREEMPTED) next->quantum_start', 'next->quantum_start']],
+    ['preempt-equal-priority', 'a readied thread preempts a running thread of equal priority',
+     ['sim/sched.c', 'c->cur && c->cur->priority < t->priority', 'c->cur && c->cur->priority <= t->priority'],
+     ['sim/sched.c', 'sim_thread *n = pick(m, c, t->priority + 1);', 'sim_thread *n = pick(m, c, t->priority);']],
+    ['preempt-despite-idle-cpu', 'a readied thread preempts a lower-priority thread even when a CPU of its affinity is idle',
+     ['sim/sched.c', 'if (cpu_in(t->affinity, i) && !m->cpus[i].cur) return; /* an idle CPU will take it */',
+      '/* mutant: idle CPUs not considered */']],
+    ['ready-time-ignored', 'a CPU takes a Ready thread that became Ready later than the CPU\'s own clock (lagging clocks)',
+     ['sim/sched.c', 'if (!cpu_in(t->affinity, c->index) || t->ready_time > c->time) return false;',
+      'if (!cpu_in(t->affinity, c->index)) return false;']],
+    ['ideal-ignored', 'an idle CPU takes a thread whose ideal processor is another idle CPU',
+     ['sim/sched.c', 'if (idle_pick && t->ideal != c->index', 'if (false && idle_pick && t->ideal != c->index']],
+    ['ideal-even-if-busy', 'an idle CPU leaves a thread to its ideal processor even when that processor is busy',
+     ['sim/sched.c', 'if (idle_pick && t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in', 'if (idle_pick && t->ideal != c->index && cpu_in'],
+     ['sim/sched.c', 'if (t->ideal != c->index && !m->cpus[t->ideal].cur && cpu_in', 'if (t->ideal != c->index && cpu_in']],
+    ['ideal-default-cpu0', 'the default ideal processor is the first CPU of the affinity, not creation order round robin',
+     ['sim/machine.c', 'int k = t->index % m->ncpus;', 'int k = 0;']],
+    ['cpu-tie-highest-index', 'on a clock tie the highest-index CPU steps next instead of the lowest',
+     ['sim/sched.c', "        for (int i = 1; i < m->ncpus; i++)\n            if (m->cpus[i].time < c->time) c = &m->cpus[i];",
+      "        for (int i = 1; i < m->ncpus; i++)\n            if (m->cpus[i].time <= c->time) c = &m->cpus[i];"]],
+    ['round-end-unaligned', 'a lock-step round ends slice cycles after the segment start instead of at the next multiple of slice',
+     ['sim/sched.c', 'return (c->time / m->cfg.slice + 1) * m->cfg.slice;', 'return c->time + m->cfg.slice;']],
+    ['timers-every-cpu', 'every CPU\'s clock interrupt expires timers, not only CPU 0\'s',
+     ['sim/sched.c', 'if (c->index == 0) sim_timer_expire(m, at);', 'sim_timer_expire(m, at);']],
+    ['timer-expiry-after-interrupt', 'a tick expires the timers due up to the end of its interrupt instead of its due time',
+     ['sim/sched.c', 'if (c->index == 0) sim_timer_expire(m, at);', 'if (c->index == 0) sim_timer_expire(m, c->time);']],
+    ['timer-due-strict', 'a timer due exactly at a tick waits for the next tick',
+     ['sim/objects.c', 'm->timers[0]->timer_due <= now', 'm->timers[0]->timer_due < now']],
+    ['timer-tie-highest-id', 'timers due at the same time expire highest thread id first',
+     ['sim/objects.c', '(a->timer_due == b->timer_due && a->id < b->id)', '(a->timer_due == b->timer_due && a->id > b->id)']],
+    ['interrupt-in-cycle-time', 'a clock interrupt\'s cycles count in the interrupted thread\'s cycle time (and quantum)',
+     ['sim/sched.c', 'pmu_bank_interrupt(&t->bank, m->cfg.interrupt_cycles);', 'pmu_bank_kernel(&t->bank, m->cfg.interrupt_cycles);']],
+    ['interrupt-not-in-cpu-stats', 'a CPU\'s interrupt time is not counted (its clock still moves)',
+     ['sim/sched.c', "    c->intr += m->cfg.interrupt_cycles;\n", '']],
+    ['idle-not-counted', 'an idle CPU\'s clock jump is not counted as idle time',
+     ['sim/sched.c', "        c->idle += target - c->time;\n", '']],
+    ['idle-past-round-end', 'an idle CPU jumps to its next tick even past the end of its lock-step round',
+     ['sim/sched.c', "        uint64_t r = round_end(m, c);\n        if (r < target) target = r;\n", '']],
+    ['alone-no-new-quantum', 'a thread alone at its priority at quantum end gets no new quantum (the next arrival takes the CPU at the next tick)',
+     ['sim/sched.c', "t->quantum_start = sim_thread_cycle_time(t); /* alone at its priority: a new quantum */", '/* mutant */']],
+    ['switchtothread-same-priority', 'SwitchToThread yields only to a thread of the same or higher priority',
+     ['sim/sched.c', 'sim_thread *n = pick(m, c, any_priority ? 0 : t->priority);', 'sim_thread *n = pick(m, c, t->priority);']],
+    ['remote-preempt-at-round-end', 'a CPU that another CPU told to check for preemption checks only at its next tick or round end, not at its next block boundary',
+     ['sim/sched.c', "    if (c->check_preempt) return 0;\n    uint64_t s = c->next_tick;", "    uint64_t s = c->next_tick;"]],
+    ['wait-any-highest-index', 'a wait-any satisfied at once returns the highest signalled index instead of the lowest',
+     ['sim/objects.c', "    for (int i = 0; i < n; i++) {\n        if (signaled_for(objs[i], t)) {",
+      "    for (int i = n - 1; i >= 0; i--) {\n        if (signaled_for(objs[i], t)) {"]],
+    ['manual-event-resets', 'a manual-reset event resets when a wait is satisfied (wakes one waiter)',
+     ['sim/objects.c', 'if (!o->manual) o->signaled = false;', 'o->signaled = false;']],
+    ['mutex-no-recursion', 'a mutex re-acquired by its owner does not count the recursion',
+     ['sim/objects.c', "        if (o->owner == t)\n            o->recursion++;\n        else\n            own(o, t);",
+      "        if (o->owner != t) own(o, t);"]],
+    ['abandoned-not-marked', 'a mutex whose owner exits is not marked abandoned (the next waiter gets WAIT_OBJECT_0)',
+     ['sim/objects.c', "        mx->abandoned = true;\n", '']],
+    ['zero-timeout-first', 'a zero-timeout wait returns WAIT_TIMEOUT even when the object is signalled',
+     ['sim/objects.c', "    if (n > 0 && try_satisfy(t, objs, n, all)) return SIM_WAIT_DONE;\n    if (timeout == 0) {\n        t->wait_status = SIM_WAIT_TIMEOUT;\n        return SIM_WAIT_DONE;\n    }\n",
+      "    if (timeout == 0) {\n        t->wait_status = SIM_WAIT_TIMEOUT;\n        return SIM_WAIT_DONE;\n    }\n    if (n > 0 && try_satisfy(t, objs, n, all)) return SIM_WAIT_DONE;\n"]],
+    ['mispredict-not-on-clock', 'a mispredict penalty is charged to the thread but does not move the CPU clock',
+     ['sim/cpu.c', '    if (miss) clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));',
+      '    if (miss) (void)pmu_bank_branch_miss(&t->bank, &m->cfg.cost);'],
+     ['sim/cpu.c', "        clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));\n    count_run",
+      "        (void)pmu_bank_branch_miss(&t->bank, &m->cfg.cost);\n    count_run"]],
+    ['mem-penalty-not-busy', 'a cache penalty moves the CPU clock but is not counted as busy time',
+     ['sim/cpu.c', '    if (level > 1) clock_add(m, pmu_bank_mem(&t->bank, level, &m->cfg.cost));',
+      "    if (level > 1) {\n        uint64_t c2 = pmu_bank_mem(&t->bank, level, &m->cfg.cost);\n        m->exec->time += c2;\n        m->budget = m->budget > c2 ? m->budget - c2 : 0;\n    }"]],
+    ['stop-after-due', 'the block hook runs the block that starts exactly at a tick or round end before stopping',
+     ['sim/cpu.c', 'm->budget = m->exec && m->exec->time < m->stop_at ? m->stop_at - m->exec->time : 0;',
+      'm->budget = m->exec && m->exec->time <= m->stop_at ? m->stop_at - m->exec->time + 1 : 0;']],
+    ['predictor-shared', 'every CPU resolves branches with CPU 0\'s predictor instead of its own',
+     ['sim/cpu.c', 'pmu_bp *bp = m->exec ? m->exec->bp : NULL;', 'pmu_bp *bp = m->exec ? m->cpus[0].bp : NULL;'],
+     ['sim/cpu.c', 'm->hot_bp = m->exec ? m->exec->bp : NULL;', 'm->hot_bp = m->exec ? m->cpus[0].bp : NULL;']],
+    ['cache-shared', 'every CPU\'s data accesses go to CPU 0\'s cache hierarchy instead of its own',
+     ['sim/cpu.c', "    if (!x || !x->cache || pmu_cache_access_last(x->cache, addr, (uint32_t)size)) return;\n    on_mem_slow(m, x->cache, addr, size, type == UC_MEM_WRITE);",
+      "    if (!x || !x->cache || pmu_cache_access_last(m->cpus[0].cache, addr, (uint32_t)size)) return;\n    on_mem_slow(m, m->cpus[0].cache, addr, size, type == UC_MEM_WRITE);"]],
+    ['ras-full-drops-newest', 'a call on a full return stack is dropped instead of overwriting the oldest entry',
+     ['pmu_model/pmu.c', "    if (!r) return;\n    bp->ras[bp->ras_head]", "    if (!r || bp->ras_n == r) return;\n    bp->ras[bp->ras_head]"]],
+    ['btb-no-pc-tag', 'the BTB predicts from an entry whatever pc left it (no tag check)',
+     ['pmu_model/pmu.c', 'bool hit = x->valid && x->pc == pc && x->target == target;', 'bool hit = x->valid && x->target == target;']],
+    ['gshare-no-history', 'the conditional predictor indexes by pc alone (no global history)',
+     ['pmu_model/pmu.c', 'uint32_t i = (uint32_t)(((pc >> bp->p.pc_shift) ^ bp->hist) & bp->index_mask);',
+      'uint32_t i = (uint32_t)((pc >> bp->p.pc_shift) & bp->index_mask);']],
+    ['straddle-first-line-only', 'an access straddling two lines misses only when its first line misses',
+     ['pmu_model/pmu.c', 'if (!line_ref(l, first + k)) miss = true;', 'if (!line_ref(l, first + k) && k == 0) miss = true;']],
+    ['cache-fifo', 'a cache hit does not make the line most recently used (FIFO instead of LRU)',
+     ['pmu_model/pmu.c', "    bool hit = i < l->ways && s[i] == tag;\n", "    bool hit = i < l->ways && s[i] == tag;\n    if (hit) return true;\n"]],
+    ['kernel-no-ref-cycles', 'kernel work adds cycles but no ref-cycles',
+     ['pmu_model/pmu.h', "    b->kev[PMU_EV_CYCLES] += cycles;\n    b->kev[PMU_EV_REF_CYCLES] += cycles;", "    b->kev[PMU_EV_CYCLES] += cycles;"]],
+    ['x86-result-zero-extended', 'a 32-bit x86 guest call\'s eax is zero-extended instead of sign-extended',
+     ['sim/isa_x86.c', 'return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX);', 'return (uint64_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX);']],
+    ['x64-gate-arg5-no-shadow', 'the gate reads an x64 guest caller\'s fifth argument at [rsp+0x20], forgetting the return address',
+     ['sim/isa_x86.c', 'sim_reg(m, UC_X86_REG_RSP) + 0x28 + 8 * (uint64_t)(k - 4)', 'sim_reg(m, UC_X86_REG_RSP) + 0x20 + 8 * (uint64_t)(k - 4)']],
+    ['arm-gate-stack-args-off', 'the gate reads a 32-bit ARM caller\'s fifth argument word one word up the stack',
+     ['sim/isa_arm.c', 'sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 4)', 'sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 3)']],
+    ['x86-stdcall-pop-short', 'an x86 gate thunk\'s ret n pops one argument word too few',
+     ['sim/cpu.c', 'uint8_t iw[2] = {(uint8_t)bytes, (uint8_t)(bytes >> 8)};', 'uint8_t iw[2] = {(uint8_t)(bytes ? bytes - 4 : 0), (uint8_t)((bytes ? bytes - 4 : 0) >> 8)};']],
+    ['arm64-thunk-nop', 'the ARM64 gate thunk is svc; nop; ret (3 instructions) instead of svc; ret',
+     ['sim/isa_arm.c', "    put32(p + 4, 0xD65F03C0u);\n    put32(p + 8, 0xD4200000u);", "    put32(p + 4, 0xD503201Fu);\n    put32(p + 8, 0xD65F03C0u);"]],
+    ['report-kernel-with-interrupts', 'the report\'s kernel_cycles include the clock interrupts',
+     ['reports/report_data.h', '    return rt->bank.kev[PMU_EV_CYCLES] - rt->bank.intr_cycles;', '    return rt->bank.kev[PMU_EV_CYCLES];']],
+    ['report-busy-with-interrupts', 'the report\'s busy_bp counts interrupt time as busy (time - idle)',
+     ['reports/report_json.c', 'jint(x, "busy_bp", rc->st.time ? sim_mul_div(rc->st.busy, 10000, rc->st.time) : 0);',
+      'jint(x, "busy_bp", rc->st.time ? sim_mul_div(rc->st.time - rc->st.idle, 10000, rc->st.time) : 0);']],
+    ['report-running-ends-at-machine-end', 'a thread still running at the end gets an interval to the machine\'s end, not its CPU\'s clock',
+     ['reports/report.c', 'add_interval(rm, c, rc->cur, rc->since, rc->st.time, -1, NX_RUNNING);',
+      'add_interval(rm, c, rc->cur, rc->since, rm->end, -1, NX_RUNNING);']],
+    ['report-exit-counted-as-out', 'the report counts a thread\'s exit as a switch-out by wait reason (Executive)',
+     ['reports/report.c', "    if (next == NX_READY || next == NX_WAITING)\n        rt->outs[rep_wait_index(why)]++;",
+      "    if (next != NX_RUNNING)\n        rt->outs[rep_wait_index(why)]++;"]],
+    ['trace-no-clamp', 'a thread\'s trace state span starts at the recorded time even when it lies before the previous span\'s end',
+     ['reports/trace.c', 'static uint64_t tclamp(const rthread *rt, uint64_t ns) { return ns < rt->since ? rt->since : ns; }',
+      'static uint64_t tclamp(const rthread *rt, uint64_t ns) { (void)rt; return ns; }']],
+    ['trace-cpu-span-old-priority', 'a trace CPU span\'s priority is the outgoing thread\'s, not the incoming one\'s',
+     ['reports/trace.c', 'rm->cpus[c] = (rcpu){sim_thread_index(r->thread), ns, r->new_priority};',
+      'rm->cpus[c] = (rcpu){sim_thread_index(r->thread), ns, r->old ? r->old_priority : r->new_priority};']],
+    ['etw-ideal-of-new-thread', 'CSwitch OldThreadWaitIdealProcessor is the incoming thread\'s ideal processor',
+     ['api/etw.c', 'r->old ? (uint64_t)sim_thread_ideal(r->old) : 0,', 'r->thread ? (uint64_t)sim_thread_ideal(r->thread) : 0,']],
+    ['etw-readythread-no-dpc-flag', 'ReadyThread after a timeout has Flag 0 instead of READY_FROM_DPC',
+     ['api/etw.c', 'r->reason == SIM_READY_TIMEOUT ? READY_FROM_DPC : 0, 0};', '0, 0};']],
+    ['lua-dword-range-33-bits', 'the Lua binding accepts a DWORD argument up to 2^33 - 1 (keeping its low 32 bits) instead of refusing it',
+     ['scenarios/lhcp.c', 'if (v < -(lua_Integer)0x80000000 || v > (lua_Integer)0xFFFFFFFF)', 'if (v < -(lua_Integer)0x80000000 || v > (lua_Integer)0x1FFFFFFFF)']],
+    ['lua-wait-default-zero', 'a Lua wait without a timeout argument waits 0 ms instead of INFINITE',
+     ['scenarios/lthread.c', 'if (lua_isnoneornil(L, arg)) return INFINITE;', 'if (lua_isnoneornil(L, arg)) return 0;']],
+    ['memwalk-stride-4', 'the memwalk kernel steps 4 bytes instead of one 8-byte word',
+     ['scenarios/kernels/memwalk.S', "\tadd\trcx, 8\n", "\tadd\trcx, 4\n"]],
+    ['tap-todo-pass-ok', 'tap.todo prints a passing test inside a todo as ok instead of failing it',
+     ['scenarios/lib/tap.lua', "    if pass then\n      failed = failed + 1\n      line = string.format(\"not ok %d - %s\", count,",
+      "    if pass then\n      line = string.format(\"ok %d - %s\", count,"]],
 );
 
-my ($list, $check, $quick, $keep, $baseline, @only) = (0, 0, 0, 0, 1);
+my ($list, $check, $quick, $first, $keep, $baseline, @only) = (0, 0, 0, 0, 0, 1);
 for my $a (@ARGV) {
     if ($a eq '--list') { $list = 1 }
     elsif ($a eq '--check') { $check = 1 }
     elsif ($a eq '--quick') { $quick = 1 }
+    elsif ($a eq '--first') { $first = 1 }
     elsif ($a eq '--keep') { $keep = 1 }
     elsif ($a eq '--no-baseline') { $baseline = 0 }
-    elsif ($a =~ /^-/) { print STDERR "usage: perl conformance/mutate.pl [--list] [--check] [--quick] [--keep] [--no-baseline] [NAME...]\n"; exit 2 }
+    elsif ($a =~ /^-/) { print STDERR "usage: perl conformance/mutate.pl [--list] [--check] [--quick] [--first] [--keep] [--no-baseline] [NAME...]\n"; exit 2 }
     else { push @only, $a }
 }
 my %known = map { $_->[0] => 1 } @MUTANTS;
@@ -174,14 +320,32 @@ END { remove_tree($tmp) if $tmp && -d $tmp && !$keep }
     unlink "$tmp/tree.tar";
 }
 my $tree = "$tmp/tree";
-my $what = $quick ? "prove -j$jobs conformance/*.lua (--quick)" : "make test -j$jobs";
+my $what = $quick ? "prove -j$jobs conformance/*.lua (--quick)" : $first ? "make test's files up to the first failure (--first)" : "make test -j$jobs";
 print STDERR "mutate.pl: copied the tree to $tree; ", scalar(@run), " mutations, $what each\n";
 
 # make test in the copy: (exit status, failed test files, log file).
 my $n = 0;
+my @order; # --first: make test's files, the last one that failed first
+sub first_failure {
+    my ($log) = @_;
+    my $built = system("make -C '$tree' --no-print-directory -j$jobs tests > '$log' 2>&1");
+    return ($built, [], $log) if $built;
+    @order = split ' ', `make -C '$tree' --no-print-directory -s --eval='mutate-tests: ; \@echo \$(ALL_TESTS)' mutate-tests` unless @order;
+    die "mutate.pl: cannot list make test's files\n" unless @order;
+    for my $i (0 .. $#order) {
+        my $f = $order[$i];
+        my $st = system("cd '$tree' && HCPSIM=build/hcpsim HCPSIM_CLAUSES='$tree/conformance/clauses.tsv' "
+                        . "prove --exec 'sh scenarios/tests/runtest' '$f' >> '$log' 2>&1");
+        next unless $st;
+        unshift @order, splice(@order, $i, 1);
+        return ($st, [$f], $log);
+    }
+    return (0, [], $log);
+}
 sub make_test {
     my ($tag) = @_;
     my $log = "$tmp/" . (++$n) . "-$tag.log";
+    return first_failure($log) if $first && $tag ne 'baseline';
     my $cmd = $quick
       ? "cd '$tree' && make --no-print-directory -j$jobs all && HCPSIM=build/hcpsim prove -j$jobs --exec 'sh scenarios/tests/runtest' conformance/*.lua"
       : "make -C '$tree' --no-print-directory JOBS=$jobs test";
