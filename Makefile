@@ -238,11 +238,15 @@ check-browser: all
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
 NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c
+# Every C file of the project: the library, the CLI, the tests, the fuzz targets, the native program.
+FUZZ_SRC := $(wildcard scenarios/fuzz/*.c scenarios/fuzz/*.h)
 format:
-	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
+	clang-format -i $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT) $(FUZZ_SRC)
 lint:
-	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT)
+	clang-format --dry-run -Werror $(LIB_SRC) $(MAIN) $(HEADERS) $(wildcard */tests/*.c) $(NATIVE_FMT) $(FUZZ_SRC)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(LIB_SRC) $(MAIN)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. $(shell pkg-config --cflags-only-I lua5.4 2>/dev/null) \
+	  scenarios/fuzz/regress_test.c
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -I. -Iconformance/native/shim \
 	  conformance/native/hcpcheck.c conformance/native/shim/hcpshim.c conformance/native/shim/hcpshim_etw.c
 	@# native.c loads the kernels' argument registers through register-asm variables, whose

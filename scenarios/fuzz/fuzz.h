@@ -26,11 +26,13 @@ int hcpfz_pe(const uint8_t *data, size_t size);      /* arbitrary bytes as a Win
 #define HCPFZ_MEMORY_LIMIT (64u << 20) /* bytes of Lua heap per input */
 #define HCPFZ_MAX_CYCLES 1000000       /* guest cycles per machine (caps max_cycles options) */
 #define HCPFZ_GUEST_CYCLES 300000      /* guest cycles per guest-code input */
-#define HCPFZ_MAX_MAPPINGS 64          /* guest mappings per machine (caps max_mappings options): n of
-                                          them cost n^3; under ASan 822 took 50 s, and at 256 the
-                                          slowest 3% of api inputs took half the time */
-#define HCPFZ_MAX_TRAPS 256            /* trap points per machine (caps max_trap_points options): each
-                                          costs time on every guest call (sim/README.md "Faults") */
+#define HCPFZ_MAX_MAPPINGS                                                                                             \
+    64 /* guest mappings per machine (caps max_mappings options): n of                                                 \
+          them cost n^3; under ASan 822 took 50 s, and at 256 the                                                      \
+          slowest 3% of api inputs took half the time */
+#define HCPFZ_MAX_TRAPS                                                                                                \
+    256 /* trap points per machine (caps max_trap_points options): each                                                \
+           costs time on every guest call (sim/README.md "Faults") */
 
 /* ---- fz_common.c ----------------------------------------------------------------------- */
 

@@ -59,7 +59,7 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
     hcpfz_in in = {data, size};
     uint8_t cfg = hcpfz_u8(&in), entry_byte = hcpfz_u8(&in), entry_off = entry_byte & 63;
     const hcp_platform *plat = hcpfz_platform(entry_byte >> 6);
-    unsigned ps = hcp_platform_ptr_size(plat); /* guest pointers: 8 or 4 bytes */
+    unsigned ps = hcp_platform_ptr_size(plat);                                       /* guest pointers: 8 or 4 bytes */
     uint64_t stack_area = ps == 8 ? UINT64_C(0x7FF000000000) : UINT64_C(0x80000000); /* sim/README.md */
     uint8_t sel[4];
     uint64_t payload[4];
@@ -77,7 +77,7 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
     size_t ncode;
     const uint8_t *code = hcpfz_take(&in, 4096, &ncode);
     static const uint8_t ret[] = {0xC3, 0x1E, 0xFF, 0x2F, 0xE1}; /* x86 ret; ARM bx lr */
-    static const uint8_t ret64[] = {0xC0, 0x03, 0x5F, 0xD6};    /* ARM64 ret */
+    static const uint8_t ret64[] = {0xC0, 0x03, 0x5F, 0xD6};     /* ARM64 ret */
     if (!ncode) {
         code = plat->arch == SIM_ARCH_ARM64 ? ret64 : plat->arch == SIM_ARCH_ARM ? ret + 1 : ret;
         ncode = plat->arch == SIM_ARCH_ARM64 || plat->arch == SIM_ARCH_ARM ? 4 : 1;
@@ -108,7 +108,8 @@ static uint64_t guest_run(const uint8_t *data, size_t size) {
         hcpfz_fail(G, "guest memory set-up failed");
     uint8_t b[8 * 32];
     memset(b, 0, sizeof b);
-    for (int i = 0; i < 32 && hcp_import_name(i); i++) put_ptr(b + ps * i, ps, hcp_import_address(m, hcp_import_name(i)));
+    for (int i = 0; i < 32 && hcp_import_name(i); i++)
+        put_ptr(b + ps * i, ps, hcp_import_address(m, hcp_import_name(i)));
     sim_mem_write(m, table_all, b, sizeof b);
     static const char *const prof[] = {"GetCurrentThread", "EnableThreadProfiling", "ReadThreadProfilingData",
                                        "DisableThreadProfiling"};

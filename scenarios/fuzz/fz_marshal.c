@@ -58,8 +58,14 @@ static uint64_t ms_address(marshal *s) {
     };
     static const uint64_t bases32[] = {
         /* the same places in the 32-bit plan (sim/README.md "Guest memory"), and past 4 GiB */
-        0, UINT64_C(0x70000000), UINT64_C(0x7FFE0000), UINT64_C(0xFFFD0000), UINT64_C(0xFFFE0000),
-        UINT64_C(0x80000000), UINT64_C(0x20000000), UINT64_C(0xFFFFFFF0),
+        0,
+        UINT64_C(0x70000000),
+        UINT64_C(0x7FFE0000),
+        UINT64_C(0xFFFD0000),
+        UINT64_C(0xFFFE0000),
+        UINT64_C(0x80000000),
+        UINT64_C(0x20000000),
+        UINT64_C(0xFFFFFFF0),
     };
     const uint64_t *bases = s->ps == 8 ? bases64 : bases32;
     static const int64_t ends[] = {0, 1, 2, 4, 8, 16, 287, 288, 289, 447, 448, 4096};
@@ -308,8 +314,8 @@ static bool op_sched(marshal *s) {
 /* spin(n): n turns of a loop, per guest ISA (its calling convention's first argument). */
 static const uint8_t spin_x64[] = {0x48, 0x89, 0xc8, 0x48, 0x85, 0xc9, 0x74, 0x05, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3};
 /* mov ecx, [esp+4]; mov eax, ecx; test ecx, ecx; jz ret; dec ecx; jnz dec; ret 4 */
-static const uint8_t spin_x86[] = {0x8b, 0x4c, 0x24, 0x04, 0x89, 0xc8, 0x85, 0xc9, 0x74,
-                                   0x03, 0x49, 0x75, 0xfd, 0xc2, 0x04, 0x00};
+static const uint8_t spin_x86[] = {0x8b, 0x4c, 0x24, 0x04, 0x89, 0xc8, 0x85, 0xc9,
+                                   0x74, 0x03, 0x49, 0x75, 0xfd, 0xc2, 0x04, 0x00};
 /* cbz x0, ret; subs x0, x0, #1; b.ne subs; ret */
 static const uint8_t spin_arm64[] = {0x60, 0x00, 0x00, 0xb4, 0x00, 0x04, 0x00, 0xf1,
                                      0xe1, 0xff, 0xff, 0x54, 0xc0, 0x03, 0x5f, 0xd6};
