@@ -416,6 +416,8 @@ conformance-report: conformance-suite-tap
 	  $(foreach f,$(SUITE_FILES) conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
 	  'hcpsim documented=?$(BUILD)/conformance/hcpsim-documented.tap' \
 	  'hcpsim observed=?$(BUILD)/conformance/hcpsim-observed.tap' \
+	  'hcpsim .exe documented=?$(BUILD)/conformance/hcpsim-exe-documented.tap' \
+	  'hcpsim .exe observed=?$(BUILD)/conformance/hcpsim-exe-observed.tap' \
 	  'Wine 8.0=?$(CONF_OUT)/wine-8.0.tap' \
 	  'Windows=' $(foreach f,$(sort $(wildcard $(CONF_OUT)/windows*.tap)),'Windows=$(f)')
 	@echo "conformance-report: $(CONF_OUT)/matrix.md, $(CONF_OUT)/matrix.html, $(BUILD)/conformance/junit/"

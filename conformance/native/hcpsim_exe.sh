@@ -27,6 +27,8 @@ EOF
     oks=$(grep -c '^ok ' a.tap)
     [ "$st" = 0 ] && [ "$plan" = "1..$oks" ] && ! grep -q '^not ok' a.tap && [ "$oks" -gt 70 ]
     result $? "hcpcheck$bits.exe $sem on $platform: all $oks checks ok (ETW ones skipped), plan $plan, status 0" "status $st: $(grep '^not ok' a.tap | head -3) $(cat a.err)"
+    # the x86-64 streams are the conformance matrix's "hcpsim .exe" columns (make conformance-report)
+    if [ $bits = 64 ]; then mkdir -p "$build/conformance" && cp a.tap "$build/conformance/hcpsim-exe-$sem.tap"; fi
     timeout 600 $HCPSIM run run.lua > b.tap 2> b.err
     cmp -s a.tap b.tap
     result $? "hcpcheck$bits.exe $sem: a second run prints the same bytes"
