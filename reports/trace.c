@@ -177,10 +177,9 @@ static rthread *thread_of(rmachine *rm, const sim_thread *t) {
     return rt;
 }
 
-/* A thread's state changes are kept in order: with several CPUs in lock-step
- * rounds, a thread can be readied at its waker's CPU time, which may lie
- * before the time it left its own CPU.  Its track then starts the new span
- * where the previous one ended. */
+/* A thread's state spans never go back in time: the scheduler makes a woken
+ * thread Ready no earlier than the time it left its CPU (sim/README.md), and
+ * this guard keeps the track in order should a record ever say otherwise. */
 static uint64_t tclamp(const rthread *rt, uint64_t ns) { return ns < rt->since ? rt->since : ns; }
 
 /* Closes the open state span of rt at ns (already clamped). */
