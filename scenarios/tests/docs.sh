@@ -161,7 +161,7 @@ done
 result $? "every member scenarios/API.md names exists" "unknown: $(tr '\n' ' ' <"$dir/unknown")"
 
 # Nothing a reader of the repository sees points outside it.
-(cd "$top" && grep -rnE '\.\./shared|shared/(design|spec|seeds)|/work/|/tmp/wt-' \
+(cd "$top" && grep -rnE '\.\./shared|shared/(design|spec|seeds)|/w[o]rk/|/tmp/w[t]-' \
   --include='*.md' --include='*.c' --include='*.h' --include='*.lua' --include='*.tsv' \
   --include='*.sh' --include='*.pl' --include=Makefile . 2>/dev/null |
   grep -v '^\./build' | grep -v '^\./scenarios/tests/docs\.sh:') >"$dir/outside"
