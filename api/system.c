@@ -65,16 +65,6 @@ const hcp_option *hcp_option_find(const char *name) {
     return NULL;
 }
 
-const char *hcp_option_names(void) {
-    static char names[1024];
-    if (!names[0]) {
-        size_t len = 0;
-        for (int i = 0; i < NOPTIONS; i++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", options[i].name);
-    }
-    return names;
-}
-
 /* Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short names. */
 static size_t distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);

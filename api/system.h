@@ -42,8 +42,6 @@ typedef struct hcp_option {
  * them), NULL past the end; the option called `name`, or NULL. */
 const hcp_option *hcp_option_at(int i);
 const hcp_option *hcp_option_find(const char *name);
-/* "platform, semantics, cpus, ...": every option name, for messages. */
-const char *hcp_option_names(void);
 /* The closest option name to `name` (a small edit away), or NULL. */
 const char *hcp_option_suggest(const char *name);
 /* The closest of names[0..n-1] to `name`: at most 1 edit (insertion, deletion, substitution,

@@ -130,10 +130,9 @@ int lhcp_file_kind(const char *file);
 int lhcp_load_program(lua_State *L, const char *file);
 /* Machine options of `hcpsim run [--NAME VALUE...] PROGRAM.exe` (the option table's names, dashes or
  * underscores, and --counters): whether NAME is one; checking and keeping a value for the driver
- * (0, or -1 with the message); whether any was given. */
+ * (0, or -1 with the message). */
 bool lhcp_is_machine_option(const char *name);
 int lhcp_program_option(lua_State *L, const char *name, const char *value, char *msg, size_t msglen);
-bool lhcp_program_options_given(lua_State *L);
 /* The exit status of a driver that raised an error: 2 (a bad image) or HCP_EXIT_SIMULATION. */
 int lhcp_program_failure_status(lua_State *L);
 

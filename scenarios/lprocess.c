@@ -537,14 +537,6 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
     return rc;
 }
 
-bool lhcp_program_options_given(lua_State *L) {
-    int ty = lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_MACHINE);
-    lua_pop(L, 1);
-    int tc = lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_COUNTERS);
-    lua_pop(L, 1);
-    return ty == LUA_TTABLE || tc == LUA_TTABLE;
-}
-
 /* The driver: hcp.machine{platform = the image's}, m:process, m:run.  Called
  * with the program's path and arguments (strings); returns the exit status,
  * or raises "message" with lhcp_program_status telling which code it is. */

@@ -203,8 +203,9 @@ static int cmd_run(int argc, char **argv) {
                                                    "--werror",       "--progress",         "--no-progress"};
             const char *near = hcp_suggest(a, run_opts, (int)(sizeof run_opts / sizeof run_opts[0]));
             char mnear[80] = "";
-            if (!near && hcp_option_suggest(a + 2)) { /* a machine option, as --name-with-dashes */
-                snprintf(mnear, sizeof mnear, "--%s", hcp_option_suggest(a + 2));
+            const char *opt = near ? NULL : hcp_option_suggest(a + 2);
+            if (opt) { /* a machine option, as --name-with-dashes */
+                snprintf(mnear, sizeof mnear, "--%s", opt);
                 for (char *c = mnear + 2; *c; c++)
                     if (*c == '_') *c = '-';
                 near = mnear;
@@ -721,6 +722,12 @@ static const char *command_suggestion(const char *name) {
     return hcp_suggest(name, names, NHELPS);
 }
 
+static bool is_command(const char *name) {
+    for (int i = 0; i < NHELPS; i++)
+        if (strcmp(helps[i].name, name) == 0) return true;
+    return false;
+}
+
 static int unknown_command(const char *name) {
     const char *near = command_suggestion(name);
     fprintf(stderr, "hcpsim: unknown command '%s'%s%s%s\n", name, near ? " (did you mean '" : "", near ? near : "",
@@ -767,8 +774,7 @@ int main(int argc, char **argv) {
         return cmd_help(argc > 2 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0 ? argv[2]
                         : argc > 2                                                               ? "help"
                                                                                                  : NULL);
-    if (command_suggestion(cmd) && strcmp(command_suggestion(cmd), cmd) == 0 && wants_help(argc - 2, argv + 2))
-        return cmd_help(cmd);
+    if (is_command(cmd) && wants_help(argc - 2, argv + 2)) return cmd_help(cmd);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
