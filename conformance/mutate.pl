@@ -205,8 +205,7 @@ my @MUTANTS = (
      ['sim/cpu.c', 'pmu_bp *bp = m->exec ? m->exec->bp : NULL;', 'pmu_bp *bp = m->exec ? m->cpus[0].bp : NULL;'],
      ['sim/cpu.c', 'm->hot_bp = m->exec ? m->exec->bp : NULL;', 'm->hot_bp = m->exec ? m->cpus[0].bp : NULL;']],
     ['cache-shared', 'every CPU\'s data accesses go to CPU 0\'s cache hierarchy instead of its own',
-     ['sim/cpu.c', "    if (!x || !x->cache || pmu_cache_access_last(x->cache, addr, (uint32_t)size)) return;\n    on_mem_slow(m, x->cache, addr, size, type == UC_MEM_WRITE);",
-      "    if (!x || !x->cache || pmu_cache_access_last(m->cpus[0].cache, addr, (uint32_t)size)) return;\n    on_mem_slow(m, m->cpus[0].cache, addr, size, type == UC_MEM_WRITE);"]],
+     ['sim/cpu.c', 'm->hot_cache = m->exec ? m->exec->cache : NULL;', 'm->hot_cache = m->exec ? m->cpus[0].cache : NULL;']],
     ['ras-full-drops-newest', 'a call on a full return stack is dropped instead of overwriting the oldest entry',
      ['pmu_model/pmu.c', "    if (!r) return;\n    bp->ras[bp->ras_head]", "    if (!r || bp->ras_n == r) return;\n    bp->ras[bp->ras_head]"]],
     ['btb-no-pc-tag', 'the BTB predicts from an entry whatever pc left it (no tag check)',
@@ -215,9 +214,9 @@ my @MUTANTS = (
      ['pmu_model/pmu.c', 'uint32_t i = (uint32_t)(((pc >> bp->p.pc_shift) ^ bp->hist) & bp->index_mask);',
       'uint32_t i = (uint32_t)((pc >> bp->p.pc_shift) & bp->index_mask);']],
     ['straddle-first-line-only', 'an access straddling two lines misses only when its first line misses',
-     ['pmu_model/pmu.c', 'if (!line_ref(l, first + k)) miss = true;', 'if (!line_ref(l, first + k) && k == 0) miss = true;']],
+     ['pmu_model/pmu.c', 'if (!line_ref(l, first + k)) hit = false;', 'if (!line_ref(l, first + k) && k == 0) hit = false;']],
     ['cache-fifo', 'a cache hit does not make the line most recently used (FIFO instead of LRU)',
-     ['pmu_model/pmu.c', "    bool hit = i < l->ways && s[i] == tag;\n", "    bool hit = i < l->ways && s[i] == tag;\n    if (hit) return true;\n"]],
+     ['pmu_model/pmu.c', "    uint64_t carry = tag;\n", "    for (uint32_t j = 0; j < ways; j++)\n        if (s[j] == tag) return true;\n    uint64_t carry = tag;\n"]],
     ['kernel-no-ref-cycles', 'kernel work adds cycles but no ref-cycles',
      ['pmu_model/pmu.h', "    b->kev[PMU_EV_CYCLES] += cycles;\n    b->kev[PMU_EV_REF_CYCLES] += cycles;", "    b->kev[PMU_EV_CYCLES] += cycles;"]],
     ['x86-result-zero-extended', 'a 32-bit x86 guest call\'s eax is zero-extended instead of sign-extended',
@@ -259,6 +258,11 @@ my @MUTANTS = (
     ['tap-todo-pass-ok', 'tap.todo prints a passing test inside a todo as ok instead of failing it',
      ['scenarios/lib/tap.lua', "    if pass then\n      failed = failed + 1\n      line = string.format(\"not ok %d - %s\", count,",
       "    if pass then\n      line = string.format(\"ok %d - %s\", count,"]],
+    ['loop-no-budget', 'the run of a steady loop is counted without checking that more cycles are left than it costs, so its CPU runs past the tick, the quantum end and the cycle limit',
+     ['sim/cpu.c', 'if (size == m->loop_size && addr == m->last_block_addr && m->budget > prev->st.cycles) {',
+      'if (size == m->loop_size && addr == m->last_block_addr) {']],
+    ['loop-before-predictor-steady', 'a block that went to itself counts as a steady loop even when its branch still trains the predictor',
+     ['sim/cpu.c', 'm->loop_size = steady && b == prev ? size : 0;', 'm->loop_size = b == prev ? size : 0;']],
 );
 
 my ($list, $check, $quick, $first, $keep, $baseline, @only) = (0, 0, 0, 0, 0, 1);

@@ -420,7 +420,8 @@ bool pmu_bp_indirect(pmu_bp *bp, uint64_t pc, uint64_t target) {
 
 typedef struct cache_lvl {
     uint32_t sets, ways, line_bits;
-    uint32_t set_mask; /* sets - 1 when sets is a power of two (same result as mod) */
+    uint32_t set_mask;  /* sets - 1 when sets is a power of two (same result as mod) */
+    uint64_t line_mask; /* line size - 1 */
     bool pow2;
     uint64_t *tags; /* sets × ways block numbers + 1 (LINE_EMPTY: none), most recently used first */
 } cache_lvl;
@@ -481,13 +482,14 @@ pmu_cache *pmu_cache_new(const pmu_cache_params *p) {
         l->pow2 = is_pow2(l->sets);
         l->set_mask = l->sets - 1;
         while ((UINT32_C(1) << l->line_bits) < src[i]->line) l->line_bits++;
+        l->line_mask = (UINT64_C(1) << l->line_bits) - 1;
         l->tags = tags_new((size_t)l->sets * l->ways);
         if (!l->tags) {
             pmu_cache_free(c);
             return NULL;
         }
     }
-    c->last = (pmu_cache_last){UINT64_MAX, c->lv[0].line_bits};
+    c->last = (pmu_cache_last){0, 0};
     return c;
 }
 
@@ -496,45 +498,68 @@ void pmu_cache_reset(pmu_cache *c) {
         size_t n = (size_t)c->lv[i].sets * c->lv[i].ways;
         memset(c->lv[i].tags, LINE_EMPTY, n * sizeof *c->lv[i].tags);
     }
-    c->last.line = UINT64_MAX;
+    c->last.span = 0;
 }
 
-/* Looks one block up in its set; it becomes most recently used.  True on a hit. */
-static bool line_ref(cache_lvl *l, uint64_t block) {
+/* Looks one block up in its set; it becomes most recently used.  True on a hit.
+ * Ways in use come first, most recently used first (a line enters at way 0
+ * and pushes the others down; none is ever emptied but by a reset), so one
+ * pass both searches and moves: each way takes the line of the way before it
+ * until the block's own way (a hit) or the first empty way (a miss that
+ * evicts nothing); past the last way, the least recently used line is gone. */
+static inline bool set_ref(uint64_t *s, uint32_t ways, uint64_t tag) {
+    uint64_t carry = tag;
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+    for (uint32_t i = 0; i < ways; i++) {
+        uint64_t v = s[i];
+        s[i] = carry;
+        if (v == tag) return true;
+        if (v == LINE_EMPTY) return false;
+        carry = v;
+    }
+    return false;
+}
+
+static inline bool line_ref(cache_lvl *l, uint64_t block) {
     uint64_t set = l->pow2 ? (block & l->set_mask) : (block % l->sets);
     uint64_t *s = &l->tags[set * l->ways], tag = block + 1;
-    uint32_t i = 0;
-    /* Ways in use come first (a line enters at way 0 and pushes the others
-     * down; none is ever emptied but by a reset): the first empty way ends
-     * the search, and on a miss takes the line without evicting any. */
-    while (i < l->ways && s[i] != tag && s[i] != LINE_EMPTY) i++;
-    bool hit = i < l->ways && s[i] == tag;
-    if (i == l->ways) i = l->ways - 1;       /* full: the least recently used way is evicted */
-    if (i) memmove(s + 1, s, i * sizeof *s); /* ways 0..i-1 move down one */
-    s[0] = tag;
+    switch (l->ways) { /* the usual geometries with a constant count: the scan unrolled */
+    case 8: return set_ref(s, 8, tag);
+    case 16: return set_ref(s, 16, tag);
+    default: return set_ref(s, l->ways, tag);
+    }
+}
+
+/* One access at one level: every line it touches is looked up, in address
+ * order; a hit when every one was there. */
+static inline bool level_hit(cache_lvl *l, uint64_t addr, uint32_t size) {
+    uint64_t first = addr >> l->line_bits;
+    uint64_t extra = ((addr & l->line_mask) + size - 1) >> l->line_bits;
+    if (extra == 0) return line_ref(l, first); /* within one line: the common case */
+    bool hit = true;
+    for (uint64_t k = 0; k <= extra; k++)
+        if (!line_ref(l, first + k)) hit = false;
     return hit;
 }
 
-/* One access at one level: every line it touches is looked up, in address order. */
-static bool level_miss(cache_lvl *l, uint64_t addr, uint32_t size) {
-    uint64_t first = addr >> l->line_bits;
-    uint64_t extra = ((addr & ((UINT64_C(1) << l->line_bits) - 1)) + size - 1) >> l->line_bits;
-    bool miss = false;
-    for (uint64_t k = 0; k <= extra; k++)
-        if (!line_ref(l, first + k)) miss = true;
-    return miss;
+int pmu_cache_access(pmu_cache *c, uint64_t addr, uint32_t size, bool write) {
+    if (pmu_cache_access_last(c, addr, size)) return 1; /* size 0 too: as 1 */
+    return pmu_cache_access_past_last(c, addr, size, write);
 }
 
-int pmu_cache_access(pmu_cache *c, uint64_t addr, uint32_t size, bool write) {
+int pmu_cache_access_past_last(pmu_cache *c, uint64_t addr, uint32_t size, bool write) {
     (void)write; /* write-allocate: a write moves lines exactly as a read does */
     if (size == 0) size = 1;
-    if (pmu_cache_access_last(c, addr, size)) return 1;
     /* the access's last line ends most recently used in its L1D set, whatever the outcome */
-    uint64_t off = addr & ((UINT64_C(1) << c->last.line_bits) - 1);
-    c->last.line = (addr >> c->last.line_bits) + ((off + size - 1) >> c->last.line_bits);
-    for (int i = 0; i < 3; i++)
-        if (!level_miss(&c->lv[i], addr, size)) return i + 1;
-    return 4;
+    uint32_t bits = c->lv[0].line_bits;
+    uint64_t line = (addr >> bits) + (((addr & c->lv[0].line_mask) + size - 1) >> bits);
+    c->last.base = line << bits;
+    c->last.span = line >> (64 - bits) ? 0 : UINT64_C(1) << bits; /* past the top of memory: none */
+    if (level_hit(&c->lv[0], addr, size)) return 1;
+    if (level_hit(&c->lv[1], addr, size)) return 2;
+    return level_hit(&c->lv[2], addr, size) ? 3 : 4;
 }
 
 /* ---- describe ------------------------------------------------------------------------- */

@@ -372,21 +372,25 @@ void pmu_cache_recycle(bool on);
  * is looked up and becomes most recently used), and only then is the next
  * level looked up, with the whole access (valgrind cachegrind's rule). */
 int pmu_cache_access(pmu_cache *c, uint64_t addr, uint32_t size, bool write);
+/* The same for an access that pmu_cache_access_last (below) has just found
+ * outside the last access's line (a hot path's slow part). */
+int pmu_cache_access_past_last(pmu_cache *c, uint64_t addr, uint32_t size, bool write);
 
 /* The first member of every pmu_cache, read by the inline fast path below:
- * the L1D line the last access ended on (its block number; UINT64_MAX none).
- * That line is the most recently used of its L1D set, so another access
- * within it alone is an L1D hit that changes nothing. */
+ * the L1D line the last access ended on, as its first byte and its length
+ * (span 0: none).  That line is the most recently used of its L1D set, so
+ * another access within it alone is an L1D hit that changes nothing. */
 typedef struct pmu_cache_last {
-    uint64_t line;
-    uint32_t line_bits; /* log2 of the L1D line size */
+    uint64_t base;
+    uint64_t span; /* the L1D line size, or 0 */
 } pmu_cache_last;
 /* Level 1 when the access lies within the last access's L1D line (what
- * pmu_cache_access would return, with nothing to change), else 0. */
+ * pmu_cache_access would return, with nothing to change), else 0.  An
+ * address below base gives a huge d: no wrap at either end of memory. */
 static inline int pmu_cache_access_last(const pmu_cache *c, uint64_t addr, uint32_t size) {
     const pmu_cache_last *l = (const pmu_cache_last *)(const void *)c;
-    uint64_t off = addr & ((UINT64_C(1) << l->line_bits) - 1); /* no wrap at the top of memory */
-    return (addr >> l->line_bits) == l->line && off + (size ? size : 1) <= (UINT64_C(1) << l->line_bits) ? 1 : 0;
+    uint64_t d = addr - l->base;
+    return d < l->span && d + size <= l->span ? 1 : 0;
 }
 
 /* ---- describe ------------------------------------------------------------------------- */

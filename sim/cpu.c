@@ -117,11 +117,21 @@ static uint32_t hash_block(uint64_t addr, uint32_t size) {
 
 static inline uint32_t front_index(uint64_t addr) { return (uint32_t)(addr ^ (addr >> 10)) & (SIM_BLOCK_FRONT - 1); }
 
+/* The steady loop is gone (sim_int.h loop_size): the next block takes the full path. */
+static inline void loop_forget(sim_machine *m) { m->loop_size = 0; }
+
 /* The hot paths stay small when their slow parts are not inlined into them. */
 #if defined(__GNUC__)
 #define NOINLINE __attribute__((noinline))
 #else
 #define NOINLINE
+#endif
+/* Kept exactly as written, parameters too (no clone with fewer): a tail call with the
+ * caller's own parameters is then a plain jump. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TAIL_TARGET __attribute__((noipa))
+#else
+#define TAIL_TARGET NOINLINE
 #endif
 
 /* ---- counting ---------------------------------------------------------------------------- */
@@ -132,6 +142,7 @@ static inline uint32_t front_index(uint64_t addr) { return (uint32_t)(addr ^ (ad
 static void flush_runs(sim_machine *m) {
     block_entry *b = m->dirty;
     m->dirty = NULL;
+    loop_forget(m); /* its runs go */
     sim_thread *t = m->running;
     sim_cpu *c = m->exec;
     while (b) {
@@ -151,6 +162,7 @@ static void flush_runs(sim_machine *m) {
 static void budget_refresh(sim_machine *m) {
     m->budget = m->exec && m->exec->time < m->stop_at ? m->stop_at - m->exec->time : 0;
     m->hot_bp = m->exec ? m->exec->bp : NULL;
+    m->hot_cache = m->exec ? m->exec->cache : NULL;
 }
 
 /* Cycles added to the executing CPU's clock outside a block's own: the budget shrinks too. */
@@ -177,6 +189,7 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
         m->blocks = nb;
         m->capblocks = nc;
         m->last_block = NULL;
+        loop_forget(m);
         memset(m->front, 0, sizeof m->front);
     }
     uint32_t j = hash_block(addr, size) & (m->capblocks - 1);
@@ -231,11 +244,14 @@ static void resolve_branch(sim_machine *m, sim_thread *t, uint64_t next) {
     if (miss) clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));
 }
 
-/* The part of on_mem past the one-line fast path: the hierarchy looked up. */
-NOINLINE static void on_mem_slow(sim_machine *m, pmu_cache *c, uint64_t addr, int size, bool write) {
+/* The part of on_mem past the one-line fast path: the hierarchy looked up.
+ * The hook's own parameters, so that on_mem reaches it by a plain jump. */
+TAIL_TARGET static void on_mem_slow(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
+    (void)uc, (void)value;
+    sim_machine *m = ud;
     sim_thread *t = m->running;
     if (!t) return;
-    int level = pmu_cache_access(c, addr, (uint32_t)size, write);
+    int level = pmu_cache_access_past_last(m->hot_cache, addr, (uint32_t)size, type == UC_MEM_WRITE);
     if (level > 1) clock_add(m, pmu_bank_mem(&t->bank, level, &m->cfg.cost));
 }
 
@@ -243,11 +259,9 @@ NOINLINE static void on_mem_slow(sim_machine *m, pmu_cache *c, uint64_t addr, in
  * penalty of the level that did is the running thread's.  An access within
  * the last access's L1D line is a hit that changes nothing (pmu.h). */
 static void on_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
-    (void)uc, (void)value;
-    sim_machine *m = ud;
-    sim_cpu *x = m->exec;
-    if (!x || !x->cache || pmu_cache_access_last(x->cache, addr, (uint32_t)size)) return;
-    on_mem_slow(m, x->cache, addr, size, type == UC_MEM_WRITE);
+    const pmu_cache *c = ((const sim_machine *)ud)->hot_cache;
+    if (!c || pmu_cache_access_last(c, addr, (uint32_t)size)) return;
+    on_mem_slow(uc, type, addr, size, value, ud);
 }
 
 /* A block not in the front table: the table (a decode when new), then its
@@ -277,6 +291,7 @@ static block_entry *block_miss(sim_machine *m, uint64_t addr, uint32_t size) {
 NOINLINE static void on_block_slow(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m) {
     sim_thread *t = m->running;
     m->last_block = NULL;
+    loop_forget(m);
     if (!t) {
         m->stop = STOP_INTR;
         m->intno = -1;
@@ -305,14 +320,18 @@ NOINLINE static void on_block_slow(uc_engine *uc, uint64_t addr, uint32_t size, 
 
 /* Counts the run of the block at addr: when it is in the front table with
  * runs already pending and more cycles left than it costs, here; anything
- * else in on_block_slow (a tail call: the hot path saves no registers). */
-static inline void count_run(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m) {
+ * else in on_block_slow (a tail call: the hot path saves no registers).
+ * `steady`: the previous block's branch left the predictor as it was, so a
+ * block that went to itself is a steady loop from now on (sim_int.h). */
+static inline void count_run(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m, bool steady) {
+    block_entry *prev = m->last_block;
     block_entry *b = m->front[front_index(addr)];
     if (b && b->addr == addr && b->size == size && b->runs && m->budget > b->st.cycles) {
         m->budget -= b->st.cycles;
         b->runs++;
         m->last_block = b;
         m->last_block_addr = addr;
+        m->loop_size = steady && b == prev ? size : 0;
         return;
     }
     on_block_slow(uc, addr, size, m);
@@ -326,22 +345,28 @@ NOINLINE static void on_block_branch(uc_engine *uc, uint64_t addr, uint32_t size
         resolve_branch(m, t, addr);
     else if (t && pmu_bp_cond(m->hot_bp, prev->end_pc, addr != prev->addr + prev->size))
         clock_add(m, pmu_bank_branch_miss(&t->bank, &m->cfg.cost));
-    count_run(uc, addr, size, m);
+    count_run(uc, addr, size, m, false);
 }
 
-/* The hot path, once per executed block.  First the previous block's branch,
- * which went here: nothing to do without a predictor or a branch, or for a
- * conditional branch in the predictor's steady state (pmu.h); otherwise the
- * predictor learns it (on_block_branch).  Then the run is counted. */
+/* The hot path, once per executed block.  A steady loop's next run only
+ * counts.  Otherwise first the previous block's branch, which went here:
+ * nothing to do without a predictor or a branch, or for a conditional branch
+ * in the predictor's steady state (pmu.h); otherwise the predictor learns it
+ * (on_block_branch).  Then the run is counted. */
 static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
     sim_machine *m = ud;
     block_entry *prev = m->last_block;
+    if (size == m->loop_size && addr == m->last_block_addr && m->budget > prev->st.cycles) {
+        m->budget -= prev->st.cycles;
+        prev->runs++;
+        return;
+    }
     if (prev && prev->end != END_NONE && m->hot_bp &&
         !(prev->end == END_COND && pmu_bp_cond_steady(m->hot_bp, prev->end_pc, addr != prev->addr + prev->size))) {
         on_block_branch(uc, addr, size, m);
         return;
     }
-    count_run(uc, addr, size, m);
+    count_run(uc, addr, size, m, true);
 }
 
 static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
@@ -455,6 +480,7 @@ static void unretire_suffix(sim_machine *m, sim_thread *t, uint64_t from) {
     pmu_block_stats suf = pmu_block_sub(&b->st, &pre);
     unretire(m, t, &suf);
     m->last_block = NULL;
+    loop_forget(m);
 }
 
 static void set_fault(sim_thread *t, sim_fault_kind kind, uint64_t address, uint64_t data, int access) {
@@ -909,6 +935,7 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
         if (access == 8) {
             data = rip;
             m->last_block = NULL; /* the jump that got here retired */
+            loop_forget(m);
         } else {
             rip = settle_partial_block(m, t, rip, false);
         }
@@ -980,6 +1007,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
         m->memerr_addr = 0;
         m->memerr_type = 0;
         m->last_block = NULL;
+        loop_forget(m);
         m->retranslated = false;
         budget_refresh(m);
         uc_err e = uc_emu_start(m->uc, t->rip, m->lay->sentinel, 0, 0);
@@ -1034,6 +1062,7 @@ sim_call_status sim_call_continue(sim_thread *t) {
         case STOP_END: /* the gate's handler ended the call (sim_gate_end_call): nothing after the entry ran */
             t->gate_end = false;
             m->last_block = NULL;
+            loop_forget(m);
             sim_call_end(t);
             return SIM_CALL_RETURNED;
         case STOP_GATE: /* a gate call took t off its CPU; it resumes at the thunk's ret */

@@ -207,9 +207,17 @@ struct sim_machine {
      * thread's bank and its CPU's clock at the next flush (cpu.c flush_runs:
      * before a gate call, a served instruction, a table resize, and when the
      * engine returns), so nothing reads a bank or a clock with runs pending. */
-    block_entry *dirty; /* blocks with runs > 0 */
-    uint64_t budget;    /* cycles left before stop_at, pending runs included (0: stop at the next block) */
-    pmu_bp *hot_bp;     /* the executing CPU's predictor while the engine runs (NULL: none) */
+    block_entry *dirty;   /* blocks with runs > 0 */
+    uint64_t budget;      /* cycles left before stop_at, pending runs included (0: stop at the next block) */
+    pmu_bp *hot_bp;       /* the executing CPU's predictor while the engine runs (NULL: none) */
+    pmu_cache *hot_cache; /* its data caches (NULL: none) */
+    /* The loop in its steady state: last_block (loop_size bytes at
+     * last_block_addr) went to itself, has runs pending, and its final branch
+     * leaves the predictor as it is (or there is no predictor or no branch),
+     * so its next run only counts (cpu.c on_block).  loop_size 0: no such
+     * loop; everything that changes last_block, the pending runs or the
+     * predictor otherwise sets it to 0. */
+    uint32_t loop_size;
 
     /* per-run stop bookkeeping */
     uint64_t stop_at; /* the executing CPU stops at the first block boundary at or after this time */
