@@ -4,6 +4,7 @@
 
 CC      ?= cc
 BUILD   ?= build
+BENCH_ROUNDS ?= 3
 # Lua 5.4's pkg-config name differs between hosts (Debian lua5.4, MSYS2 and Homebrew lua).
 LUA_PC  := $(firstword $(foreach p,lua5.4 lua-5.4 lua54 lua,$(shell pkg-config --exists $(p) 2>/dev/null && echo $(p))) lua5.4)
 PKGS    := unicorn capstone $(LUA_PC) jansson
@@ -69,7 +70,7 @@ help:
 	@echo "                        byte-identical (several minutes)"
 	@echo "make fuzz               libFuzzer targets, FUZZ_SECONDS each (scenarios/fuzz/README.md)"
 	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
-	@echo "                        native and cachegrind reference"
+	@echo "                        native and cachegrind reference (BENCH_ROUNDS runs of each, default 3)"
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
 	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
@@ -217,8 +218,8 @@ check-valgrind: tests
 
 bench: all
 	sh reports/bench/ir.sh $(BUILD)
-	$(BUILD)/hcpsim bench
-	sh reports/bench/native.sh $(BUILD)
+	$(BUILD)/hcpsim bench --rounds $(BENCH_ROUNDS)
+	ROUNDS=$(BENCH_ROUNDS) sh reports/bench/native.sh $(BUILD)
 
 # The deterministic figure alone: host instructions per guest iteration under callgrind.
 bench-ir: all

@@ -39,7 +39,7 @@ static void usage(FILE *f) {
           "       hcpsim describe [--platform P]\n"
           "       hcpsim version (also --version, -V)\n"
           "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
-          "       hcpsim bench [--one WORKLOAD MODE N]\n"
+          "       hcpsim bench [--rounds R] [WORKLOAD ...] | --one WORKLOAD MODE N\n"
           "       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
           "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n"
@@ -635,23 +635,47 @@ static int cmd_bench(int argc, char **argv) {
                (unsigned long long)r.blocks);
         return 0;
     }
-    if (argc != 0) {
-        usage(stderr);
-        return EXIT_ERROR;
+    int rounds = 3;
+    if (argc >= 2 && strcmp(argv[0], "--rounds") == 0) {
+        char *end;
+        long r = strtol(argv[1], &end, 10);
+        if (!*argv[1] || *end || r < 1 || r > SIM_BENCH_ROUNDS_MAX) {
+            fprintf(stderr, "hcpsim: bench --rounds needs a number from 1 to %d\n", SIM_BENCH_ROUNDS_MAX);
+            return EXIT_ERROR;
+        }
+        rounds = (int)r;
+        argc -= 2, argv += 2;
     }
-    printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run\n");
+    for (int a = 0; a < argc; a++) { /* the workloads named, else all */
+        size_t i = 0;
+        while (i < nw && strcmp(w[i].key, argv[a]) != 0) i++;
+        if (i == nw) {
+            fprintf(stderr, "hcpsim: bench: no workload '%s' (workloads:", argv[a]);
+            for (size_t j = 0; j < nw; j++) fprintf(stderr, " %s", w[j].key);
+            fprintf(stderr, ")\n");
+            return EXIT_ERROR;
+        }
+    }
+    printf("hcpsim bench: guest MIPS per counting mode, raw Unicorn on the same code in the same run;\n"
+           "each mode %d time%s, the modes in turn; MIPS of the fastest run and of the median one,\n"
+           "the ratio from the fastest runs\n",
+           rounds, rounds == 1 ? "" : "s");
     for (size_t i = 0; i < nw; i++) {
+        bool named = argc == 0;
+        for (int a = 0; a < argc; a++) named = named || strcmp(w[i].key, argv[a]) == 0;
+        if (!named) continue;
         sim_bench_result r[SIM_BENCH_MODES];
-        if (sim_bench(&w[i], host_ns, r) != 0) {
+        if (sim_bench(&w[i], host_ns, rounds, r) != 0) {
             fprintf(stderr, "hcpsim bench: workload '%s' failed or miscounted\n", w[i].name);
             return EXIT_ERROR;
         }
         printf("\n%s, %llu instructions\n", w[i].name, (unsigned long long)r[0].insns);
-        printf("  %-36s %10s %9s\n", "mode", "MIPS", "vs raw");
+        printf("  %-36s %10s %12s %9s\n", "mode", "MIPS", "median MIPS", "vs raw");
         double raw = (double)r[0].insns * 1e3 / (double)(r[0].ns ? r[0].ns : 1);
         for (int k = 0; k < SIM_BENCH_MODES; k++) {
             double mips = (double)r[k].insns * 1e3 / (double)(r[k].ns ? r[k].ns : 1);
-            printf("  %-36s %10.1f %8.2fx\n", r[k].mode, mips, mips / raw);
+            double med = (double)r[k].insns * 1e3 / (double)(r[k].ns_median ? r[k].ns_median : 1);
+            printf("  %-36s %10.1f %12.1f %8.2fx\n", r[k].mode, mips, med, mips / raw);
         }
     }
     return 0;
@@ -695,9 +719,12 @@ static const struct {
                  "  --imports                the import table of Windows programs: each DLL function, its\n"
                  "                           ordinal, whether hcpsim implements it and what a call costs\n"},
     {"diff", NULL}, /* reports/diff.c prints its own (rep_diff_main --help) */
-    {"bench", "usage: hcpsim bench [--one WORKLOAD MODE N]\n"
+    {"bench", "usage: hcpsim bench [--rounds R] [WORKLOAD ...] | hcpsim bench --one WORKLOAD MODE N\n"
               "Guest MIPS per counting mode next to raw Unicorn on the same code, in one process (host\n"
               "time: the one place hcpsim reads the clock). make bench adds native and cachegrind.\n"
+              "  --rounds R               run every mode R times (1 to 15, default 3), the modes in turn;\n"
+              "                           the fastest run and the median one are shown\n"
+              "  WORKLOAD ...             only these workloads (default: all)\n"
               "  --one WORKLOAD MODE N    one workload in one counting mode for N iterations (what\n"
               "                           make bench-ir counts with callgrind)\n"},
     {"version", "usage: hcpsim version (also hcpsim --version, hcpsim -V)\n"

@@ -189,6 +189,7 @@ static int bench_mode_run(const sim_bench_workload *w, const uint64_t *data, int
     out->mode = sim_bench_mode_name(mode);
     out->insns = insns_for(w, data, 0, w->n);
     out->ns = 0;
+    out->ns_median = 0;
     out->blocks = 0;
     if (mode < 2) return raw_run(w, data, mode, now, &out->ns, &out->blocks);
     return sim_run(w, data, &modes[mode - 2], now, &out->ns, &out->insns);
@@ -203,11 +204,28 @@ int sim_bench_one(const sim_bench_workload *w, int mode, sim_now_fn now, sim_ben
     return rc;
 }
 
-int sim_bench(const sim_bench_workload *w, sim_now_fn now, sim_bench_result out[SIM_BENCH_MODES]) {
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int sim_bench(const sim_bench_workload *w, sim_now_fn now, int rounds, sim_bench_result out[SIM_BENCH_MODES]) {
+    if (rounds < 1 || rounds > SIM_BENCH_ROUNDS_MAX) return -1;
     uint64_t *data = bench_data(w);
     if (!data) return -1;
+    uint64_t ns[SIM_BENCH_MODES][SIM_BENCH_ROUNDS_MAX];
     int rc = 0;
-    for (int i = 0; i < SIM_BENCH_MODES && rc == 0; i++) rc = bench_mode_run(w, data, i, now, &out[i]);
+    for (int r = 0; r < rounds && rc == 0; r++)
+        for (int i = 0; i < SIM_BENCH_MODES && rc == 0; i++) {
+            rc = bench_mode_run(w, data, i, now, &out[i]);
+            ns[i][r] = out[i].ns;
+        }
     free(data);
-    return rc;
+    if (rc != 0) return rc;
+    for (int i = 0; i < SIM_BENCH_MODES; i++) {
+        qsort(ns[i], (size_t)rounds, sizeof ns[i][0], cmp_u64);
+        out[i].ns = ns[i][0];
+        out[i].ns_median = ns[i][rounds / 2];
+    }
+    return 0;
 }

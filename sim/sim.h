@@ -493,11 +493,15 @@ typedef struct sim_bench_workload {
 } sim_bench_workload;
 typedef struct sim_bench_result {
     const char *mode;
-    uint64_t insns, ns;
-    uint64_t blocks; /* blocks the raw engine ran (mode 1, its empty hook counts them), else 0 */
+    uint64_t insns, ns; /* ns: the fastest of the rounds */
+    uint64_t ns_median; /* the median of the rounds (the upper one of an even count) */
+    uint64_t blocks;    /* blocks the raw engine ran (mode 1, its empty hook counts them), else 0 */
 } sim_bench_result;
-/* Runs the workload in each mode; -1 when a run fails or miscounts. */
-int sim_bench(const sim_bench_workload *w, sim_now_fn now, sim_bench_result out[SIM_BENCH_MODES]);
+#define SIM_BENCH_ROUNDS_MAX 15
+/* Runs the workload in each mode, `rounds` times over (1..SIM_BENCH_ROUNDS_MAX):
+ * every mode once per round, in mode order, so that a slow spell of the
+ * host touches every mode alike; -1 when a run fails or miscounts. */
+int sim_bench(const sim_bench_workload *w, sim_now_fn now, int rounds, sim_bench_result out[SIM_BENCH_MODES]);
 /* Mode k's name (0 raw Unicorn, 1 raw + empty block hook, 2.. hcpsim), NULL past the last. */
 const char *sim_bench_mode_name(int mode);
 /* Runs the workload in mode k only (make bench-ir counts its host instructions). */

@@ -57,7 +57,7 @@ USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH]
        hcpsim describe [--platform P]
        hcpsim version (also --version, -V)
        hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
-       hcpsim bench [--one WORKLOAD MODE N]
+       hcpsim bench [--rounds R] [WORKLOAD ...] | --one WORKLOAD MODE N
        hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
 --unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
@@ -601,6 +601,10 @@ BENCH_USAGE="hcpsim: bench --one needs WORKLOAD MODE N (workloads: spin memwalk 
 expect "bench --one: an unknown workload" 2 "$BENCH_USAGE" -- bench --one frob 0 10
 expect "bench --one: mode 7" 2 "$BENCH_USAGE" -- bench --one spin 7 10
 expect "bench --one: N = 0" 2 "$BENCH_USAGE" -- bench --one spin 2 0
+expect "bench --rounds 0" 2 "hcpsim: bench --rounds needs a number from 1 to 15" -- bench --rounds 0
+expect "bench --rounds 16" 2 "hcpsim: bench --rounds needs a number from 1 to 15" -- bench --rounds 16
+expect "bench --rounds x" 2 "hcpsim: bench --rounds needs a number from 1 to 15" -- bench --rounds x
+expect "bench: an unknown workload" 2 "hcpsim: bench: no workload 'frob' (workloads: spin memwalk stores branchy calls x86-spin arm64-spin arm-spin arm64-memwalk)" -- bench --rounds 1 spin frob
 expect "bench --one: a data workload past its buffer" 2 "hcpsim: bench: workload 'memwalk' failed or miscounted in mode 6 (N up to 8388608 with data)" -- bench --one memwalk 6 8388609
 # spin(n) retires 4 + 2n (scenarios/kernels/spin.S): n = 1000 is 2004, and raw Unicorn's block hook sees
 # the entry block, n loop blocks and the ret's block: 1002.  Two threads (mode 4 up) each call spin(n/2): 4 more.
