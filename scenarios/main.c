@@ -544,7 +544,7 @@ static int cmd_describe(int argc, char **argv) {
         "  l2_hit, llc_hit, memory, api_call, classes = {alu, ...}}; predictor = true | false | {history, index,\n"
         "  pc_shift, ras, btb} (default on); cache = true | false | {l1d, l2, llc = {size, ways, line}} (default\n"
         "  off; on by itself when a PMC counts a cache event); each CPU has its own predictor and caches\n\n");
-    pmu_describe(stdout, &c->cost);
+    pmu_describe(stdout, &c->cost, plat->name);
     describe_options(&o);
     return 0;
 }
