@@ -31,7 +31,8 @@ typedef struct hcp_platform {
     bool etw;                 /* an NT Kernel Logger exists */
     int etw_thread_version;   /* default Class.Version of Thread Start/End/DCStart/DCEnd events (0-3;
                                  machine option etw_thread_version) */
-    const char *cost_profile; /* the cost model's profile (pmu_model/: pmu_cost_defaults) its CPU follows */
+    const char *cost_profile; /* the cost profile of its CPU (pmu_model/: pmu_cost_defaults), by the
+                                 model's own name; reports print the platform's name, not this */
 } hcp_platform;
 
 /* The profile called `name`, or NULL. */

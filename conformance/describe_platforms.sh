@@ -32,9 +32,11 @@ for p in win10-x64 win7-x64 win7-x86 win11-arm64 ce2.12-arm; do
         check "$p: THREAD_QUERY_INFORMATION only" has "need THREAD_QUERY_INFORMATION (0x40); THREAD_QUERY_LIMITED_INFORMATION does not exist"
         check "$p: no QueryThreadCycleTime" has "cycle time    absent"
         check "$p: no kernel logger" has "kernel logger none"
+        check "$p: no NT thread-time rule" sh -c '! printf "%s\n" "$1" | grep -F "creation/exit = boot time + clock"' - "$out"
     else
         check "$p: the HCP functions" has "hcp           EnableThreadProfiling, QueryThreadProfiling"
         check "$p: NT thread times" has "thread times  Windows NT rules"
+        check "$p: how the NT thread times are derived" has "Windows NT rules (HCP-SPEC §8.1): creation/exit = boot time + clock;"
         check "$p: THREAD_QUERY_LIMITED_INFORMATION suffices" has "need THREAD_QUERY_LIMITED_INFORMATION (0x800) or"
         check "$p: QueryThreadCycleTime" has "cycle time    QueryThreadCycleTime"
         check "$p: a $((P * 8))-bit kernel logger of Thread V3 by default" has "NT Kernel Logger, $((P * 8))-bit"

@@ -50,7 +50,7 @@ typedef enum pmu_err {
     PMU_ERR_UNKNOWN_EVENT,   /* no event has that name */
     PMU_ERR_TOO_MANY,        /* more than PMU_MAX_PMC events */
     PMU_ERR_BAD_MODIFIER,    /* the part after ':' is not u, k, uk or ku */
-    PMU_ERR_UNKNOWN_PROFILE, /* no platform profile or cost table has that name */
+    PMU_ERR_UNKNOWN_PROFILE, /* no cost profile or cost table has that name */
     PMU_ERR_BAD_PARAM,       /* a predictor or cache parameter is out of range */
     PMU_ERR_NOMEM,           /* host allocation failed */
 } pmu_err;
@@ -176,7 +176,7 @@ typedef struct pmu_cache_params {
  *                 + Σ over data accesses of {0, l2_hit, llc_hit, mem}_cycles by serving level
  *   kernel cycles = API calls × api_call_cycles + clock interrupts × (sim's interrupt_cycles) */
 typedef struct pmu_cost_params {
-    const char *profile; /* platform profile the geometry came from (static string) */
+    const char *profile; /* cost profile the geometry came from (static string) */
     const char *table;   /* cost table: "default" or "unit" (static string) */
     uint32_t class_cycles[PMU_CL__COUNT];
     uint32_t mispredict_cycles; /* per branch-miss */
@@ -188,15 +188,19 @@ typedef struct pmu_cost_params {
     pmu_cache_params cache;
 } pmu_cost_params;
 
-/* Fills *p with the defaults of a platform profile ("win10-x64", "win7-x64",
- * "win7-x86", "win11-arm64", "ce2.12-arm") and its "default" table, or with
- * "unit" (win10-x64 geometry, unit table).  PMU_ERR_UNKNOWN_PROFILE leaves *p. */
+/* The cost profile every platform profile uses today: a modern out-of-order
+ * core (README "Defaults"). */
+#define PMU_COST_PROFILE_DEFAULT "modern-ooo"
+
+/* Fills *p with the defaults of a cost profile (pmu_cost_profile_name) and its
+ * "default" table, or with "unit" (the default profile's geometry, unit
+ * table).  PMU_ERR_UNKNOWN_PROFILE leaves *p. */
 pmu_err pmu_cost_defaults(pmu_cost_params *p, const char *name);
 /* Replaces the costs (class cycles, penalties, API-call cycles) and keeps the
  * geometry: "default" = the profile's table, "unit" = every class 1 cycle,
  * every penalty and the API-call cost 0, so user cycles = instructions. */
 pmu_err pmu_cost_table(pmu_cost_params *p, const char *table);
-/* i-th platform profile name (0..4), NULL past the end. */
+/* i-th cost profile name (0 = PMU_COST_PROFILE_DEFAULT), NULL past the end. */
 const char *pmu_cost_profile_name(int i);
 /* PMU_OK when the predictor and cache geometry are valid. */
 pmu_err pmu_bp_params_check(const pmu_bp_params *bp);
@@ -397,7 +401,9 @@ static inline int pmu_cache_access_last(const pmu_cache *c, uint64_t addr, uint3
 
 /* Prints the event catalogue, the class cost table, the predictor and cache
  * parameters, the API-call cost and the cycle formula.  Deterministic.  The
- * clock-interrupt cost lives in sim's configuration: the caller prints it. */
-void pmu_describe(FILE *f, const pmu_cost_params *p);
+ * clock-interrupt cost lives in sim's configuration: the caller prints it.
+ * `label` is what the header names the costs by ("Cost model: profile LABEL,
+ * table T"; hcpsim describe passes the platform profile); NULL: p->profile. */
+void pmu_describe(FILE *f, const pmu_cost_params *p, const char *label);
 
 #endif

@@ -518,7 +518,7 @@ static void write_html_machine(const rep_view *v, const rmachine *rm, FILE *f) {
         fprintf(f, "%sPMC%d %s", i ? ", " : "", i, name);
     }
     fprintf(f, "%s</td></tr>\n", c->pmc.npmc ? "" : "none");
-    fprintf(f, "<tr><th>cost table</th><td>profile %s, table %s</td></tr>\n", cp->profile ? cp->profile : "-",
+    fprintf(f, "<tr><th>cost table</th><td>profile %s, table %s</td></tr>\n", rm->platform[0] ? rm->platform : "-",
             cp->table ? cp->table : "-");
     fputs("<tr><th>class cycles</th><td>", f);
     for (int k = 0; k < PMU_CL__COUNT; k++)

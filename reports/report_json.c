@@ -80,7 +80,7 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
 
     const pmu_cost_params *cp = &c->cost;
     json_t *co = json_object();
-    jstr(co, "profile", cp->profile ? cp->profile : "");
+    jstr(co, "profile", rm->platform); /* the platform profile the costs came from, not the cost profile */
     jstr(co, "table", cp->table ? cp->table : "");
     json_t *cl = json_object();
     for (int k = 0; k < PMU_CL__COUNT; k++) jint(cl, pmu_class_name((pmu_class)k), cp->class_cycles[k]);

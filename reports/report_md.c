@@ -86,7 +86,7 @@ static void write_md_machine(const rep_view *v, const rmachine *rm, FILE *f) {
     if (!c->pmc.npmc) fputs("| - | none | - |\n", f);
 
     fprintf(f, "\n### Cost tables: profile %s, table %s\n\n| instruction class | cycles |\n|---|---|\n",
-            cp->profile ? cp->profile : "-", cp->table ? cp->table : "-");
+            rm->platform[0] ? rm->platform : "-", cp->table ? cp->table : "-");
     for (int k = 0; k < PMU_CL__COUNT; k++)
         fprintf(f, "| %s | %" PRIu32 " |\n", pmu_class_name((pmu_class)k), cp->class_cycles[k]);
     fputs("\n| event | cycles |\n|---|---|\n", f);

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <lualib.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,7 +386,170 @@ static int cmd_run(int argc, char **argv) {
     return status;
 }
 
+/* ---- describe ----------------------------------------------------------------------------- */
+/* hcpsim describe prints what the tables hold (a platform's row, the option table with each
+ * default, the limits it holds, the PMU model's parameters) and in prose only what no table
+ * says: the scheduler's rules in brief and what counts against each limit. */
+
 static const hcp_option *option(const char *name) { return hcp_option_find(name); }
+
+/* "LABEL TEXT": the label padded to column `indent`, every '\n' of TEXT followed by `indent` spaces. */
+static void row(int indent, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void row(int indent, const char *label, const char *fmt, ...) {
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    printf("%-*s", indent, label);
+    for (const char *p = text; *p; p++) {
+        putchar(*p);
+        if (*p == '\n') printf("%*s", indent, "");
+    }
+    putchar('\n');
+}
+
+/* A platform profile, one line per field of its row (api/platform.c). */
+static void describe_platform(const hcp_platform *p) {
+    unsigned ptr = hcp_platform_ptr_size(p);
+    row(14, "platform", "%s: %s", p->name, p->description);
+    row(14, "isa", "%s, %u-byte pointers; %s", sim_arch_name(p->arch), ptr, p->callconv);
+    row(14, "hcp", "%s",
+        p->hcp ? "EnableThreadProfiling, QueryThreadProfiling, ReadThreadProfilingData, DisableThreadProfiling, "
+                 "KeSet/KeQueryHardwareCounterConfiguration"
+               : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120) and set the last error to "
+                 "it, Ke* return STATUS_NOT_IMPLEMENTED (0xC0000002)");
+    row(14, "semantics", "documented (default) | observed");
+    row(14, "observed", "semantics = \"observed\" follows %s", p->observed);
+    row(14, "handles", "%u bytes in guest memory (PerformanceDataHandle, HANDLE arrays)%s", ptr,
+        ptr == 4 ? "; (HANDLE)-2 = 0xFFFFFFFE" : "");
+    row(14, "thread times", "%s",
+        p->times == HCP_TIMES_CE
+            ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.2, seed 004): CreationTime, ExitTime, KernelTime 0;\n"
+              "UserTime = total run time (user + kernel), 0 after the thread exited (simulator-defined)"
+            : "Windows NT rules (HCP-SPEC §8.1): creation/exit = boot time + clock; user = ticks taken while\n"
+              "running x tick; kernel = API-call kernel cycles in 100 ns, rounded down to whole ticks\n"
+              "(api/README.md)");
+    row(14, "query access", "GetThreadTimes, QueryThreadCycleTime need %s",
+        p->query_limited ? "THREAD_QUERY_LIMITED_INFORMATION (0x800) or THREAD_QUERY_INFORMATION (0x40)"
+                         : "THREAD_QUERY_INFORMATION (0x40); THREAD_QUERY_LIMITED_INFORMATION does not exist");
+    row(14, "cycle time", "%s",
+        p->cycle_time ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
+                      : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
+}
+
+/* The kernel logger and each Thread event class's payload, from the layouts api/etw.c writes. */
+static void describe_logger(const hcp_platform *p) {
+    if (!p->etw) {
+        row(14, "kernel logger", "none: m:trace fails naming the platform (StartTrace: ERROR_NOT_SUPPORTED)");
+        return;
+    }
+    unsigned ptr = hcp_platform_ptr_size(p);
+    const hcp_option *ver = option("etw_thread_version");
+    row(14, "kernel logger",
+        "NT Kernel Logger, %u-bit: pointer-sized payload fields are %u bytes; Thread events of\n"
+        "class version %d by default (machine option etw_thread_version = %" PRId64 "..%" PRId64 "); CSwitch and\n"
+        "ReadyThread are class Thread_V2 (version 2)",
+        ptr * 8, ptr, p->etw_thread_version, ver->lo, ver->hi);
+    static const uint8_t types[] = {EVENT_TRACE_TYPE_START, EVENT_TRACE_TYPE_END, EVENT_TRACE_TYPE_CSWITCH,
+                                    EVENT_TRACE_TYPE_READYTHREAD};
+    for (int v = 3; v >= 0; v--) {
+        for (size_t i = 0; i < sizeof types; i++) {
+            if (v != 3 && types[i] > EVENT_TRACE_TYPE_END) continue;
+            if (v != 1 && types[i] == EVENT_TRACE_TYPE_END) continue; /* the same class as Start */
+            hcp_etw_field f[16];
+            int n = hcp_etw_layout(v, ptr, types[i], f, NULL);
+            printf("  %-22s %2u bytes:", hcp_etw_payload_class(v, types[i]),
+                   (unsigned)(f[n - 1].offset + f[n - 1].size));
+            int col = 36;
+            for (int j = 0; j < n; j++) {
+                char item[64];
+                int len = snprintf(item, sizeof item, " %s@%u", f[j].name, (unsigned)f[j].offset);
+                if (col + len > 110) {
+                    printf("\n%36s", "");
+                    col = 36;
+                }
+                fputs(item, stdout);
+                col += len;
+            }
+            printf("\n");
+        }
+    }
+}
+
+/* The scheduler's rules in brief (sim/README.md states them all), with this machine's numbers. */
+static void describe_scheduler(const sim_config *c) {
+    uint64_t tick = sim_mul_div(c->tick, c->frequency, 10000000u);
+    printf("\nscheduler (sim/README.md states every rule)\n");
+    row(20, "  tick",
+        "%u x 100 ns = %" PRIu64 " cycles; clock interrupt costs %u cycles (interrupt time, not\n"
+        "charged to the running thread)",
+        c->tick, tick, c->interrupt_cycles);
+    row(20, "  quantum", "%u ticks = %" PRIu64 " cycles of the thread's own time, checked at each tick", c->quantum,
+        tick * c->quantum);
+    row(20, "  priorities", "0-31, default 8, FIFO ready queue per priority; no boost, no decay");
+    row(20, "  quantum end",
+        "to the tail of its queue when a ready thread of equal or higher priority\n"
+        "may run there (WrQuantumEnd)");
+    row(20, "  preemption",
+        "a readied higher-priority thread takes the CPU at its next block\n"
+        "boundary; the preempted thread goes to the head of its queue (WrPreempted)");
+    row(20, "  waits",
+        "Sleep (DelayExecution), waits on objects (UserRequest), SwitchToThread and\n"
+        "Sleep(0) (WrYieldExecution); timeouts resolve at CPU 0's ticks");
+    row(20, "  several CPUs",
+        "one host thread; the CPU furthest behind steps next; lock-step rounds of\n"
+        "%" PRIu64 " cycles; an idle CPU leaves a thread to its idle ideal processor; each CPU\n"
+        "has its own predictor and caches",
+        c->slice);
+}
+
+/* The limits of a run.  The machine options' defaults and maxima come from the option table; the
+ * text says what counts against each and what happens at it, which no table holds. */
+static void describe_limits(const hcp_system_opts *o) {
+    static const struct {
+        const char *label, *option, *unit, *what;
+    } limits[] = {
+        {"threads", "max_threads", "", ""},
+        {"guest memory", "max_memory", " bytes",
+         ": what\n"
+         "m:alloc, m:code and m:import_table place; the OS heap (profiling blocks) is 64 MiB\n"
+         "(machine option os_heap, smaller only): when it is full EnableThreadProfiling fails with\n"
+         "ERROR_NOT_ENOUGH_MEMORY, as on Windows"},
+        {"handles", "max_handles", " open",
+         "; a full table\n"
+         "is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)"},
+        {"guest mappings", "max_mappings", "",
+         ": each m:alloc, m:code\n"
+         "and m:import_table block, and each stack slot (as many as threads were inside\n"
+         "guest calls at once); n of them cost host time as n^3 (sim/README.md \"Guest memory\")"},
+        {"trap points", "max_trap_points", "",
+         ": places in m:code's\n"
+         "bytes where an instruction the engine must not translate may start; each costs\n"
+         "host time on every guest call (sim/README.md \"Faults\")"},
+    };
+    printf("\nlimits (scenarios/README.md \"Limits\"): past one the run ends, status 2, \"limit reached: ...\"; the\n"
+           "trace and report are still written, marked partial\n");
+    row(20, "  cycles", "%llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})",
+        (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        const hcp_option *opt = option(limits[i].option);
+        char label[32];
+        snprintf(label, sizeof label, "  %s", limits[i].label);
+        row(20, label, "%" PRId64 "%s per machine (machine option %s, at most %" PRId64 ")%s", hcp_option_get(o, opt),
+            limits[i].unit, opt->name, opt->hi, limits[i].what);
+    }
+    row(20, "  Lua instructions", "%lld per run (hcpsim run --lua-instructions N)",
+        (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
+    row(20, "  Lua memory", "%lld bytes per run (hcpsim run --lua-memory BYTES)", (long long)LHCP_DEFAULT_LUA_MEMORY);
+    row(20, "  trace events", "%llu per --trace file (hcpsim run --trace-limit N)",
+        (unsigned long long)REP_TRACE_DEFAULT_LIMIT);
+    row(20, "  report lists",
+        "%d schedule intervals and %d API calls per machine (hcpsim run\n"
+        "--report-intervals N, --report-calls N), then truncated: not an error, the\n"
+        "totals stay exact and the run goes on",
+        REP_REPORT_MAX_INTERVALS, REP_REPORT_MAX_CALLS);
+}
 
 /* The machine options, from the option table: name, range or syntax, default, unit, what it is. */
 static void describe_options(const hcp_system_opts *o) {
@@ -424,127 +588,12 @@ static int cmd_describe(int argc, char **argv) {
     }
     hcp_system_opts o;
     hcp_system_opts_init(&o, plat);
-    const sim_config *c = &o.sim;
-    printf("platform      %s: %s\n", plat->name, plat->description);
-    printf("isa           %s, %u-byte pointers; %s\n", sim_arch_name(plat->arch), sim_arch_ptr_size(plat->arch),
-           plat->callconv);
-    printf("hcp           %s\n", plat->hcp
-                                     ? "EnableThreadProfiling, QueryThreadProfiling, ReadThreadProfilingData, "
-                                       "DisableThreadProfiling, KeSet/KeQueryHardwareCounterConfiguration"
-                                     : "absent: the four functions fail with ERROR_CALL_NOT_IMPLEMENTED (120) and set "
-                                       "the last error to it, Ke* return STATUS_NOT_IMPLEMENTED (0xC0000002)");
-    printf("observed      semantics = \"observed\" follows %s\n", plat->observed);
-    printf("handles       %u bytes in guest memory (PerformanceDataHandle, HANDLE arrays)%s\n",
-           hcp_platform_ptr_size(plat), hcp_platform_ptr_size(plat) == 4 ? "; (HANDLE)-2 = 0xFFFFFFFE" : "");
-    printf("thread times  %s\n", plat->times == HCP_TIMES_CE
-                                     ? "Windows CE 2.10-2.12 rules (HCP-SPEC §8.2, seed 004): CreationTime, ExitTime, "
-                                       "KernelTime 0;\n              UserTime = total run time (user + kernel), 0 "
-                                       "after the thread exited (simulator-defined)"
-                                     : "Windows NT rules (HCP-SPEC §8.1)");
-    printf("query access  GetThreadTimes, QueryThreadCycleTime need %s\n",
-           plat->query_limited ? "THREAD_QUERY_LIMITED_INFORMATION (0x800) or THREAD_QUERY_INFORMATION (0x40)"
-                               : "THREAD_QUERY_INFORMATION (0x40); THREAD_QUERY_LIMITED_INFORMATION does not exist");
-    printf("cycle time    %s\n", plat->cycle_time
-                                     ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
-                                     : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
-    if (plat->etw) {
-        unsigned ptr = hcp_platform_ptr_size(plat);
-        printf("kernel logger NT Kernel Logger, %u-bit: pointer-sized payload fields are %u bytes; Thread events of\n"
-               "              class version %d by default (machine option etw_thread_version = 0..3); CSwitch and\n"
-               "              ReadyThread are class Thread_V2 (version 2)\n",
-               ptr * 8, ptr, plat->etw_thread_version);
-        for (int v = 3; v >= 0; v--) {
-            static const uint8_t types[] = {EVENT_TRACE_TYPE_START, EVENT_TRACE_TYPE_END, EVENT_TRACE_TYPE_CSWITCH,
-                                            EVENT_TRACE_TYPE_READYTHREAD};
-            for (size_t i = 0; i < sizeof types; i++) {
-                if (v != 3 && types[i] > EVENT_TRACE_TYPE_END) continue;
-                if (v != 1 && types[i] == EVENT_TRACE_TYPE_END) continue; /* the same class as Start */
-                hcp_etw_field f[16];
-                int n = hcp_etw_layout(v, ptr, types[i], f, NULL);
-                printf("  %-22s %2u bytes:", hcp_etw_payload_class(v, types[i]),
-                       (unsigned)(f[n - 1].offset + f[n - 1].size));
-                int col = 36;
-                for (int j = 0; j < n; j++) {
-                    char item[64];
-                    int len = snprintf(item, sizeof item, " %s@%u", f[j].name, (unsigned)f[j].offset);
-                    if (col + len > 110) {
-                        printf("\n%36s", "");
-                        col = 36;
-                    }
-                    fputs(item, stdout);
-                    col += len;
-                }
-                printf("\n");
-            }
-        }
-    } else {
-        printf("kernel logger none: m:trace fails naming the platform (StartTrace: ERROR_NOT_SUPPORTED)\n");
-    }
-    uint64_t tick_cycles = sim_mul_div(c->tick, c->frequency, 10000000u);
-    printf("cpus          %d (machine option cpus = %" PRId64 "..%" PRId64 ")\n", c->cpus, option("cpus")->lo,
-           option("cpus")->hi);
-    printf("frequency     %llu cycles/s\n", (unsigned long long)c->frequency);
-    printf("\nscheduler (sim/README.md states every rule)\n");
-    printf("  tick              %u x 100 ns = %llu cycles; clock interrupt costs %u cycles (interrupt time, not\n"
-           "                    charged to the running thread)\n",
-           c->tick, (unsigned long long)tick_cycles, c->interrupt_cycles);
-    printf("  quantum           %u ticks = %llu cycles of the thread's own time, checked at each tick\n", c->quantum,
-           (unsigned long long)(tick_cycles * c->quantum));
-    printf("  priorities        0-31, default 8, FIFO ready queue per priority; no boost, no decay\n");
-    printf("  quantum end       to the tail of its queue when a ready thread of equal or higher priority\n"
-           "                    may run there (WrQuantumEnd)\n");
-    printf("  preemption        a readied higher-priority thread takes the CPU at its next block\n"
-           "                    boundary; the preempted thread goes to the head of its queue (WrPreempted)\n");
-    printf("  waits             Sleep (DelayExecution), waits on objects (UserRequest), SwitchToThread and\n"
-           "                    Sleep(0) (WrYieldExecution); timeouts resolve at CPU 0's ticks\n");
-    printf("  several CPUs      one host thread; the CPU furthest behind steps next; lock-step rounds of\n"
-           "                    %llu cycles; an idle CPU leaves a thread to its idle ideal processor\n",
-           (unsigned long long)c->slice);
-    printf("  guest stack       %u bytes per thread (machine option stack_size)\n", c->stack_size);
-    printf("\nlimits (scenarios/README.md \"Limits\"): past one the run ends, status 2, \"limit reached: ...\"; the\n"
-           "trace and report are still written, marked partial\n");
-    printf("  cycles            %llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})\n",
-           (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
-    printf("  threads           %d per machine (machine option max_threads)\n", o.max_threads);
-    printf("  guest memory      %llu bytes of m:alloc, m:code, m:import_table per machine (machine option\n"
-           "                    max_memory); the OS heap (profiling blocks) is 64 MiB (machine option os_heap,\n"
-           "                    smaller only): when it is full EnableThreadProfiling fails with\n"
-           "                    ERROR_NOT_ENOUGH_MEMORY, as on Windows\n",
-           (unsigned long long)o.max_memory);
-    printf("  handles           %d open per machine (machine option max_handles, at most %d); a full table\n"
-           "                    is Windows-visible: OpenThread fails with ERROR_NO_SYSTEM_RESOURCES (1450)\n",
-           o.max_handles, (int)option("max_handles")->hi);
-    printf(
-        "  guest mappings    %u per machine (machine option max_mappings, at most %u): each m:alloc, m:code\n"
-        "                    and m:import_table block, and each stack slot (as many as threads were inside\n"
-        "                    guest calls at once); n of them cost host time as n^3 (sim/README.md \"Guest memory\")\n",
-        c->max_mappings, (unsigned)option("max_mappings")->hi);
-    printf("  trap points       %u per machine (machine option max_trap_points, at most %u): places in m:code's\n"
-           "                    bytes where an instruction the engine must not translate may start; each costs\n"
-           "                    host time on every guest call (sim/README.md \"Faults\")\n",
-           c->max_trap_points, (unsigned)option("max_trap_points")->hi);
-    printf("  Lua instructions  %lld per run (hcpsim run --lua-instructions N)\n",
-           (long long)LHCP_DEFAULT_LUA_INSTRUCTIONS);
-    printf("  Lua memory        %lld bytes per run (hcpsim run --lua-memory BYTES)\n",
-           (long long)LHCP_DEFAULT_LUA_MEMORY);
-    printf("  trace events      %llu per --trace file (hcpsim run --trace-limit N)\n",
-           (unsigned long long)REP_TRACE_DEFAULT_LIMIT);
-    printf("  report lists      %d schedule intervals and %d API calls per machine (hcpsim run\n"
-           "                    --report-intervals N, --report-calls N), then truncated: not an error, the\n"
-           "                    totals stay exact and the run goes on\n",
-           REP_REPORT_MAX_INTERVALS, REP_REPORT_MAX_CALLS);
+    describe_platform(plat);
+    describe_logger(plat);
+    describe_scheduler(&o.sim);
+    describe_limits(&o);
     printf("\n");
-    printf("semantics     documented (default) | observed\n");
-    printf("boot time     %llu (FILETIME: 100 ns since 1601-01-01 UTC; machine option boot_time)\n",
-           (unsigned long long)c->boot_time);
-    printf("thread times  creation/exit = boot time + clock; user = ticks taken while running x tick; kernel =\n"
-           "              API-call kernel cycles in 100 ns, rounded down to whole ticks (api/README.md)\n");
-    printf(
-        "\nmachine options for the model (pmu_model/README.md): cost = \"default\" | \"unit\" | {table, mispredict,\n"
-        "  l2_hit, llc_hit, memory, api_call, classes = {alu, ...}}; predictor = true | false | {history, index,\n"
-        "  pc_shift, ras, btb} (default on); cache = true | false | {l1d, l2, llc = {size, ways, line}} (default\n"
-        "  off; on by itself when a PMC counts a cache event); each CPU has its own predictor and caches\n\n");
-    pmu_describe(stdout, &c->cost);
+    pmu_describe(stdout, &o.sim.cost, plat->name);
     describe_options(&o);
     return 0;
 }

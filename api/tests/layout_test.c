@@ -49,6 +49,27 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         is_u64(hcp_nt_to_win32(map[i].st), map[i].win, "NTSTATUS 0x%08X -> %u", map[i].st, map[i].win);
+
+    /* The table's statuses no HCP function produces, as RtlNtStatusToDosError maps them (HCP-SPEC
+     * §5: W1, W3): what a Windows program's RtlNtStatusToDosError gets.  The "1:1" rows give the
+     * status back unchanged.  0xC00000E8 gave 317 before it had a row. */
+    tap_clause("HCP-ERROR-TRANSLATION-OTHER");
+    static const struct {
+        uint32_t st, win;
+    } other[] = {
+        {0xC00000E8u, 1784},        {0xC00000FDu, 1001},        {0xC0000095u, 534},         {0xC000001Du, 1},
+        {0x80000003u, 0x80000003u}, {0x80000004u, 0x80000004u}, {0xC0000094u, 0xC0000094u}, {0xC0000096u, 0xC0000096u},
+        {0xC000008Cu, 0xC000008Cu}, {0xC0000409u, 317},         {0xC0000420u, 317},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        if (other[i].win == other[i].st)
+            is_u64(hcp_nt_to_win32(other[i].st), other[i].win, "NTSTATUS 0x%08X comes back unchanged", other[i].st);
+        else
+            is_u64(hcp_nt_to_win32(other[i].st), other[i].win, "NTSTATUS 0x%08X -> %u", other[i].st, other[i].win);
+    }
+    is_str(hcp_status_name(0xC00000E8u), "STATUS_INVALID_USER_BUFFER", "0xC00000E8 is STATUS_INVALID_USER_BUFFER");
+
+    tap_clause("HCP-ERROR-TRANSLATION");
     is_str(hcp_status_name(0xC0000303u), "STATUS_WMI_ALREADY_ENABLED", "status names");
     is_str(hcp_error_name(1784), "ERROR_INVALID_USER_BUFFER", "error names");
     ok(hcp_status_name(0x12345678u) == NULL, "an unknown status has no name");

@@ -179,6 +179,12 @@ int main(void) {
     const hcp_platform *ce = hcp_platform_find("ce2.12-arm");
     ok(!ce->hcp && ce->times == HCP_TIMES_CE && !ce->query_limited && !ce->cycle_time && !ce->etw,
        "ce2.12-arm: no HCP, CE thread times, QUERY_INFORMATION only, no QueryThreadCycleTime, no logger");
+    for (int i = 0; i < 5; i++) {
+        const hcp_platform *p = hcp_platform_find(names[i]);
+        pmu_cost_params cp;
+        ok(pmu_cost_defaults(&cp, p->cost_profile) == PMU_OK && hcp_platform_find(p->cost_profile) == NULL,
+           "%s: its cost profile %s is one of the cost model's, not a platform's name", names[i], p->cost_profile);
+    }
 
     tap_clause("PLAT-ETW-LAYOUTS");
     for (unsigned ptr = 4; ptr <= 8; ptr += 4) {

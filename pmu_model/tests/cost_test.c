@@ -75,7 +75,7 @@ int main(void) {
     is_u64(st.stores, 2, "2 stores (mov [m],r; inc [m])");
     is_u64(st.ncls[PMU_CL_RMW], 1, "1 read-modify-write");
     pmu_cost_params def, unit;
-    is_u64(pmu_cost_defaults(&def, "win10-x64"), PMU_OK, "win10-x64 defaults");
+    is_u64(pmu_cost_defaults(&def, "modern-ooo"), PMU_OK, "modern-ooo defaults");
     is_u64(pmu_cost_defaults(&unit, "unit"), PMU_OK, "unit table");
     is_u64(pmu_block_cycles(&st, &def), 37, "default table: 37 cycles");
     is_u64(st.cycles, 37, "... stored in the block");
@@ -123,14 +123,14 @@ int main(void) {
     is_u64(def.cache.l1d.size, 32768, "default L1D 32 KiB");
     is_u64(def.cache.l2.size, 1048576, "default L2 1 MiB");
     is_u64(def.cache.llc.size, 8388608, "default LLC 8 MiB");
-    is_str(def.profile, "win10-x64", "profile name recorded");
+    is_str(def.profile, "modern-ooo", "profile name recorded");
     is_str(def.table, "default", "table name recorded");
     uint64_t sum = 0;
     for (int i = 0; i < PMU_CL__COUNT; i++) sum += unit.class_cycles[i];
     is_u64(sum, PMU_CL__COUNT, "unit: every class costs 1");
     is_u64(unit.mispredict_cycles + unit.l2_hit_cycles + unit.llc_hit_cycles + unit.mem_cycles + unit.api_call_cycles,
            0, "unit: no penalties, no API-call cost");
-    is_str(unit.profile, "win10-x64", "unit keeps win10-x64 geometry");
+    is_str(unit.profile, "modern-ooo", "unit keeps the default profile's (modern-ooo) geometry");
     is_u64(unit.cache.l1d.size, 32768, "... L1D 32 KiB");
     for (int i = 0; pmu_cost_profile_name(i); i++) {
         pmu_cost_params q;
@@ -138,11 +138,15 @@ int main(void) {
         is_u64(pmu_cost_check(&q), PMU_OK, "profile %s has valid geometry", pmu_cost_profile_name(i));
         is_str(q.profile, pmu_cost_profile_name(i), "profile %s is recorded", pmu_cost_profile_name(i));
     }
-    is_str(pmu_cost_profile_name(4), "ce2.12-arm", "five profiles, ce2.12-arm last");
-    ok(pmu_cost_profile_name(5) == NULL && pmu_cost_profile_name(-1) == NULL, "no sixth profile");
+    is_str(pmu_cost_profile_name(0), "modern-ooo", "one profile, modern-ooo ...");
+    is_str(PMU_COST_PROFILE_DEFAULT, "modern-ooo", "... the default");
+    ok(pmu_cost_profile_name(1) == NULL && pmu_cost_profile_name(-1) == NULL, "no second profile");
     pmu_cost_params q = def;
     is_u64(pmu_cost_defaults(&q, "win95"), PMU_ERR_UNKNOWN_PROFILE, "an unknown profile is refused");
-    is_str(q.profile, "win10-x64", "... and leaves the parameters");
+    is_str(q.profile, "modern-ooo", "... and leaves the parameters");
+    is_u64(pmu_cost_defaults(&q, "win7-x86"), PMU_ERR_UNKNOWN_PROFILE, "a platform's name is no cost profile");
+    is_u64(pmu_cost_defaults(&q, "win10-x64"), PMU_OK, "but win10-x64 still names the default profile ...");
+    is_str(q.profile, "modern-ooo", "... as an alias (sim_config_default asks for it)");
     q.bp.ras_depth = 4;
     is_u64(pmu_cost_table(&q, "unit"), PMU_OK, "switch to unit");
     is_u64(q.class_cycles[PMU_CL_DIV], 1, "unit: DIV 1");
@@ -205,12 +209,12 @@ int main(void) {
     static char out1[16384], out2[16384];
     FILE *f = tmpfile();
     if (!f) bail("tmpfile failed");
-    pmu_describe(f, &def);
+    pmu_describe(f, &def, NULL);
     size_t n1 = slurp(f, out1, sizeof out1);
     fclose(f);
     f = tmpfile();
     if (!f) bail("tmpfile failed");
-    pmu_describe(f, &def);
+    pmu_describe(f, &def, NULL);
     size_t n2 = slurp(f, out2, sizeof out2);
     fclose(f);
     ok(n1 > 2000 && n1 < sizeof out1 - 1, "describe prints %zu bytes", n1);
@@ -233,12 +237,15 @@ int main(void) {
        "describe gives the LLC and its penalty");
     ok(strstr(out1, "API call     1500 cycles") != NULL, "describe gives the API-call cost");
     ok(strstr(out1, "branch-misses x 15") != NULL, "describe gives the formula");
+    ok(strstr(out1, "\nCost model: profile modern-ooo, table default\n") != NULL,
+       "describe names the cost profile without a label");
     f = tmpfile();
     if (!f) bail("tmpfile failed");
-    pmu_describe(f, &unit);
+    pmu_describe(f, &unit, "win7-x86");
     slurp(f, out2, sizeof out2);
     fclose(f);
-    ok(strstr(out2, "profile win10-x64, table unit") != NULL, "describe names the unit table");
+    ok(strstr(out2, "\nCost model: profile win7-x86, table unit\n") != NULL,
+       "describe names the label and the unit table");
     ok(strstr(out2, "\n  div         1  ") != NULL, "unit: div costs 1");
     return tap_done();
 }

@@ -1,7 +1,7 @@
 /* conformance/native/shim/hcpshim.c — runs conformance/native/hcpcheck.c
- * inside hcpsim: the Windows functions of windows.h (this folder) on top of
- * api/hcp_api.h, and a driver that runs the check program in simulated
- * threads.
+ * inside hcpsim: the Windows functions hcpshim.h declares (under their
+ * Windows names) on top of api/hcp_api.h, and a driver that runs the check
+ * program in simulated threads.
  *
  * Each simulated thread's body is a host thread, but only one host thread
  * runs at a time: the driver (main) runs the scheduler (sim_sched_next) and
@@ -338,7 +338,7 @@ static uint32_t n_NtQueryTimerResolution(uint32_t *max, uint32_t *min, uint32_t 
 /* ---- modules ---------------------------------------------------------------------------------------- */
 static char module_kernel32, module_kernelbase, module_ntdll, module_advapi32; /* their addresses: HMODULEs */
 
-void *hcpshim_GetModuleHandleA(const char *name) {
+void *GetModuleHandleA(const char *name) {
     if (name && strcasecmp(name, "kernel32.dll") == 0) return &module_kernel32;
     if (name && strcasecmp(name, "kernelbase.dll") == 0) return &module_kernelbase;
     if (name && strcasecmp(name, "ntdll.dll") == 0) return &module_ntdll;
@@ -347,9 +347,9 @@ void *hcpshim_GetModuleHandleA(const char *name) {
     return NULL;
 }
 
-void *hcpshim_LoadLibraryA(const char *name) { return hcpshim_GetModuleHandleA(name); }
+void *LoadLibraryA(const char *name) { return GetModuleHandleA(name); }
 
-hcpshim_proc hcpshim_GetProcAddress(void *module, const char *name) {
+hcpshim_proc GetProcAddress(void *module, const char *name) {
     static const struct {
         const char *name;
         bool hcp;
@@ -386,38 +386,38 @@ hcpshim_proc hcpshim_GetProcAddress(void *module, const char *name) {
 }
 
 /* ---- threads, handles, waits ----------------------------------------------------------------------- */
-void *hcpshim_GetCurrentThread(void) { return hh(hcp_GetCurrentThread(S.os)); }
-void *hcpshim_GetCurrentProcess(void) { return hh(HCP_CURRENT_PROCESS); }
-uint32_t hcpshim_GetCurrentThreadId(void) { return hcp_GetCurrentThreadId(S.os); }
-uint32_t hcpshim_GetLastError(void) { return hcp_GetLastError(S.os); }
-void hcpshim_SetLastError(uint32_t code) { hcp_SetLastError(S.os, code); }
+void *GetCurrentThread(void) { return hh(hcp_GetCurrentThread(S.os)); }
+void *GetCurrentProcess(void) { return hh(HCP_CURRENT_PROCESS); }
+uint32_t GetCurrentThreadId(void) { return hcp_GetCurrentThreadId(S.os); }
+uint32_t GetLastError(void) { return hcp_GetLastError(S.os); }
+void SetLastError(uint32_t code) { hcp_SetLastError(S.os, code); }
 
-void *hcpshim_OpenThread(uint32_t access, int inherit, uint32_t thread_id) {
+void *OpenThread(uint32_t access, int inherit, uint32_t thread_id) {
     uint64_t h = hcp_OpenThread(S.os, access, inherit, thread_id);
     settle();
     return hh(h);
 }
 
-int hcpshim_CloseHandle(void *h) {
+int CloseHandle(void *h) {
     int r = hcp_CloseHandle(S.os, gh(h));
     settle();
     return r;
 }
 
-void *hcpshim_CreateEventA(void *attributes, int manual_reset, int initial_state, const char *name) {
+void *CreateEventA(void *attributes, int manual_reset, int initial_state, const char *name) {
     if (attributes || name) bail("CreateEventA: only unnamed events with default security");
     uint64_t h = hcp_create_event(S.os, manual_reset, initial_state);
     settle();
     return hh(h);
 }
 
-int hcpshim_SetEvent(void *h) {
+int SetEvent(void *h) {
     int r = hcp_SetEvent(S.os, gh(h));
     settle();
     return r;
 }
 
-uint32_t hcpshim_WaitForSingleObject(void *h, uint32_t ms) {
+uint32_t WaitForSingleObject(void *h, uint32_t ms) {
     uint32_t r = hcp_WaitForSingleObject(S.os, gh(h), ms);
     if (r == HCP_PENDING) {
         to_driver();
@@ -427,19 +427,19 @@ uint32_t hcpshim_WaitForSingleObject(void *h, uint32_t ms) {
     return r;
 }
 
-void hcpshim_Sleep(uint32_t ms) {
+void Sleep(uint32_t ms) {
     if (hcp_Sleep(S.os, ms) == HCP_PENDING) to_driver();
     settle();
 }
 
-int hcpshim_SwitchToThread(void) {
+int SwitchToThread(void) {
     int r = hcp_SwitchToThread(S.os);
     settle();
     return r;
 }
 
-void *hcpshim_CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn start, void *arg, uint32_t flags,
-                           uint32_t *thread_id) {
+void *CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn start, void *arg, uint32_t flags,
+                   uint32_t *thread_id) {
     (void)stack_size;
     if (attributes || (flags & ~(uint32_t)SHIM_CREATE_SUSPENDED))
         bail("CreateThread: only default security and no creation flags but CREATE_SUSPENDED");
@@ -462,33 +462,33 @@ void *hcpshim_CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn
 }
 
 /* ---- more of KERNEL32: objects, thread control, processors, memory, time ----------------------------- */
-int hcpshim_ResetEvent(void *h) {
+int ResetEvent(void *h) {
     int r = hcp_ResetEvent(S.os, gh(h));
     settle();
     return r;
 }
 
-void *hcpshim_CreateMutexA(void *attributes, int initial_owner, const char *name) {
+void *CreateMutexA(void *attributes, int initial_owner, const char *name) {
     if (attributes || name) bail("CreateMutexA: only unnamed mutexes with default security");
     uint64_t h = hcp_create_mutex(S.os, initial_owner);
     settle();
     return hh(h);
 }
 
-int hcpshim_ReleaseMutex(void *h) {
+int ReleaseMutex(void *h) {
     int r = hcp_ReleaseMutex(S.os, gh(h));
     settle();
     return r;
 }
 
-void *hcpshim_CreateSemaphoreA(void *attributes, int32_t initial, int32_t maximum, const char *name) {
+void *CreateSemaphoreA(void *attributes, int32_t initial, int32_t maximum, const char *name) {
     if (attributes || name) bail("CreateSemaphoreA: only unnamed semaphores with default security");
     uint64_t h = hcp_create_semaphore(S.os, initial, maximum);
     settle();
     return hh(h);
 }
 
-int hcpshim_ReleaseSemaphore(void *h, int32_t count, int32_t *previous) {
+int ReleaseSemaphore(void *h, int32_t count, int32_t *previous) {
     uint64_t slot = 0;
     uint8_t b[4];
     if (previous) {
@@ -505,7 +505,7 @@ int hcpshim_ReleaseSemaphore(void *h, int32_t count, int32_t *previous) {
     return r;
 }
 
-uint32_t hcpshim_WaitForMultipleObjects(uint32_t n, void *const *handles, int all, uint32_t ms) {
+uint32_t WaitForMultipleObjects(uint32_t n, void *const *handles, int all, uint32_t ms) {
     uint64_t slot = 0;
     unsigned ptr = sim_arch_ptr_size(sim_machine_config(S.m)->arch); /* a guest HANDLE: 8 or 4 bytes */
     if (handles && n <= SCR_HANDLES_MAX) { /* more than fit are refused by the count check (at most 64) */
@@ -527,7 +527,7 @@ uint32_t hcpshim_WaitForMultipleObjects(uint32_t n, void *const *handles, int al
     return r;
 }
 
-int hcpshim_GetExitCodeThread(void *h, uint32_t *code) {
+int GetExitCodeThread(void *h, uint32_t *code) {
     uint64_t slot = 0;
     uint8_t b[4];
     if (code) {
@@ -544,7 +544,7 @@ int hcpshim_GetExitCodeThread(void *h, uint32_t *code) {
     return r;
 }
 
-_Noreturn void hcpshim_ExitThread(uint32_t code) {
+_Noreturn void ExitThread(uint32_t code) {
     shim_thread *st = self;
     pthread_mutex_lock(&S.mu);
     st->code = code;
@@ -555,7 +555,7 @@ _Noreturn void hcpshim_ExitThread(uint32_t code) {
     pthread_exit(NULL);
 }
 
-uint32_t hcpshim_GetThreadId(void *h) {
+uint32_t GetThreadId(void *h) {
     sim_thread *t = NULL;
     uint32_t st = hcp_ref_thread(S.os, gh(h), 0x0800u /* THREAD_QUERY_LIMITED_INFORMATION */, &t);
     settle();
@@ -570,7 +570,7 @@ uint32_t hcpshim_GetThreadId(void *h) {
  * TIME_CRITICAL (15) gives 15. */
 static int class_priority(int rel) { return rel <= -15 ? 1 : rel >= 15 ? 15 : 8 + rel; }
 
-int hcpshim_SetThreadPriority(void *h, int priority) {
+int SetThreadPriority(void *h, int priority) {
     if (!(priority >= -2 && priority <= 2) && priority != -15 && priority != 15) {
         hcp_SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
         return 0;
@@ -596,7 +596,7 @@ static uint64_t machine_cpus(void) {
     return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
-uintptr_t hcpshim_SetThreadAffinityMask(void *h, uintptr_t mask) {
+uintptr_t SetThreadAffinityMask(void *h, uintptr_t mask) {
     uint64_t all = machine_cpus();
     if (((uint64_t)mask & ~all) != 0 || mask == 0) { /* Windows: a processor the system lacks is 87 */
         hcp_SetLastError(S.os, SHIM_ERROR_INVALID_PARAMETER);
@@ -619,7 +619,7 @@ uintptr_t hcpshim_SetThreadAffinityMask(void *h, uintptr_t mask) {
     return (uintptr_t)old;
 }
 
-int hcpshim_GetProcessAffinityMask(void *process, uintptr_t *proc_mask, uintptr_t *sys_mask) {
+int GetProcessAffinityMask(void *process, uintptr_t *proc_mask, uintptr_t *sys_mask) {
     if (gh(process) != HCP_CURRENT_PROCESS) {
         hcp_SetLastError(S.os, SHIM_ERROR_INVALID_HANDLE);
         return 0;
@@ -629,7 +629,7 @@ int hcpshim_GetProcessAffinityMask(void *process, uintptr_t *proc_mask, uintptr_
     return 1;
 }
 
-uint32_t hcpshim_ResumeThread(void *h) {
+uint32_t ResumeThread(void *h) {
     pending_thread *p = pending_of(h);
     if (!p) return 0; /* a running thread: previous suspend count 0 */
     if (p->handle) return 0;
@@ -643,9 +643,9 @@ uint32_t hcpshim_ResumeThread(void *h) {
     return 1;
 }
 
-uint32_t hcpshim_GetCurrentProcessorNumber(void) { return (uint32_t)sim_thread_cpu(self->t); }
+uint32_t GetCurrentProcessorNumber(void) { return (uint32_t)sim_thread_cpu(self->t); }
 
-int hcpshim_ReadProcessMemory(void *process, const void *address, void *buffer, size_t n, size_t *done) {
+int ReadProcessMemory(void *process, const void *address, void *buffer, size_t n, size_t *done) {
     if (done) *done = 0;
     if (gh(process) != HCP_CURRENT_PROCESS) bail("ReadProcessMemory: only the current process");
     if (n > 4096 || sim_mem_read(S.m, (uint64_t)(uintptr_t)address, buffer, n) != SIM_OK) {
@@ -657,13 +657,13 @@ int hcpshim_ReadProcessMemory(void *process, const void *address, void *buffer, 
 }
 
 /* QueryPerformanceCounter at 10 MHz from the virtual clock, as the guest-side KERNEL32 does. */
-int hcpshim_QueryPerformanceFrequency(int64_t *f) {
-    *f = 10000000;
+int QueryPerformanceFrequency(LARGE_INTEGER *f) {
+    f->QuadPart = 10000000;
     return 1;
 }
 
-int hcpshim_QueryPerformanceCounter(int64_t *c) {
-    *c = (int64_t)sim_mul_div(sim_clock(S.m), 10000000u, sim_machine_config(S.m)->frequency);
+int QueryPerformanceCounter(LARGE_INTEGER *c) {
+    c->QuadPart = (int64_t)sim_mul_div(sim_clock(S.m), 10000000u, sim_machine_config(S.m)->frequency);
     return 1;
 }
 
@@ -676,7 +676,7 @@ static int64_t days_from_1601(int64_t y, int64_t m, int64_t d) {
     return era * 146097 + doe - 584694; /* 584694: days from 0000-03-01 to 1601-01-01 */
 }
 
-int hcpshim_SystemTimeToFileTime(const SHIM_SYSTEMTIME *st, FILETIME *ft) {
+int SystemTimeToFileTime(const SYSTEMTIME *st, FILETIME *ft) {
     static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (st->wYear < 1601 || st->wYear > 30827 || st->wMonth < 1 || st->wMonth > 12 || st->wDay < 1 ||
         st->wDay > mdays[st->wMonth - 1] || st->wHour > 23 || st->wMinute > 59 || st->wSecond > 59 ||
@@ -692,15 +692,15 @@ int hcpshim_SystemTimeToFileTime(const SHIM_SYSTEMTIME *st, FILETIME *ft) {
     return 1;
 }
 
-uint32_t hcpshim_GetCurrentProcessId(void) { return HCP_ETW_PROCESS_ID; }
+uint32_t GetCurrentProcessId(void) { return HCP_ETW_PROCESS_ID; }
 
 /* No file system: ETW sessions keep their events in memory (hcpshim_etw.c), so there is no
  * temporary directory (0: the program uses a relative name) and nothing to delete. */
-uint32_t hcpshim_GetTempPathA(uint32_t n, char *buf) {
+uint32_t GetTempPathA(uint32_t n, char *buf) {
     if (buf && n) buf[0] = 0;
     return 0;
 }
-int hcpshim_DeleteFileA(const char *path) { return path != NULL; }
+int DeleteFileA(const char *path) { return path != NULL; }
 
 /* ---- the kernel logger, for hcpshim_etw.c ------------------------------------------------------------ */
 typedef struct etw_adapter {

@@ -1,7 +1,12 @@
-/* conformance/native/shim/hcpshim.h — the functions the Windows shim
- * (windows.h in this folder) maps the Windows names to, in plain C types.
- * hcpshim.c implements them with hcpsim's API (api/hcp_api.h) for the
- * simulated thread that is running; the check program never sees hcpsim. */
+/* conformance/native/shim/hcpshim.h — the Windows functions the shim
+ * provides, under their Windows names and in plain C types (the same types
+ * windows.h in this folder gives the Windows names).  hcpshim.c defines them
+ * on hcpsim's API (api/hcp_api.h) for the simulated thread that is running:
+ * libhcpsim exports only prefixed names (hcp_Sleep, ...), so the Windows
+ * names are free.  This header is the one declaration both translation units
+ * see, hcpcheck.c through windows.h and hcpshim.c directly (it cannot include
+ * windows.h: api/hcp_api.h defines some of the same types); the check program
+ * never sees hcpsim. */
 #ifndef HCPSIM_NATIVE_SHIM_H
 #define HCPSIM_NATIVE_SHIM_H
 
@@ -11,49 +16,56 @@
 typedef uint32_t (*hcpshim_start_fn)(void *arg);
 typedef void (*hcpshim_proc)(void);
 
-void *hcpshim_GetModuleHandleA(const char *name);
-void *hcpshim_LoadLibraryA(const char *name);
-hcpshim_proc hcpshim_GetProcAddress(void *module, const char *name);
-void *hcpshim_GetCurrentThread(void);
-void *hcpshim_GetCurrentProcess(void);
-uint32_t hcpshim_GetCurrentThreadId(void);
-uint32_t hcpshim_GetLastError(void);
-void hcpshim_SetLastError(uint32_t code);
-void *hcpshim_OpenThread(uint32_t access, int inherit, uint32_t thread_id);
-int hcpshim_CloseHandle(void *h);
-void *hcpshim_CreateEventA(void *attributes, int manual_reset, int initial_state, const char *name);
-int hcpshim_SetEvent(void *h);
-uint32_t hcpshim_WaitForSingleObject(void *h, uint32_t ms);
-void hcpshim_Sleep(uint32_t ms);
-int hcpshim_SwitchToThread(void);
-void *hcpshim_CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn start, void *arg, uint32_t flags,
-                           uint32_t *thread_id);
+void *GetModuleHandleA(const char *name);
+void *LoadLibraryA(const char *name);
+hcpshim_proc GetProcAddress(void *module, const char *name);
+void *GetCurrentThread(void);
+void *GetCurrentProcess(void);
+uint32_t GetCurrentThreadId(void);
+uint32_t GetLastError(void);
+void SetLastError(uint32_t code);
+void *OpenThread(uint32_t access, int inherit, uint32_t thread_id);
+int CloseHandle(void *h);
+void *CreateEventA(void *attributes, int manual_reset, int initial_state, const char *name);
+int SetEvent(void *h);
+uint32_t WaitForSingleObject(void *h, uint32_t ms);
+void Sleep(uint32_t ms);
+int SwitchToThread(void);
+void *CreateThread(void *attributes, size_t stack_size, hcpshim_start_fn start, void *arg, uint32_t flags,
+                   uint32_t *thread_id);
 
-int hcpshim_ResetEvent(void *h);
-void *hcpshim_CreateMutexA(void *attributes, int initial_owner, const char *name);
-int hcpshim_ReleaseMutex(void *h);
-void *hcpshim_CreateSemaphoreA(void *attributes, int32_t initial, int32_t maximum, const char *name);
-int hcpshim_ReleaseSemaphore(void *h, int32_t count, int32_t *previous);
-uint32_t hcpshim_WaitForMultipleObjects(uint32_t n, void *const *handles, int all, uint32_t ms);
-int hcpshim_GetExitCodeThread(void *h, uint32_t *code);
-_Noreturn void hcpshim_ExitThread(uint32_t code);
-uint32_t hcpshim_GetThreadId(void *h);
-int hcpshim_SetThreadPriority(void *h, int priority);
-uintptr_t hcpshim_SetThreadAffinityMask(void *h, uintptr_t mask);
-int hcpshim_GetProcessAffinityMask(void *process, uintptr_t *proc_mask, uintptr_t *sys_mask);
-uint32_t hcpshim_ResumeThread(void *h);
-uint32_t hcpshim_GetCurrentProcessorNumber(void);
-int hcpshim_ReadProcessMemory(void *process, const void *address, void *buffer, size_t n, size_t *done);
-int hcpshim_QueryPerformanceFrequency(int64_t *f);
-int hcpshim_QueryPerformanceCounter(int64_t *c);
+int ResetEvent(void *h);
+void *CreateMutexA(void *attributes, int initial_owner, const char *name);
+int ReleaseMutex(void *h);
+void *CreateSemaphoreA(void *attributes, int32_t initial, int32_t maximum, const char *name);
+int ReleaseSemaphore(void *h, int32_t count, int32_t *previous);
+uint32_t WaitForMultipleObjects(uint32_t n, void *const *handles, int all, uint32_t ms);
+int GetExitCodeThread(void *h, uint32_t *code);
+_Noreturn void ExitThread(uint32_t code);
+uint32_t GetThreadId(void *h);
+int SetThreadPriority(void *h, int priority);
+uintptr_t SetThreadAffinityMask(void *h, uintptr_t mask);
+int GetProcessAffinityMask(void *process, uintptr_t *proc_mask, uintptr_t *sys_mask);
+uint32_t ResumeThread(void *h);
+uint32_t GetCurrentProcessorNumber(void);
+int ReadProcessMemory(void *process, const void *address, void *buffer, size_t n, size_t *done);
+typedef union LARGE_INTEGER {
+    struct {
+        uint32_t LowPart;
+        int32_t HighPart;
+    } u;
+    int64_t QuadPart;
+} LARGE_INTEGER;
+int QueryPerformanceFrequency(LARGE_INTEGER *f);
+int QueryPerformanceCounter(LARGE_INTEGER *c);
 typedef struct SYSTEMTIME {
     uint16_t wYear, wMonth, wDayOfWeek, wDay, wHour, wMinute, wSecond, wMilliseconds;
-} SHIM_SYSTEMTIME;
+} SYSTEMTIME;
 struct FILETIME;
-int hcpshim_SystemTimeToFileTime(const SHIM_SYSTEMTIME *st, struct FILETIME *ft);
-uint32_t hcpshim_GetCurrentProcessId(void);
-uint32_t hcpshim_GetTempPathA(uint32_t n, char *buf);
-int hcpshim_DeleteFileA(const char *path);
+int SystemTimeToFileTime(const SYSTEMTIME *st, struct FILETIME *ft);
+uint32_t GetCurrentProcessId(void);
+uint32_t GetTempPathA(uint32_t n, char *buf);
+int DeleteFileA(const char *path);
 /* The simulator's NT Kernel Logger for hcpshim_etw.c (api/etw.c): each event's bytes (header and
  * payload) and processor go to sink(ud, ...) synchronously; the functions return Win32 errors. */
 typedef void (*hcpshim_etw_sink)(void *ud, const uint8_t *data, size_t size, int cpu);

@@ -4,8 +4,9 @@
  * Types and constants are spelt as the Windows SDK spells them (values from
  * HCP-SPEC §3 and §5).  The structures use the same tags as api/hcp_api.h
  * (PERFORMANCE_DATA, not _PERFORMANCE_DATA) so the two translation units see
- * compatible types.  Functions are macros naming hcpshim_* (hcpshim.h):
- * hcpsim's own API uses the Windows names with an extra hcp_os argument. */
+ * compatible types.  The functions, with LARGE_INTEGER and SYSTEMTIME that
+ * they take, are declared in hcpshim.h under their Windows names and defined
+ * in hcpshim.c. */
 #ifndef HCPSIM_NATIVE_SHIM_WINDOWS_H
 #define HCPSIM_NATIVE_SHIM_WINDOWS_H
 
@@ -30,14 +31,6 @@ typedef uintptr_t ULONG_PTR, DWORD_PTR, *PDWORD_PTR;
 typedef intptr_t LONG_PTR;
 typedef uint32_t ULONG, *PULONG;
 typedef int64_t LONGLONG;
-typedef union LARGE_INTEGER {
-    struct {
-        DWORD LowPart;
-        int32_t HighPart;
-    } u;
-    LONGLONG QuadPart;
-} LARGE_INTEGER;
-typedef SHIM_SYSTEMTIME SYSTEMTIME;
 typedef uint8_t UCHAR;
 typedef uint16_t USHORT;
 typedef uint64_t ULONGLONG;
@@ -127,44 +120,5 @@ typedef struct PERFORMANCE_DATA {
 #define ERROR_INVALID_USER_BUFFER 1784u
 #define ERROR_WMI_ALREADY_ENABLED 4206u
 #define ERROR_WMI_ALREADY_DISABLED 4212u
-
-/* functions */
-#define GetModuleHandleA hcpshim_GetModuleHandleA
-#define LoadLibraryA hcpshim_LoadLibraryA
-#define GetProcAddress hcpshim_GetProcAddress
-#define GetCurrentThread hcpshim_GetCurrentThread
-#define GetCurrentProcess hcpshim_GetCurrentProcess
-#define GetCurrentThreadId hcpshim_GetCurrentThreadId
-#define GetLastError hcpshim_GetLastError
-#define SetLastError hcpshim_SetLastError
-#define OpenThread hcpshim_OpenThread
-#define CloseHandle hcpshim_CloseHandle
-#define CreateEventA hcpshim_CreateEventA
-#define SetEvent hcpshim_SetEvent
-#define WaitForSingleObject hcpshim_WaitForSingleObject
-#define Sleep hcpshim_Sleep
-#define SwitchToThread hcpshim_SwitchToThread
-#define CreateThread hcpshim_CreateThread
-#define ResetEvent hcpshim_ResetEvent
-#define CreateMutexA hcpshim_CreateMutexA
-#define ReleaseMutex hcpshim_ReleaseMutex
-#define CreateSemaphoreA hcpshim_CreateSemaphoreA
-#define ReleaseSemaphore hcpshim_ReleaseSemaphore
-#define WaitForMultipleObjects hcpshim_WaitForMultipleObjects
-#define GetExitCodeThread hcpshim_GetExitCodeThread
-#define ExitThread hcpshim_ExitThread
-#define GetThreadId hcpshim_GetThreadId
-#define SetThreadPriority hcpshim_SetThreadPriority
-#define SetThreadAffinityMask hcpshim_SetThreadAffinityMask
-#define GetProcessAffinityMask hcpshim_GetProcessAffinityMask
-#define ResumeThread hcpshim_ResumeThread
-#define GetCurrentProcessorNumber hcpshim_GetCurrentProcessorNumber
-#define ReadProcessMemory hcpshim_ReadProcessMemory
-#define QueryPerformanceFrequency(p) hcpshim_QueryPerformanceFrequency(&(p)->QuadPart)
-#define QueryPerformanceCounter(p) hcpshim_QueryPerformanceCounter(&(p)->QuadPart)
-#define SystemTimeToFileTime hcpshim_SystemTimeToFileTime
-#define GetCurrentProcessId hcpshim_GetCurrentProcessId
-#define GetTempPathA hcpshim_GetTempPathA
-#define DeleteFileA hcpshim_DeleteFileA
 
 #endif
