@@ -249,20 +249,10 @@ static const struct {
 };
 #define NPROFILES ((int)(sizeof profiles / sizeof profiles[0]))
 
-/* Another name pmu_cost_defaults accepts for a profile: sim_config_default (sim/machine.c) still
- * asks for the default platform's name; the row goes when it asks for PMU_COST_PROFILE_DEFAULT. */
-static const struct {
-    const char *alias, *name;
-} aliases[] = {
-    {"win10-x64", PMU_COST_PROFILE_DEFAULT},
-};
-
 const char *pmu_cost_profile_name(int i) { return i >= 0 && i < NPROFILES ? profiles[i].name : NULL; }
 
 static int profile_index(const char *name) {
     if (!name) return -1;
-    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
-        if (strcmp(aliases[a].alias, name) == 0) name = aliases[a].name;
     for (int i = 0; i < NPROFILES; i++)
         if (strcmp(profiles[i].name, name) == 0) return i;
     return -1;

@@ -67,7 +67,7 @@ void sim_config_default(sim_config *c) {
     c->pmc.pmc[0] = PMU_EV_INSTRUCTIONS;
     c->pmc.pmc[1] = PMU_EV_CYCLES;
     c->pmc.pmc[2] = PMU_EV_BRANCHES;
-    pmu_cost_defaults(&c->cost, "win10-x64");
+    pmu_cost_defaults(&c->cost, PMU_COST_PROFILE_DEFAULT);
     c->predictor = true;
     c->cache = false;
     c->boot_time = SIM_BOOT_TIME_DEFAULT;

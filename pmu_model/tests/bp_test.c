@@ -34,7 +34,7 @@ static bool ref_cond(ref_gshare *r, uint64_t pc, bool taken) { /* H = T = 12, pc
 
 int main(void) {
     pmu_cost_params def;
-    if (pmu_cost_defaults(&def, "win10-x64") != PMU_OK) bail("no defaults");
+    if (pmu_cost_defaults(&def, PMU_COST_PROFILE_DEFAULT) != PMU_OK) bail("no defaults");
 
     tap_clause("SIM-PMU-BP-GSHARE-LOOP");
     /* Defaults: H = T = 12, counters start at 1, history starts at 0 (bit 0 =

@@ -47,7 +47,7 @@ static uint64_t walk(pmu_cache *c, pmu_bank *b, uint64_t base, uint64_t n, uint6
 }
 
 int main(void) {
-    if (pmu_cost_defaults(&def, "win10-x64") != PMU_OK) bail("no defaults");
+    if (pmu_cost_defaults(&def, PMU_COST_PROFILE_DEFAULT) != PMU_OK) bail("no defaults");
     pmu_cache *c = pmu_cache_new(&def.cache);
     if (!c) bail("pmu_cache_new failed");
     pmu_bank b;

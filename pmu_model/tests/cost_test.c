@@ -145,8 +145,7 @@ int main(void) {
     is_u64(pmu_cost_defaults(&q, "win95"), PMU_ERR_UNKNOWN_PROFILE, "an unknown profile is refused");
     is_str(q.profile, "modern-ooo", "... and leaves the parameters");
     is_u64(pmu_cost_defaults(&q, "win7-x86"), PMU_ERR_UNKNOWN_PROFILE, "a platform's name is no cost profile");
-    is_u64(pmu_cost_defaults(&q, "win10-x64"), PMU_OK, "but win10-x64 still names the default profile ...");
-    is_str(q.profile, "modern-ooo", "... as an alias (sim_config_default asks for it)");
+    is_u64(pmu_cost_defaults(&q, "win10-x64"), PMU_ERR_UNKNOWN_PROFILE, "... not even the default platform's");
     q.bp.ras_depth = 4;
     is_u64(pmu_cost_table(&q, "unit"), PMU_OK, "switch to unit");
     is_u64(q.class_cycles[PMU_CL_DIV], 1, "unit: DIV 1");
