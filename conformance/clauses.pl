@@ -16,6 +16,9 @@
 # tests and the lines without a clause, and exits 0.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::Bin;
+use Clauses;
 
 my ($report, $tapdir, $catalogue) = (0, undef, 'conformance/clauses.tsv');
 my @tests;
@@ -29,52 +32,21 @@ while (@ARGV) {
 }
 die "usage: clauses.pl [--report] [--catalogue FILE] --tap-dir DIR TEST...\n" unless defined $tapdir && @tests;
 
-my $ID_RE = qr/^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$/;
-my %SEMANTICS = map { $_ => 1 } qw(documented observed both simulator-defined);
-my %EVIDENCE = map { $_ => 1 } qw(documented header inferred simulator);
-my $HEADER = join "\t", qw(id semantics evidence source edge native statement);
-my $EDGES = 58;
+my $EDGES = $Clauses::EDGES;
 my @SELF = qw(SIM-CLAUSE-CATALOGUE SIM-CLAUSE-COVERAGE); # the clauses this program checks
 # The native conformance program's stream (conformance/native/README.md): the catalogue's native
 # column must agree with it when that test is among the programs given.
 my $NATIVE = 'conformance/native/hcpsim_observed.sh';
 
-# ---- the catalogue ---------------------------------------------------------------------
-my (@format_errors, @dup_errors, %clause, @order, %edge_seen);
-my $header_ok = 0;
-if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
-    my $n = 0;
-    while (my $line = <$fh>) {
-        $n++;
-        $line =~ s/\r?\n\z//;
-        if ($n == 1) { $header_ok = $line eq $HEADER; next }
-        next if $line =~ /^#/ || $line eq '';
-        my @f = split /\t/, $line, -1;
-        my $where = "$catalogue:$n";
-        if (@f != 7) { push @format_errors, "$where: " . scalar(@f) . " fields, not 7"; next }
-        my ($id, $sem, $ev, $src, $edge, $native, $stmt) = @f;
-        push @format_errors, "$where: id '$id' does not look like HCP-READ-SIZE-EXACT" unless $id =~ $ID_RE;
-        push @format_errors, "$where: semantics '$sem' is not documented|observed|both|simulator-defined"
-            unless $SEMANTICS{$sem};
-        push @format_errors, "$where: evidence '$ev' is not documented|header|inferred|simulator" unless $EVIDENCE{$ev};
-        push @format_errors, "$where: empty source" unless $src =~ /\S/;
-        push @format_errors, "$where: empty statement" unless $stmt =~ /\S/;
-        push @format_errors, "$where: empty native column (yes, or why a user-mode program cannot check it)"
-            unless $native =~ /\S/;
-        if ($edge ne '-') {
-            for my $e (split /,/, $edge, -1) {
-                if ($e =~ /^[1-9][0-9]*$/ && $e <= $EDGES) { $edge_seen{$e}{$id} = 1 }
-                else { push @format_errors, "$where: edge '$edge' is not '-' or numbers 1-$EDGES separated by commas" }
-            }
-        }
-        if ($clause{$id}) { push @dup_errors, "$where: $id already on line $clause{$id}{line}"; next }
-        $clause{$id} = { line => $n, edge => $edge, native => $native };
-        push @order, $id;
-    }
-    close $fh;
-} else {
-    push @format_errors, "cannot open $catalogue: $!";
-}
+# ---- the catalogue (Clauses.pm reads and checks it) --------------------------------------
+my $cat = Clauses::read_catalogue($catalogue);
+my %clause = %{ $cat->{by_id} };
+my @order = map { $_->{id} } @{ $cat->{clauses} };
+my $header_ok = !grep { $_->{kind} =~ /^(?:open|header)$/ } @{ $cat->{errors} };
+my @format_errors = map { $_->{message} } grep { $_->{kind} ne 'duplicate' && $_->{kind} ne 'header' } @{ $cat->{errors} };
+my @dup_errors = map { $_->{message} } grep { $_->{kind} eq 'duplicate' } @{ $cat->{errors} };
+my %edge_seen;
+for my $c (@{ $cat->{clauses} }) { $edge_seen{$_}{ $c->{id} } = 1 for @{ $c->{edges} } }
 my @edges_missing = grep { !$edge_seen{$_} } 1 .. $EDGES;
 
 # ---- the TAP streams -------------------------------------------------------------------
@@ -170,7 +142,7 @@ sub check {
     }
 }
 check($header_ok, "the catalogue starts with the agreed header line", 'SIM-CLAUSE-CATALOGUE',
-      "the first line must be: " . ($HEADER =~ s/\t/<TAB>/gr));
+      "the first line must be: " . join('<TAB>', @Clauses::COLUMNS));
 check(!@format_errors, "every catalogue row has an id, semantics, evidence, source, edge, native and statement",
       'SIM-CLAUSE-CATALOGUE', @format_errors);
 check(!@dup_errors, "catalogue ids are unique", 'SIM-CLAUSE-CATALOGUE', @dup_errors);
