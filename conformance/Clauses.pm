@@ -117,6 +117,100 @@ sub read_catalogue {
     return $cat;
 }
 
+# ---- homes: where the tests of a clause go --------------------------------------------------
+# conformance/README.md "Where a test goes" holds two tables, read here (the README is the one
+# place the rule is written):
+#   | clauses | home | ...        each row: backquoted ids in the first cell (an entry ending in
+#                                  `-` is a prefix: HCP-READ- is every HCP-READ-... id; any other
+#                                  entry is one id), backquoted test programs in the second
+#   | program | kind | ... |      programs that may test clauses of any family: backquoted paths,
+#                                  then the kind: `witness` (a second check: its clauses must also
+#                                  be tested in their home) or `own` (a program that is the home of
+#                                  what it alone tests: C unit tests, the native program)
+# Paths are the programs' source paths and may hold `*` (any characters but '/').  A C test is
+# named by its source (sim/tests/cpu_test.c); program_path() maps the built program to it.
+# read_homes(README) returns { homes => [ { entries => [...], programs => [...], line } ],
+# exempt => [ { pattern, kind, line } ], errors => [ { kind, message } ] }; the home table is the
+# one under the heading "### Where a test goes" whose header starts "| clauses | home |", the
+# exempt one the table after it whose header starts "| program |".
+sub read_homes {
+    my ($file) = @_;
+    my $h = { homes => [], exempt => [], errors => [] };
+    my @lines = read_lines($file, $h->{errors});
+    my ($in, $table) = (0, '');
+    for my $i (0 .. $#lines) {
+        my ($line, $n) = ($lines[$i], $i + 1);
+        if ($line =~ /^#+ /) { $in = $line =~ /^### Where a test goes\b/; $table = ''; next }
+        next unless $in;
+        if ($line !~ /^\|/) { $table = '' if $table eq 'homes-body' || $table eq 'exempt-body'; next }
+        if ($line =~ /^\|\s*clauses\s*\|\s*home\s*\|/) { $table = 'homes'; next }
+        if ($line =~ /^\|\s*program\s*\|/) { $table = 'exempt'; next }
+        if ($line =~ /^\|[-| ]+\|$/) { $table .= '-body' if $table eq 'homes' || $table eq 'exempt'; next }
+        my @cell = map { s/^\s+|\s+$//gr } split /\|/, substr($line, 1), -1;
+        pop @cell if @cell && $cell[-1] eq '';
+        my @ticks = map { [ $_ =~ /`([^`]+)`/g ] } @cell;
+        if ($table eq 'homes-body') {
+            my @entries = @{ $ticks[0] || [] };
+            my @programs = grep { m{/} } @{ $ticks[1] || [] };
+            if (!@entries || !@programs) {
+                push @{ $h->{errors} }, { kind => 'format', message => "$file:$n: a home row needs backquoted ids and programs" };
+                next;
+            }
+            push @{ $h->{homes} }, { entries => \@entries, programs => \@programs, line => $n };
+        } elsif ($table eq 'exempt-body') {
+            my ($kind) = ($cell[1] // '') =~ /^(\w+)/;
+            if (!@{ $ticks[0] || [] } || !$kind || $kind !~ /^(?:witness|own)$/) {
+                push @{ $h->{errors} }, { kind => 'format', message => "$file:$n: an exempt row needs backquoted programs and a kind (witness or own)" };
+                next;
+            }
+            push @{ $h->{exempt} }, { pattern => $_, kind => $kind, line => $n } for @{ $ticks[0] };
+        }
+    }
+    push @{ $h->{errors} }, { kind => 'format', message => "$file: no home table under \"### Where a test goes\"" }
+        unless @{ $h->{homes} };
+    return $h;
+}
+
+# The source path of a test program as make passes it: BUILD/dir/x_test.t -> dir/x_test.c.
+sub program_path {
+    my ($test) = @_;
+    return $test =~ m{^[^/]+/(.+)\.t$} ? "$1.c" : $test;
+}
+
+sub _glob_match {
+    my ($pattern, $path) = @_;
+    my $re = join '[^/]*', map { quotemeta } split /\*/, $pattern, -1;
+    return $path =~ /^$re$/;
+}
+
+# The home row of clause ID (the longest matching entry), or undef when no row names it.
+sub home_of {
+    my ($h, $id) = @_;
+    my ($best, $len) = (undef, -1);
+    for my $row (@{ $h->{homes} }) {
+        for my $e (@{ $row->{entries} }) {
+            my $match = $e =~ /-$/ ? index($id, $e) == 0 : $id eq $e;
+            ($best, $len) = ($row, length $e) if $match && length($e) > $len;
+        }
+    }
+    return $best;
+}
+
+# Whether test program TEST (as make passes it) is one of ROW's home programs.
+sub in_home {
+    my ($row, $test) = @_;
+    my $path = program_path($test);
+    return scalar grep { _glob_match($_, $path) } @{ $row->{programs} };
+}
+
+# The exempt kind of TEST (witness, own) or undef.
+sub exempt_kind {
+    my ($h, $test) = @_;
+    my $path = program_path($test);
+    for my $x (@{ $h->{exempt} }) { return $x->{kind} if _glob_match($x->{pattern}, $path) }
+    return undef;
+}
+
 # The ids of FILE's valid rows, in file order (for shell scripts: perl -MClauses -e ...).
 sub ids {
     my ($file) = @_;
