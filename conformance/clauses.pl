@@ -1,84 +1,67 @@
 #!/usr/bin/perl
 # conformance/clauses.pl — the clause coverage check (conformance/README.md "Clauses").
 #
-#   perl conformance/clauses.pl [--report] [--catalogue FILE] --tap-dir DIR TEST...
+#   perl conformance/clauses.pl [--report | --homes | --edges] [--catalogue FILE] [--readme FILE]
+#                               --tap-dir DIR TEST...
 #
-# Reads the clause catalogue (conformance/clauses.tsv) and the TAP stream each
-# TEST program wrote during the run (scenarios/tests/runtest saves them in DIR
-# as the test's path with '/' turned into '_' plus ".tap").  Without --report
-# it is a TAP test program: it fails when the catalogue is malformed, when an
-# HCP-SPEC edge case (1-58) is in no clause's edge column, when a stream is
-# missing, when a TAP line of any test program names no clause, when a line
-# names a clause the catalogue lacks, and when a catalogue clause is named by
-# no line of the streams (a skipped or todo test counts: it names the clause
-# and ran; the report shows which).  With --report it prints the coverage per
-# clause (passing, failing, skipped, todo), the totals, the clauses without
-# tests and the lines without a clause, and exits 0.
+# Reads the clause catalogue (conformance/clauses.tsv, through Clauses.pm), the
+# home table (conformance/README.md "Where a test goes", or --readme FILE) and
+# the TAP stream each TEST program wrote during the run (scenarios/tests/runtest
+# saves them in DIR as the test's path with '/' turned into '_' plus ".tap").
+# Without an option it is a TAP test program: it fails when the catalogue is
+# malformed, when an HCP-SPEC edge case (1-58) is in no clause's edge column,
+# when a stream is missing, when a TAP line of any test program names no
+# clause, when a line names a clause the catalogue lacks, when a catalogue
+# clause is named by no line of the streams (a skipped or todo test counts: it
+# names the clause and ran; the report shows which), when the native column
+# disagrees with the native program's stream, and when a test lies outside the
+# home of the first clause it names or a clause is not tested in its home.
+# Each option prints a report and exits 0: --report the coverage per clause
+# (passing, failing, skipped, todo), the totals, the clauses without tests and
+# the lines without a clause (make clauses); --homes each home row with the
+# programs naming its clauses, then the problems; --edges per edge case the
+# clauses whose edge column names it and the programs testing them.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::Bin;
+use Clauses;
 
-my ($report, $tapdir, $catalogue) = (0, undef, 'conformance/clauses.tsv');
+my ($report, $homes_report, $edges_report, $tapdir, $catalogue) = (0, 0, 0, undef, 'conformance/clauses.tsv');
+my $readme = "$FindBin::Bin/README.md"; # the home table (section "Where a test goes")
 my @tests;
 while (@ARGV) {
     my $a = shift @ARGV;
     if ($a eq '--report') { $report = 1 }
+    elsif ($a eq '--homes') { $homes_report = 1 }
+    elsif ($a eq '--edges') { $edges_report = 1 }
+    elsif ($a eq '--readme') { $readme = shift @ARGV }
     elsif ($a eq '--tap-dir') { $tapdir = shift @ARGV }
     elsif ($a eq '--catalogue') { $catalogue = shift @ARGV }
     elsif ($a =~ /^-/) { die "clauses.pl: unknown option $a\n" }
     else { push @tests, $a }
 }
-die "usage: clauses.pl [--report] [--catalogue FILE] --tap-dir DIR TEST...\n" unless defined $tapdir && @tests;
+die "usage: clauses.pl [--report | --homes | --edges] [--catalogue FILE] [--readme FILE] --tap-dir DIR TEST...\n" unless defined $tapdir && @tests;
 
-my $ID_RE = qr/^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$/;
-my %SEMANTICS = map { $_ => 1 } qw(documented observed both simulator-defined);
-my %EVIDENCE = map { $_ => 1 } qw(documented header inferred simulator);
-my $HEADER = join "\t", qw(id semantics evidence source edge native statement);
-my $EDGES = 58;
+my $EDGES = $Clauses::EDGES;
 my @SELF = qw(SIM-CLAUSE-CATALOGUE SIM-CLAUSE-COVERAGE); # the clauses this program checks
 # The native conformance program's stream (conformance/native/README.md): the catalogue's native
 # column must agree with it when that test is among the programs given.
 my $NATIVE = 'conformance/native/hcpsim_observed.sh';
 
-# ---- the catalogue ---------------------------------------------------------------------
-my (@format_errors, @dup_errors, %clause, @order, %edge_seen);
-my $header_ok = 0;
-if (open my $fh, '<:encoding(UTF-8)', $catalogue) {
-    my $n = 0;
-    while (my $line = <$fh>) {
-        $n++;
-        $line =~ s/\r?\n\z//;
-        if ($n == 1) { $header_ok = $line eq $HEADER; next }
-        next if $line =~ /^#/ || $line eq '';
-        my @f = split /\t/, $line, -1;
-        my $where = "$catalogue:$n";
-        if (@f != 7) { push @format_errors, "$where: " . scalar(@f) . " fields, not 7"; next }
-        my ($id, $sem, $ev, $src, $edge, $native, $stmt) = @f;
-        push @format_errors, "$where: id '$id' does not look like HCP-READ-SIZE-EXACT" unless $id =~ $ID_RE;
-        push @format_errors, "$where: semantics '$sem' is not documented|observed|both|simulator-defined"
-            unless $SEMANTICS{$sem};
-        push @format_errors, "$where: evidence '$ev' is not documented|header|inferred|simulator" unless $EVIDENCE{$ev};
-        push @format_errors, "$where: empty source" unless $src =~ /\S/;
-        push @format_errors, "$where: empty statement" unless $stmt =~ /\S/;
-        push @format_errors, "$where: empty native column (yes, or why a user-mode program cannot check it)"
-            unless $native =~ /\S/;
-        if ($edge ne '-') {
-            for my $e (split /,/, $edge, -1) {
-                if ($e =~ /^[1-9][0-9]*$/ && $e <= $EDGES) { $edge_seen{$e}{$id} = 1 }
-                else { push @format_errors, "$where: edge '$edge' is not '-' or numbers 1-$EDGES separated by commas" }
-            }
-        }
-        if ($clause{$id}) { push @dup_errors, "$where: $id already on line $clause{$id}{line}"; next }
-        $clause{$id} = { line => $n, edge => $edge, native => $native };
-        push @order, $id;
-    }
-    close $fh;
-} else {
-    push @format_errors, "cannot open $catalogue: $!";
-}
+# ---- the catalogue (Clauses.pm reads and checks it) --------------------------------------
+my $cat = Clauses::read_catalogue($catalogue);
+my %clause = %{ $cat->{by_id} };
+my @order = map { $_->{id} } @{ $cat->{clauses} };
+my $header_ok = !grep { $_->{kind} =~ /^(?:open|header)$/ } @{ $cat->{errors} };
+my @format_errors = map { $_->{message} } grep { $_->{kind} ne 'duplicate' && $_->{kind} ne 'header' } @{ $cat->{errors} };
+my @dup_errors = map { $_->{message} } grep { $_->{kind} eq 'duplicate' } @{ $cat->{errors} };
+my %edge_seen;
+for my $c (@{ $cat->{clauses} }) { $edge_seen{$_}{ $c->{id} } = 1 for @{ $c->{edges} } }
 my @edges_missing = grep { !$edge_seen{$_} } 1 .. $EDGES;
 
 # ---- the TAP streams -------------------------------------------------------------------
-my (@missing_streams, @untagged, @unknown, %named, %native_named);
+my (@missing_streams, @untagged, @unknown, %named, %native_named, @tagged);
 for my $test (@tests) {
     (my $name = $test) =~ tr{/}{_};
     my $path = "$tapdir/$name.tap";
@@ -95,6 +78,7 @@ for my $test (@tests) {
         $dir =~ s/^\s+//;
         my $status = $dir =~ /^skip/i ? 'skip' : $dir =~ /^todo/i ? 'todo' : $not ? 'fail' : 'pass';
         if ($desc =~ /\[([A-Z0-9][A-Z0-9,-]*)\]$/) {
+            push @tagged, { test => $test, num => $num, desc => $desc, ids => [ grep { $clause{$_} } split /,/, $1 ] };
             for my $id (split /,/, $1) {
                 if ($clause{$id}) {
                     $named{$id}{$status}++;
@@ -123,6 +107,62 @@ if (grep { $_ eq $NATIVE } @tests) {
     }
 }
 my @uncovered = grep { !$named{$_} && !$self{$_} } @order;
+
+# ---- homes (README.md "Where a test goes") ---------------------------------------------
+# A test line of a program that is not exempt lives in the home of the first clause it names
+# (the others are checked on the way); every clause that a Lua or shell program names (a
+# witness included) is named by a line of its home.  Ids no home row matches are not checked.
+my $homes = Clauses::read_homes($readme);
+my (@misplaced, %outside, %in_home, %lua_named, %files_of);
+for my $l (@tagged) {
+    my $kind = Clauses::exempt_kind($homes, $l->{test});
+    my $c_or_native = ($kind // '') eq 'own';
+    for my $id (@{ $l->{ids} }) {
+        my $row = Clauses::home_of($homes, $id) or next;
+        $files_of{$id}{ Clauses::program_path($l->{test}) }++;
+        $in_home{$id} = 1 if Clauses::in_home($row, $l->{test});
+        $lua_named{$id}{ Clauses::program_path($l->{test}) } = 1 unless $c_or_native;
+    }
+    next if $kind || !@{ $l->{ids} };
+    my $first = $l->{ids}[0];
+    my $row = Clauses::home_of($homes, $first) or next;
+    next if Clauses::in_home($row, $l->{test});
+    $outside{ $l->{test} }{$first}++;
+    push @misplaced, "$l->{test}: test $l->{num} names $first first, whose home is @{ $row->{programs} }: $l->{desc}";
+}
+my @homeless = map { "$_: named by " . join(' ', sort keys %{ $lua_named{$_} }) . ", but by no test of its home "
+                     . join(' ', @{ Clauses::home_of($homes, $_)->{programs} }) }
+               grep { $lua_named{$_} && !$in_home{$_} } @order;
+my @home_errors = (map({ $_->{message} } @{ $homes->{errors} }), @misplaced, @homeless);
+
+if ($edges_report) {
+    # Per HCP-SPEC edge case: the clauses whose edge column names it, each with the programs
+    # whose tests name it (the audit of which test checks which edge case).
+    for my $e (1 .. $EDGES) {
+        my @ids = grep { my $c = $clause{$_}; grep { $_ == $e } @{ $c->{edges} } } @order;
+        printf "edge %2d:%s\n", $e, @ids ? '' : ' NO CLAUSE';
+        for my $id (@ids) {
+            my @files = sort keys %{ ($named{$id} || {})->{files} || {} };
+            printf "  %-36s %s\n", $id, @files ? join(' ', map { s{^.*/}{}r } @files) : 'NO TEST';
+        }
+    }
+    exit 0;
+}
+
+if ($homes_report) {
+    # Per home row: its clauses, and per clause the programs naming it (count of lines).
+    printf "homes: %d rows in %s\n", scalar @{ $homes->{homes} }, $readme;
+    for my $row (@{ $homes->{homes} }) {
+        my @ids = grep { my $r = Clauses::home_of($homes, $_); $r && $r == $row } @order;
+        printf "\n%s -> %s (%d clauses)\n", join(' ', @{ $row->{entries} }), join(' ', @{ $row->{programs} }), scalar @ids;
+        for my $id (@ids) {
+            my $f = $files_of{$id} || {};
+            printf "  %-36s %s\n", $id, join(' ', map { ($_ =~ s{^.*/}{}r) . "($f->{$_})" } sort keys %$f) || 'NO TEST';
+        }
+    }
+    print "\nproblems:\n", map { "  $_\n" } @home_errors if @home_errors;
+    exit 0;
+}
 
 # ---- output ----------------------------------------------------------------------------
 if ($report) {
@@ -158,7 +198,7 @@ if ($report) {
 }
 
 my ($n, $failed) = (0, 0);
-print "TAP version 13\n1..9\n";
+print "TAP version 13\n1..10\n";
 sub check {
     my ($pass, $name, $clause, @diag) = @_;
     $n++;
@@ -170,7 +210,7 @@ sub check {
     }
 }
 check($header_ok, "the catalogue starts with the agreed header line", 'SIM-CLAUSE-CATALOGUE',
-      "the first line must be: " . ($HEADER =~ s/\t/<TAB>/gr));
+      "the first line must be: " . join('<TAB>', @Clauses::COLUMNS));
 check(!@format_errors, "every catalogue row has an id, semantics, evidence, source, edge, native and statement",
       'SIM-CLAUSE-CATALOGUE', @format_errors);
 check(!@dup_errors, "catalogue ids are unique", 'SIM-CLAUSE-CATALOGUE', @dup_errors);
@@ -184,4 +224,6 @@ check(!@uncovered, "every catalogue clause is named by a test that ran (" . scal
       'SIM-CLAUSE-COVERAGE', map { "clause $_ has no test" } @uncovered);
 check(!@native_errors, "the catalogue's native column agrees with the native program's stream",
       'SIM-CLAUSE-COVERAGE', @native_errors);
+check(!@home_errors, "every test is in the home of its clause, and every clause is tested in its home "
+      . "(README.md \"Where a test goes\")", 'SIM-CLAUSE-COVERAGE', @home_errors);
 exit($failed ? 1 : 0);

@@ -1,5 +1,8 @@
 -- Dispatch data: ContextSwitchCount, WaitReasonBitMap (read and clear),
--- CycleTime per thread (HCP-SPEC §2.4, §3.4; edge cases 21-24).
+-- CycleTime per thread (HCP-SPEC §2.4, §3.4; edge cases 21-24): one schedule derived
+-- below, one without the dispatch flag, and edge 23 on every HCP profile in both
+-- semantics (at the end).  The home of the HCP-DISPATCH- clauses (README.md "Where a
+-- test goes").
 --
 -- Expected values follow from the scheduler rules in sim/README.md:
 -- tick = 1000 x 100 ns x 3 GHz = 300000 cycles, each costing 2000 cycles of
@@ -23,8 +26,10 @@ local hcp = require "hcpsim"
 -- forbids it): that warning is expected, any other ends the run (scenarios/README.md "Warnings").
 hcp.on_warning(function(w) assert(w:find("exited with profiling enabled", 1, true), w) end)
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local DISP = hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING
+local HW = hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS
 local m = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
 local k = m:load "kernels"
 local results = {}
@@ -97,5 +102,40 @@ m2:run()
 tap.is(got.ContextSwitchCount, 0, "switched in, but Enable had no dispatch flag: 0")
 tap.is(got.WaitReasonBitMap, 0, "and no bitmap")
 tap.is(got.CycleTime, 2000004, "CycleTime is kept all the same")
+
+-- edge 23 on every HCP profile, both semantics: WaitReasonBitMap covers the
+-- switches since the last DISPATCHING read.  A Sleep(1) switches the thread out
+-- and in (DelayExecution, bit 4).  A HARDWARE_COUNTERS-only read does not
+-- consume the bits (HCP-SPEC §2.4: the read-and-clear is under DISPATCHING);
+-- observed still zeroes the output field (§11.3), documented leaves it as set.
+testlib.each_platform(testlib.HCP_PROFILES, "edge 23", function(platform)
+  local P = platform .. ": "
+  for _, sem in ipairs { "documented", "observed" } do
+    local m3 = hcp.machine { platform = platform, semantics = sem, cost = "unit" }
+    m3:thread { name = "bits", body = function(t)
+      tap.clause("HCP-DISPATCH-BITMAP-READ-CLEARS")
+      local S = sem .. ": "
+      local _, ph = t:EnableThreadProfiling(-2, hcp.THREAD_PROFILING_FLAG_DISPATCH, 0)
+      t:Sleep(1)
+      local _, hw = t:ReadThreadProfilingData(ph, HW, testlib.sentinel())
+      tap.is(hw.WaitReasonBitMap, sem == "observed" and 0 or 0x2222222222222222,
+             "edge 23: " .. P .. S .. (sem == "observed" and "a HW-only read zeroes the output field"
+                                                           or "a HW-only read leaves the field as set"))
+      local _, d1 = t:ReadThreadProfilingData(ph, DISP, testlib.sentinel())
+      tap.is(d1.WaitReasonBitMap, 1 << hcp.DelayExecution,
+             "edge 23: " .. P .. S .. "the DISPATCHING read still sees the Sleep's switch (bit 4)")
+      tap.is(d1.ContextSwitchCount, 1, "edge 23: " .. P .. S .. "one switch-in")
+      local _, d2 = t:ReadThreadProfilingData(ph, DISP, testlib.sentinel())
+      tap.is(d2.WaitReasonBitMap, 0, "edge 23: " .. P .. S .. "a second read with no switch in between: 0")
+      tap.is(d2.ContextSwitchCount, 1, "edge 23: " .. P .. S .. "ContextSwitchCount is not cleared")
+      t:Sleep(1)
+      local _, d3 = t:ReadThreadProfilingData(ph, DISP, testlib.sentinel())
+      tap.is(d3.WaitReasonBitMap, 1 << hcp.DelayExecution, "edge 23: " .. P .. S .. "a new switch sets its bit again")
+      tap.is(d3.ContextSwitchCount, 2, "edge 23: " .. P .. S .. "and counts")
+      t:DisableThreadProfiling(ph)
+    end }
+    m3:run()
+  end
+end)
 
 tap.done_testing()

@@ -1,5 +1,5 @@
 -- NT Kernel Logger thread events through m:trace (HCP-SPEC §6, §7; edge cases
--- 52-56): every event is compared byte for byte with an EVENT_TRACE_HEADER and
+-- 52-56), the home of the ETW- clauses (README.md "Where a test goes"): every event is compared byte for byte with an EVENT_TRACE_HEADER and
 -- a MOF payload packed here from the spec's field lists (§7.3, §7.4) and the
 -- values the schedule implies.  Schedules are derived by hand from the rules
 -- in sim/README.md, with cost = "unit" (one cycle per instruction, no API-call
@@ -13,6 +13,7 @@
 -- IoPriority 2, and 0 for what is not modelled.
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local THREAD, CSWITCH, DISPATCHER =
   hcp.EVENT_TRACE_FLAG_THREAD, hcp.EVENT_TRACE_FLAG_CSWITCH, hcp.EVENT_TRACE_FLAG_DISPATCHER
@@ -405,5 +406,79 @@ do -- an error inside on_event stops the run as a scenario error
   tap.is(seen, 2, "no event is delivered after the failing one (0->a, then a->b fails)")
   tap.is(table.concat(ran, ","), "a", "the run stops at the next scheduling point: b's body never ran")
 end
+
+------------------------------------------------------------------------------
+-- The constants (edge 53) and the header's layout byte for byte (edge 53), then
+-- the Thread and CSwitch events on every profile with a kernel logger (edges 52,
+-- 53, 55, 56).
+------------------------------------------------------------------------------
+tap.clause("ETW-CONSTANTS")
+for _, c in ipairs { { "EVENT_TRACE_FLAG_THREAD", 0x2, "0x2" }, { "EVENT_TRACE_FLAG_CSWITCH", 0x10, "0x10" },
+                     { "EVENT_TRACE_FLAG_DISPATCHER", 0x800, "0x800" } } do
+  local ok, v = pcall(function() return hcp[c[1]] end)
+  tap.is(ok and v or nil, c[2], string.format("edge %d: hcp.%s = %s", 53, c[1], c[3]))
+end
+
+-- edge 53: EVENT_TRACE_HEADER is 48 bytes; Class.Type @4, Class.Version @6,
+-- ThreadId @8, ProcessId @12, TimeStamp @16, Guid @24.  The raw bytes of a
+-- CSwitch (logged in the outgoing thread's context) and of the thread's End.
+do
+  tap.clause("ETW-HEADER-LAYOUT")
+  local m = hcp.machine { cost = "unit" }
+  local k = m:load "kernels"
+  local evs = {}
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD | hcp.EVENT_TRACE_FLAG_CSWITCH,
+            on_event = function(ev) evs[#evs + 1] = ev end }
+  local w = m:thread { name = "w", body = function(t) t:run(k.spin, 10) end }
+  m:run()
+  local checked = 0
+  for _, ev in ipairs(evs) do
+    if ev.type == hcp.EVENT_TRACE_TYPE_END or (ev.type == hcp.EVENT_TRACE_TYPE_CSWITCH and ev.data.OldThreadId == w.id) then
+      local raw, h = ev.raw, ev.header
+      local name = "edge 53: " .. ev.name .. ": "
+      tap.is(string.unpack("<I2", raw, 1), #raw, name .. "Size @0 = the event's bytes")
+      tap.is(#raw - 48, ev.type == hcp.EVENT_TRACE_TYPE_END and 72 or 24, name .. "the payload starts at byte 48")
+      tap.is(raw:byte(5), ev.type, name .. "Class.Type @4")
+      tap.is(string.unpack("<I2", raw, 7), h.Class.Version, name .. "Class.Version @6")
+      tap.is(string.unpack("<I4", raw, 9), w.id, name .. "ThreadId @8: the thread's own context")
+      tap.is(string.unpack("<I4", raw, 13), h.ProcessId, name .. "ProcessId @12")
+      tap.is(string.unpack("<i8", raw, 17), h.TimeStamp, name .. "TimeStamp @16")
+      tap.is(raw:sub(25, 40), GUID, name .. "Guid @24 = ThreadGuid")
+      checked = checked + 1
+    end
+  end
+  tap.is(checked, 2, "edge 53: the thread's End and its last CSwitch were both checked")
+end
+
+-- Every profile with a kernel logger (not ce2.12-arm: platforms.lua), Lua bodies
+-- only: a Thread Start is Class.Type 1, Class.Version 3, ThreadGuid at 24, a
+-- 48-byte header and Thread_TypeGroup1 of 4 + 4 + 7P + 4 + 4 bytes (P = the
+-- pointer size: 4 on win7-x86, else 8); a CSwitch is type 36, version 2, 24 bytes.
+local PTR = { ["win7-x86"] = 4 }
+testlib.each_platform({ "win10-x64", "win7-x64", "win7-x86", "win11-arm64" }, "edges 52, 53, 55, 56", function(platform)
+  local P = platform .. ": "
+  local ptr = PTR[platform] or 8
+  local m = hcp.machine { platform = platform, boot_time = 100000000000000000, frequency = 10000000,
+                          cost = { api_call = 10000000 } }
+  local evs = {}
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD | hcp.EVENT_TRACE_FLAG_CSWITCH,
+            on_event = function(ev) evs[#evs + 1] = ev end }
+  local W = m:thread { name = "w", body = function(t) t:GetThreadTimes(-2) end }
+  m:thread { name = "x", body = function(t) t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)) end }
+  m:run()
+  tap.clause("ETW-PER-PLATFORM")
+  local start, cs
+  for _, ev in ipairs(evs) do
+    if ev.type == hcp.EVENT_TRACE_TYPE_START and ev.data.TThreadId == W.id then start = ev end
+    if ev.type == hcp.EVENT_TRACE_TYPE_CSWITCH and not cs then cs = ev end
+  end
+  tap.ok(start and start.raw:byte(5) == 1 and string.unpack("<I2", start.raw, 7) == 3,
+         "edge 52: " .. P .. "Thread Start: Class.Type 1 @4, Class.Version 3 @6")
+  tap.is(start and start.raw:sub(25, 40), GUID, "edge 52, 53: " .. P .. "ThreadGuid @24")
+  tap.is(start and #start.raw, 48 + 4 + 4 + 7 * ptr + 4 + 4,
+         "edge 53, 56: " .. P .. "48-byte header + Thread_TypeGroup1 of 4+4+7P+4+4 bytes, P = " .. ptr)
+  tap.ok(cs and #cs.raw == 48 + 24 and cs.raw:byte(5) == 36 and string.unpack("<I2", cs.raw, 7) == 2,
+         "edge 55: " .. P .. "CSwitch: type 36, class version 2, 24-byte payload")
+end)
 
 tap.done_testing()

@@ -12,6 +12,7 @@ local hcp = require "hcpsim"
 -- forbids it): that warning is expected, any other ends the run (scenarios/README.md "Warnings").
 hcp.on_warning(function(w) assert(w:find("exited with profiling enabled", 1, true), w) end)
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local HW = hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS
 local BOTH = hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING | HW
@@ -80,7 +81,7 @@ local function read_result(size_ok, ctxsw, bitmap, cycletime, v0, v1, v2)
   assert(size_ok)
   return pd_bytes(p)
 end
-local function delta(c0, c1, name) return c1[name] - c0[name] end
+local delta = testlib.delta
 
 -- ---- the main machine: imports, counts, kernel work, arguments, errors ----------------------------------
 local m = machine()

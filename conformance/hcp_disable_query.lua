@@ -1,10 +1,27 @@
 -- DisableThreadProfiling and QueryThreadProfiling (HCP-SPEC §2.2, §2.3, §9;
--- edge cases 5, 32-35, 37, 39).
+-- edge cases 5, 6, 32-35, 37-39).
+-- The home of the HCP-DISABLE-, HCP-QUERY- and HCP-EXIT- clauses (README.md "Where a test
+-- goes"):
+--   1. two threads through the rules of Disable and Query (below), and a double Disable;
+--   2. the edge cases that need a machine of their own (6, 37, 39) on every HCP profile;
+--   3. the §9 bad-input rows of Query in both semantics (none differs), every HCP call wrapped
+--      so that the last error is checked to stay unchanged (edge 38), and the kernel records
+--      of threads that exited after an Enable through a bad PerformanceDataHandle pointer.
+-- Error codes from HCP-SPEC §5 and §9.
 local hcp = require "hcpsim"
 -- Threads here exit with profiling enabled on purpose (Windows lets them; the documentation
 -- forbids it): that warning is expected, any other ends the run (scenarios/README.md "Warnings").
 hcp.on_warning(function(w) assert(w:find("exited with profiling enabled", 1, true), w) end)
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
+
+local FLAG = hcp.THREAD_PROFILING_FLAG_DISPATCH
+local CUR = -2
+local SEMS = { "documented", "observed" }
+
+------------------------------------------------------------------------------
+-- 1. Disable and Query, one machine.
+------------------------------------------------------------------------------
 
 local m = hcp.machine { tick = 1000 } -- 600000-cycle quantum: A is preempted inside spin
 local k = m:load "kernels"
@@ -88,4 +105,147 @@ m2:thread { name = "twice", body = function(t)
   tap.is(select(2, t:QueryThreadProfiling(t:GetCurrentThread())), false, "Query after Disable: FALSE")
 end }
 m2:run()
+
+------------------------------------------------------------------------------
+-- 2. Edge cases on every HCP profile.
+------------------------------------------------------------------------------
+testlib.each_platform(testlib.HCP_PROFILES, "edges 6, 37, 39", function(platform)
+  local P = platform .. ": "
+
+  -- edge 6: QueryThreadProfiling writes exactly one byte, 0 or 1.
+  do
+    local m3 = hcp.machine { platform = platform }
+    local imp = m3:imports()
+    m3:thread { name = "query", body = function(t)
+      tap.clause("HCP-QUERY-ONE-BYTE")
+      local buf = m3:alloc(16)
+      local function query()
+        m3:write(buf, string.rep("\xA5", 16))
+        local rc = t:run(imp.QueryThreadProfiling, CUR, buf + 5)
+        return rc, m3:read(buf, 16)
+      end
+      local function only(b) return string.rep("\xA5", 5) .. b .. string.rep("\xA5", 10) end
+      local rc, bytes = query()
+      tap.is(rc, 0, "edge 6: " .. P .. "Query before Enable succeeds")
+      tap.is(bytes, only("\0"), "edge 6: " .. P .. "writes the one byte 0 (FALSE); the bytes around it are unchanged")
+      local _, ph = t:EnableThreadProfiling(CUR, 0, 0)
+      rc, bytes = query()
+      tap.is(rc, 0, "edge 6: " .. P .. "Query while enabled succeeds")
+      tap.is(bytes, only("\1"), "edge 6: " .. P .. "writes the one byte 1 (TRUE), nothing else")
+      t:DisableThreadProfiling(ph)
+      rc, bytes = query()
+      tap.is(bytes, only("\0"), "edge 6: " .. P .. "after Disable: the one byte 0 again")
+    end }
+    m3:run()
+  end
+
+  -- edge 37: a thread that exits without Disable: the kernel record goes
+  -- (Query FALSE, covered above), the 448-byte user block leaks: it keeps
+  -- its header (Size 0x1C0, Version 1, the mask at offset 32; HCP-SPEC §2.1
+  -- step 4, §3.3) and is never handed out again.
+  do
+    local m3 = hcp.machine { platform = platform }
+    local hx
+    local X = m3:thread { name = "X", body = function(t) hx = select(2, t:EnableThreadProfiling(CUR, 0, 0x5)) end }
+    m3:thread { name = "Y", body = function(t)
+      tap.clause("HCP-EXIT-WITHOUT-DISABLE")
+      tap.is(X.state, "Terminated", "edge 37: " .. P .. "X exited with profiling enabled")
+      tap.is(select(2, t:QueryThreadProfiling(X.handle)), false, "edge 37: " .. P .. "Query on X: FALSE")
+      tap.is(m3:read(hx, 4), "\xC0\x01\x01\x00", "edge 37: " .. P .. "X's block still holds Size 0x1C0, Version 1")
+      tap.is(m3:read(hx + 32, 8), string.pack("<I8", 0x5), "edge 37: " .. P .. "and its mask at offset 32")
+      local seen = {}
+      for _ = 1, 3 do
+        local rc, hy = t:EnableThreadProfiling(CUR, 0, 0)
+        seen[#seen + 1] = rc == 0 and hy ~= hx
+        t:DisableThreadProfiling(hy)
+      end
+      tap.ok(seen[1] and seen[2] and seen[3], "edge 37: " .. P .. "three Enable/Disable rounds never reuse X's block")
+      tap.is(m3:read(hx, 4), "\xC0\x01\x01\x00", "edge 37: " .. P .. "which stays as it was")
+    end }
+    m3:run()
+  end
+
+  -- edge 39: Query on another thread that is profiling reports TRUE, then
+  -- FALSE after that thread disabled.  A enables, waits; B queries; B yields to
+  -- A (same priority), A disables and waits again; B queries again.
+  do
+    local m3 = hcp.machine { platform = platform }
+    local e1, e2 = m3:event { manual = false }, m3:event { manual = false }
+    local A = m3:thread { name = "A", body = function(t)
+      local _, ph = t:EnableThreadProfiling(CUR, FLAG, 0)
+      t:WaitForSingleObject(e1, hcp.INFINITE)
+      t:DisableThreadProfiling(ph)
+      t:WaitForSingleObject(e2, hcp.INFINITE)
+    end }
+    m3:thread { name = "B", body = function(t)
+      tap.clause("HCP-QUERY-OTHER-THREAD")
+      local q = t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, A.id)
+      local rc, on = t:QueryThreadProfiling(q)
+      tap.is(rc, 0, "edge 39: " .. P .. "Query on profiling thread A with THREAD_QUERY_INFORMATION succeeds")
+      tap.is(on, true, "edge 39: " .. P .. "and reports A's state: TRUE")
+      local lim = t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, A.id)
+      tap.is((t:QueryThreadProfiling(lim)), hcp.ERROR_ACCESS_DENIED, "edge 39: " .. P .. "LIMITED only -> 5")
+      tap.is(select(2, t:QueryThreadProfiling(CUR)), false, "edge 39: " .. P .. "B itself: FALSE")
+      t:SetEvent(e1)
+      tap.is(t:SwitchToThread(), true, "edge 39: " .. P .. "B yields to A")
+      tap.is(select(2, t:QueryThreadProfiling(q)), false, "edge 39: " .. P .. "after A disabled: FALSE")
+      t:SetEvent(e2)
+      t:CloseHandle(q)
+      t:CloseHandle(lim)
+    end }
+    m3:run()
+  end
+end)
+
+------------------------------------------------------------------------------
+-- 3. §9 bad input, both semantics.  P enables through a NULL PerformanceDataHandle
+-- pointer and Q through a read-only one (ERROR_NOACCESS with profiling enabled,
+-- simulator-defined: hcp_enable.lua checks that), and both exit; B queries with
+-- bad handles and bad output pointers and checks the last error after each call.
+------------------------------------------------------------------------------
+for _, sem in ipairs(SEMS) do
+  local S = sem .. ": "
+  local m3 = hcp.machine { semantics = sem, pmc = { "instructions" }, cost = "unit" }
+  local imp = m3:imports()
+  local E = m3:event {}
+  local MX = m3:mutex {}
+  local code = m3:code(testlib.pd_image()) -- read-only memory
+  local P = m3:thread { name = "P", body = function(t)
+    assert(t:run(imp.EnableThreadProfiling, CUR, 0, 0, 0) == hcp.ERROR_NOACCESS)
+  end }
+  local Q = m3:thread { name = "Q", body = function(t)
+    assert(t:run(imp.EnableThreadProfiling, CUR, FLAG, 1, code) == hcp.ERROR_NOACCESS)
+  end }
+
+  m3:thread { name = "B", body = function(t)
+    local _, guest, report = testlib.last_error_checker(t)
+    local cur = CUR
+    local closed = t:OpenThread(hcp.THREAD_ALL_ACCESS, false, t:GetCurrentThreadId())
+    t:CloseHandle(closed)
+
+    tap.clause("HCP-QUERY-BAD-HANDLE")
+    local byte = m3:alloc(16)
+    for _, c in ipairs { { closed, "a closed handle" }, { 0x4321, "a garbage handle" }, { 0, "NULL" },
+                         { -1, "the process pseudo-handle" }, { E, "an event" }, { MX, "a mutex" } } do
+      m3:write(byte, "\xA5")
+      tap.is(guest(imp.QueryThreadProfiling, "QueryThreadProfiling", c[1], byte), hcp.ERROR_INVALID_HANDLE,
+             "§9: " .. S .. "Query with " .. c[2] .. " -> 6")
+      tap.is(m3:read(byte, 1), "\xA5", "§9: " .. S .. "  the output byte is not written")
+    end
+    tap.clause("HCP-QUERY-NULL")
+    tap.is(guest(imp.QueryThreadProfiling, "QueryThreadProfiling", cur, 0), hcp.ERROR_NOACCESS, "§9: " .. S .. "Query(NULL) -> 998")
+    tap.is(guest(imp.QueryThreadProfiling, "QueryThreadProfiling", cur, code), hcp.ERROR_NOACCESS,
+           "§9: " .. S .. "Query into read-only memory -> 998")
+    tap.is(guest(imp.QueryThreadProfiling, "QueryThreadProfiling", 0x4321, 0), hcp.ERROR_NOACCESS,
+           "§9: " .. S .. "NULL output and a garbage handle -> 998: the output is probed first (api/README.md order)")
+
+    tap.clause("HCP-EXIT-WITHOUT-DISABLE")
+    tap.is(P.state, "Terminated", "§9: " .. S .. "P (enabled through a NULL pointer) has exited")
+    tap.is(select(2, t:QueryThreadProfiling(P.handle)), false, "§9: " .. S .. "its kernel record went with it: Query FALSE")
+    tap.is(select(2, t:QueryThreadProfiling(Q.handle)), false, "§9: " .. S .. "Q's too")
+    report(S .. "thread B, Query")
+  end }
+  m3:run()
+end
+
 tap.done_testing()

@@ -1,5 +1,7 @@
 -- KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
--- (HCP-SPEC §4; edge cases 40-45), in both semantics.
+-- (HCP-SPEC §4; edge cases 40-45), in both semantics; the simulator-defined result of an
+-- unreadable array (api/README.md "Simulator-defined"); edge 42 on every HCP profile.  The
+-- home of the HCP-KE- and SIMDEF-KESET- clauses (README.md "Where a test goes").
 local hcp = require "hcpsim"
 -- KeSetHardwareCounterConfiguration is called here with indexes past the machine's PMCs and types other than
 -- PMCCounter on purpose
@@ -9,8 +11,10 @@ hcp.on_warning(function(w)
   assert(w:find("KeSetHardwareCounterConfiguration", 1, true), w)
 end)
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local POISON = string.rep("\xA5", 16)
+local SEMS = { "documented", "observed" }
 
 local function seventeen()
   local l = {}
@@ -18,7 +22,7 @@ local function seventeen()
   return l
 end
 
-for _, sem in ipairs { "documented", "observed" } do
+for _, sem in ipairs(SEMS) do
   local m = hcp.machine { semantics = sem }
 
   tap.clause("HCP-KE-BOOT-EMPTY")
@@ -77,4 +81,60 @@ for _, sem in ipairs { "documented", "observed" } do
   tap.is(m:KeSetHardwareCounterConfiguration(seventeen()), hcp.STATUS_INVALID_PARAMETER,
          sem .. ": Count 17 is refused before the already-enabled check")
 end
+
+-- KeSetHardwareCounterConfiguration with an unreadable (NULL) array: the kernel
+-- would raise; api/README.md "Simulator-defined": STATUS_ACCESS_VIOLATION.
+-- The checks HCP-SPEC §4.1 makes before touching the array come first:
+-- Count > 16, and (observed, §11.6) any non-empty configuration.
+for _, sem in ipairs(SEMS) do
+  local S = sem .. ": "
+  local m = hcp.machine { semantics = sem }
+  tap.clause("SIMDEF-KESET-BAD-ARRAY")
+  tap.is(m:KeSetHardwareCounterConfiguration({}, 3), hcp.STATUS_ACCESS_VIOLATION,
+         "§4.1: " .. S .. "KeSet(NULL, 3) -> STATUS_ACCESS_VIOLATION (simulator-defined)")
+  tap.is(m:KeSetHardwareCounterConfiguration({}, 17), hcp.STATUS_INVALID_PARAMETER,
+         "§4.1: " .. S .. "KeSet(NULL, 17) -> STATUS_INVALID_PARAMETER: Count is checked before the array")
+  tap.is(m:KeSetHardwareCounterConfiguration({}, 0), hcp.STATUS_SUCCESS, "§4.1: " .. S .. "KeSet(NULL, 0) succeeds")
+  tap.is(select(3, m:KeQueryHardwareCounterConfiguration(16)), 0, "§4.1: " .. S .. "the failed calls configured nothing")
+  assert(m:KeSetHardwareCounterConfiguration { { Index = 1 } } == hcp.STATUS_SUCCESS)
+  tap.is(m:KeSetHardwareCounterConfiguration({}, 1),
+         sem == "observed" and hcp.STATUS_WMI_ALREADY_ENABLED or hcp.STATUS_ACCESS_VIOLATION,
+         "§4.1: " .. S .. (sem == "observed" and "configured: ALREADY_ENABLED before the array is read"
+                                             or "configured: the array is read to compare indices -> ACCESS_VIOLATION (simulator-defined)"))
+  local _, l = m:KeQueryHardwareCounterConfiguration(16)
+  tap.ok(#l == 1 and l[1].Index == 1, "§4.1: " .. S .. "the configuration is unchanged")
+end
+
+-- edge 42 on every HCP profile: any non-empty configuration blocks a new one of
+-- any Count 1..16 (observed); documented blocks only a request naming an index
+-- that is already configured.
+testlib.each_platform(testlib.HCP_PROFILES, "edge 42", function(platform)
+  local P = platform .. ": "
+  for _, sem in ipairs(SEMS) do
+    local m = hcp.machine { platform = platform, semantics = sem }
+    local S = sem .. ": "
+    local function block(from)
+      local l = {}
+      for i = 1, 16 do l[i] = { Type = hcp.PMCCounter, Index = from + i - 1 } end
+      return l
+    end
+    tap.clause("HCP-KE-SET-ALREADY-ENABLED")
+    assert(m:KeSetHardwareCounterConfiguration { { Index = 5 } } == hcp.STATUS_SUCCESS)
+    local fresh = m:KeSetHardwareCounterConfiguration(block(16)) -- indices 16..31: none configured
+    if sem == "observed" then
+      tap.is(fresh, hcp.STATUS_WMI_ALREADY_ENABLED, "edge 42: " .. P .. S .. "Count 16 of new indices -> ALREADY_ENABLED")
+      tap.is(select(3, m:KeQueryHardwareCounterConfiguration(16)), 1, "edge 42: " .. P .. S .. "configuration unchanged")
+      tap.is(m:KeSetHardwareCounterConfiguration({}, 0), hcp.STATUS_SUCCESS, "edge 42: " .. P .. S .. "KeSet(0) clears")
+      tap.is(m:KeSetHardwareCounterConfiguration(block(16)), hcp.STATUS_SUCCESS,
+             "edge 42: " .. P .. S .. "then Count 16 succeeds")
+    else
+      tap.is(fresh, hcp.STATUS_SUCCESS, "edge 42: " .. P .. S .. "Count 16 of indices not configured replaces")
+    end
+    tap.is(select(3, m:KeQueryHardwareCounterConfiguration(16)), 16, "edge 42: " .. P .. S .. "16 configured")
+    tap.is(m:KeSetHardwareCounterConfiguration(block(31)), hcp.STATUS_WMI_ALREADY_ENABLED,
+           "edge 42: " .. P .. S .. "Count 16 overlapping index 31 -> ALREADY_ENABLED")
+    local _, l = m:KeQueryHardwareCounterConfiguration(16)
+    tap.ok(l[1].Index == 16 and l[16].Index == 31, "edge 42: " .. P .. S .. "the failed call changed nothing")
+  end
+end)
 tap.done_testing()

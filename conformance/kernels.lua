@@ -8,6 +8,7 @@
 -- the data, never read from the simulator.
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local HW = hcp.READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS
 
@@ -54,16 +55,7 @@ do
 end
 
 -- Deterministic data: splitmix64 (Lua integers wrap like the guest's registers).
-local function rng(seed)
-  local s = seed
-  return function()
-    s = s + 0x9E3779B97F4A7C15
-    local z = s
-    z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
-    z = (z ~ (z >> 27)) * 0x94D049BB133111EB
-    return z ~ (z >> 31)
-  end
-end
+local rng = testlib.splitmix64
 
 local function pack(list)
   local parts = {}
@@ -218,7 +210,7 @@ m:thread { name = "kernels", body = function(t)
   local imports = m:import_table { "GetCurrentThread", "EnableThreadProfiling", "ReadThreadProfilingData",
                                    "DisableThreadProfiling" }
   local pd = m:alloc(288)
-  local function delta(c0, c1, name) return c1[name] - c0[name] end
+  local delta = testlib.delta
   for _, n in ipairs { 0, 1, 1000 } do
     m:write(pd, string.pack("<I2BB", 288, 1, 0) .. string.rep("\0", 284)) -- Size, Version
     local label = "profile_loop(imports, " .. n .. ", pd, 0x3)"

@@ -1,6 +1,8 @@
 -- Platform profiles (api/platform.c; api/README.md "Platforms"): what the OS
 -- does differently on each, through Lua bodies only (no guest code), so every
--- profile that hcp.machine accepts runs here.  The OS side is also tested in C
+-- profile that hcp.machine accepts runs here: the home of the PLAT- clauses
+-- (README.md "Where a test goes"; HCP from 32-bit and ARM64 guest code is
+-- isa.lua's).  The OS side is also tested in C
 -- on an x64 machine with each profile (api/tests/platform_test.c), which does
 -- not need the profile's guest CPU.
 --
@@ -20,19 +22,18 @@
 --   * 32-bit platforms: HANDLEs are 4 bytes (a handle Lua sees fits in 32 bits).
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
-local PROFILES = { "win10-x64", "win7-x64", "win7-x86", "win11-arm64", "ce2.12-arm" }
+local PROFILES = testlib.PROFILES
 local PTR = { ["win10-x64"] = 8, ["win7-x64"] = 8, ["win7-x86"] = 4, ["win11-arm64"] = 8, ["ce2.12-arm"] = 4 }
 local PID = 996
 local START, END, DC_START, DC_END = 1, 2, 3, 4
 local CUR = -2
 local TICK = 156250
+local BOOT = 134116992000000000 -- default boot_time: 2026-01-01 00:00 UTC as a FILETIME (thread_times.lua derives it)
 
-local function available(p) return (pcall(hcp.machine, { platform = p })) end
-local function why(p)
-  local _, err = pcall(hcp.machine, { platform = p })
-  return tostring(err):gsub("^.-hcp%.machine: ", "")
-end
+local available = testlib.available
+local function why(p) return select(2, available(p)) end
 
 ------------------------------------------------------------------------------
 -- The Thread classes' field lists (HCP-SPEC §7.3): name, size (0 = pointer-sized)
@@ -239,6 +240,127 @@ for _, p in ipairs(PROFILES) do
   else
     tap.skip(p .. ": " .. why(p) .. " (its OS side is tested in api/tests/platform_test.c)")
   end
+end
+
+------------------------------------------------------------------------------
+-- 4. The Thread class versions and the 32-bit logger (edges 54, 56), and CE's
+-- GetThreadTimes with a larger kernel entry (edge 49).
+------------------------------------------------------------------------------
+-- edge 54: the Thread_V0 payload is TThreadId then ProcessId; V1, V2 and V3
+-- start ProcessId then TThreadId (HCP-SPEC §7.3).  The machine option
+-- etw_thread_version selects the class version the logger writes.
+tap.clause("PLAT-ETW-V0-V2-PAYLOADS")
+for v = 0, 3 do
+  local m = hcp.machine { etw_thread_version = v }
+  local first
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD,
+            on_event = function(ev) if ev.type == hcp.EVENT_TRACE_TYPE_START then first = first or ev end end }
+  local w = m:thread { name = "w", body = function() end }
+  m:run()
+  local a, b = string.unpack("<I4I4", first.raw, 49)
+  if v == 0 then
+    tap.ok(a == w.id and b == 996, "edge 54: Thread_V0 Start: TThreadId @0, ProcessId @4")
+  else
+    tap.ok(a == 996 and b == w.id, "edge 54: Thread V" .. v .. " Start: ProcessId @0, TThreadId @4")
+  end
+  tap.is(first.header.Class.Version, v, "edge 54: Class.Version " .. v)
+end
+
+-- edge 56: a 32-bit logger writes the 44-byte Thread_TypeGroup1 (7 pointer-sized fields of 4 bytes).
+tap.clause("PLAT-ETW-32BIT-PAYLOAD")
+if available("win7-x86") then
+  local m = hcp.machine { platform = "win7-x86" }
+  local first
+  m:trace { flags = hcp.EVENT_TRACE_FLAG_THREAD,
+            on_event = function(ev) if ev.type == hcp.EVENT_TRACE_TYPE_START then first = first or ev end end }
+  local w = m:thread { name = "w", body = function() end }
+  m:run()
+  tap.is(#first.raw, 48 + 44, "edge 56: win7-x86: Thread_TypeGroup1 of a 32-bit logger: 44 bytes after the 48-byte header")
+  tap.is(first.raw:sub(49), string.pack("<I4I4I4I4I4I4I4I4I4I4BBBB", 996, w.id, 0, 0, 0, 0, 1, 0, 0, 0, 8, 5, 2, 0),
+         "edge 56: win7-x86: ProcessId, TThreadId, 7 x 4-byte pointers, SubProcessTag, 4 bytes: byte for byte")
+else
+  tap.skip("edge 56 on win7-x86 through Lua: its guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-ETW-PAYLOADS)")
+end
+
+-- edge 49: Windows CE 2.10-2.12 GetThreadTimes (HCP-SPEC §8.2, seed 004).
+-- api_call = 30,000,000 cycles = 100,000 x 100 ns of kernel work per call at
+-- 3 GHz; Lua bodies take no clock interrupt, so the total run time is the
+-- calls' kernel work in whole ticks: 2 calls = 200,000 -> 1 tick = 156,250.
+tap.clause("PLAT-CE-TIMES")
+if available("ce2.12-arm") then
+  local m = hcp.machine { platform = "ce2.12-arm", cost = { api_call = 30000000 } }
+  local W = m:thread { name = "ce", body = function(t)
+    t:GetThreadTimes(CUR)
+    local ok, c, e, k, u = t:GetThreadTimes(CUR)
+    tap.ok(ok and c == 0 and e == 0 and k == 0, "edge 49: ce2.12-arm: CreationTime, ExitTime, KernelTime always 0")
+    tap.is(u, 156250, "edge 49: ce2.12-arm: UserTime = total run time (kernel work included): 1 tick")
+  end }
+  m:thread { name = "after", body = function(t)
+    local ok, _, _, _, u = t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id))
+    tap.ok(ok and u == 0, "edge 49: ce2.12-arm: UserTime not valid after exit: 0 (simulator-defined)")
+  end }
+  m:run()
+else
+  tap.skip("edge 49 on ce2.12-arm through Lua: its guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-CE-TIMES)")
+end
+
+------------------------------------------------------------------------------
+-- 5. Windows CE 2.10-2.12's GetThreadTimes over seven calls (HCP-SPEC §8.2; edge case 49)
+------------------------------------------------------------------------------
+-- CreationTime, ExitTime and KernelTime are always 0; UserTime is the total
+-- run time, with no user/kernel split, and not valid once the thread exits
+-- (simulator-defined: 0).  The handle needs THREAD_QUERY_INFORMATION (CE has
+-- no THREAD_QUERY_LIMITED_INFORMATION).  With api_call = 15,000,000 cycles
+-- (0.005 s = 50,000 x 100 ns) the n-th GetThreadTimes of a Lua body (no guest
+-- code: no clock interrupt is taken) sees n x 50,000 x 100 ns of kernel work,
+-- floor(n x 50,000 / 156,250) whole ticks: 0, 0, 0, 1 (n = 4: 200,000), ...,
+-- 1 (n = 6), 2 (n = 7: 350,000).  The NT profile of the same scenario gives
+-- the same totals as KernelTime and UserTime 0.
+tap.clause("PLAT-CE-TIMES")
+local function ce_run(platform)
+  local got = {}
+  local m = hcp.machine { platform = platform, cost = { api_call = 15000000 } }
+  local W = m:thread { name = "w", body = function(t)
+    for n = 1, 7 do got[n] = { t:GetThreadTimes(CUR) } end
+  end }
+  m:thread { name = "x", body = function(t)
+    got.after = { t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)) }
+    got.limited = { t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, W.id)) }
+  end }
+  m:run()
+  return got
+end
+local CE_TICKS = { 0, 0, 0, 1, 1, 1, 2 }
+if pcall(hcp.machine, { platform = "ce2.12-arm" }) then
+  local got = ce_run("ce2.12-arm")
+  for n = 1, 7 do
+    local g = got[n]
+    tap.ok(g[1] == true and g[2] == 0 and g[3] == 0 and g[4] == 0,
+           string.format("ce2.12-arm: call %d: CreationTime, ExitTime, KernelTime 0 (edge 49)", n))
+    tap.is(g[5], CE_TICKS[n] * TICK, string.format("ce2.12-arm: call %d: UserTime = total run time, %d x 50,000 x "
+                                                   .. "100 ns in whole ticks = %d", n, n, CE_TICKS[n] * TICK))
+  end
+  local a = got.after
+  tap.ok(a[1] == true and a[2] == 0 and a[3] == 0 and a[4] == 0 and a[5] == 0,
+         "ce2.12-arm: after the thread exited: all four 0 (UserTime no longer valid: simulator-defined)")
+  tap.ok(got.limited[1] == false and got.limited[2] == hcp.ERROR_ACCESS_DENIED,
+         "ce2.12-arm: a THREAD_QUERY_LIMITED_INFORMATION handle -> ERROR_ACCESS_DENIED (5)")
+else
+  tap.skip("edge 49 through Lua: the ce2.12-arm guest CPU is not available (the OS side: api/tests/platform_test.c "
+           .. "PLAT-CE-TIMES)")
+end
+do -- the NT rules on the same scenario: the split CE does not make
+  local got = ce_run("win10-x64")
+  local split = true
+  for n = 1, 7 do
+    local g = got[n]
+    split = split and g[4] == CE_TICKS[n] * TICK and g[5] == 0 and g[2] == BOOT and g[3] == 0
+  end
+  tap.ok(split, "win10-x64, same scenario: CreationTime = boot, KernelTime = those totals, UserTime 0")
+  tap.ok(got.after[3] ~= 0 and got.limited[1] == true,
+         "win10-x64: an exit time after exit; THREAD_QUERY_LIMITED_INFORMATION suffices")
 end
 
 tap.done_testing()

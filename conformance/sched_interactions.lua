@@ -357,40 +357,4 @@ do
   tap.is(h.cpu, 1, "on CPU 1")
   tap.is(y.switches, 2, "Y was preempted once")
 end
--- ---------------------------------------------------------------------------
-tap.clause("SIM-PMU-PER-CPU")
-do
-  -- Each CPU has its own predictor and its own L1D, L2 and LLC
-  -- (pmu_model/README.md "In a machine").  A (CPU 0) and B (CPU 1) run the
-  -- same code over the same data at the same time, in lock-step rounds.
-  -- spin(1000) on a fresh predictor mispredicts 14 times: the jz (not taken,
-  -- counter 1: predicted), the jnz taken with the 13 histories 0, 1, 3, ...,
-  -- 0xFFF, each met first with a counter at 1, then the final not-taken jnz
-  -- (counter 2 at history 0xFFF); the ret is predicted from the return stack.
-  -- memwalk(buf, 2048) over a cold, page-aligned 16 KiB buffer misses every
-  -- level once per line: 256 lines (the final ret's stack line, written by
-  -- t:run's call, stays in L1D: 257 lines fit).  Each thread sees exactly
-  -- that on its own CPU, whatever the other does.
-  local m = hcp.machine { cpus = 2, pmc = { "branch-misses", "l1d-misses" } }
-  local k = m:load "kernels"
-  local buf = m:alloc(16 * 1024)
-  local got = {}
-  for i, name in ipairs { "A", "B" } do
-    m:thread { name = name, affinity = 1 << (i - 1), body = function(t)
-      t:run(k.spin, 1000)
-      local c = t:counters()
-      got[name .. " spin"] = c["branch-misses"]
-      t:run(k.memwalk, buf, 2048)
-      local d = t:counters()
-      got[name .. " l1d"], got[name .. " l2"], got[name .. " llc"] = d["l1d-misses"], d["l2-misses"], d["llc-misses"]
-    end }
-  end
-  m:run()
-  for _, name in ipairs { "A", "B" } do
-    tap.is(got[name .. " spin"], 14, name .. ": spin(1000) mispredicts 14 times on its CPU's fresh predictor")
-    tap.is(got[name .. " l1d"], 256, name .. ": memwalk over 16 KiB misses L1D once per line")
-    tap.is(got[name .. " l2"], 256, name .. ": and L2")
-    tap.is(got[name .. " llc"], 256, name .. ": and the LLC of its own CPU")
-  end
-end
 tap.done_testing()

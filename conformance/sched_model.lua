@@ -22,6 +22,7 @@ local hcp = require "hcpsim"
 -- forbids it): that warning is expected, any other ends the run (scenarios/README.md "Warnings").
 hcp.on_warning(function(w) assert(w:find("exited with profiling enabled", 1, true), w) end)
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local FREQ = 10000000 -- 10 MHz: one cycle = 100 ns, so ETW time stamps are cycles
 local BOOT = 134116992000000000
@@ -35,15 +36,7 @@ local KERNEL_MODE, USER_MODE = 0, 1
 
 -- splitmix64 on Lua's wrapping 64-bit integers: the same numbers on every host.
 local function rng(seed)
-  local s = seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
-  local r = {}
-  function r.next()
-    s = s + 0x9E3779B97F4A7C15
-    local z = s
-    z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
-    z = (z ~ (z >> 27)) * 0x94D049BB133111EB
-    return z ~ (z >> 31)
-  end
+  local r = { next = testlib.splitmix64(seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) }
   function r.int(lo, hi) return lo + (r.next() >> 1) % (hi - lo + 1) end
   function r.pick(list) return list[r.int(1, #list)] end
   function r.chance(pct) return r.int(1, 100) <= pct end

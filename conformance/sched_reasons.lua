@@ -1,5 +1,6 @@
 -- Wait reasons and context switches through the dispatcher (the wait reason
--- table of scenarios/API.md; HCP-SPEC §2.4, §6; edge cases 21, 23, 24).  One CPU, tick =
+-- table of scenarios/API.md; HCP-SPEC §2.4, §6; edge cases 21, 23, 24); at the
+-- end, quantum ends (WrQuantumEnd) on their own schedule.  One CPU, tick =
 -- 300000 cycles (1000 x 100 ns at 3 GHz), clock interrupt 2000 cycles.
 -- The schedule, derived from the rules in sim/README.md:
 --
@@ -121,4 +122,38 @@ tap.is(cpu.ticks, 11, "11 clock interrupts, 300000 .. 3300000")
 tap.is(cpu.interrupt, 11 * 2000, "interrupt time")
 tap.is(cpu.idle, (300000 - 2004) + 10 * 298000, "idle time between the ticks")
 tap.is(cpu.time, cpu.busy + cpu.idle + cpu.interrupt, "time = busy + idle + interrupt")
+
+-- WrQuantumEnd (30): three threads of one priority that outlast a quantum, seen through the
+-- CSwitch events of a trace.  The clock above: tick 300000 cycles, interrupt 2000 cycles (not
+-- the thread's), quantum 2 ticks = 600000 cycles of the thread's own work, checked at each tick.
+-- A spin(1000000) = 2000004 cycles, B spin(500000) = 1000004, C spin(200000) = 400004:
+--   A 0 .. 900000        ticks at 300k, 600k (598000 < 600000), 900k: 896000, a quantum used and
+--                        B Ready: A goes to the tail of the queue (B, C, A) with WrQuantumEnd
+--   B 902000 .. 1800000  894000 own cycles at the 1.8M tick: quantum end, B to the tail (C, A, B)
+--   C 1802000 .. 2204004 ends within its quantum (296000 own cycles at the 2.1M tick)
+--   A 2204004 .. 3000000 791996 at the 3.0M tick: quantum end, A behind B
+--   B 3002000 .. 3108004 ends; A 3108004 .. 3422012 ends.
+-- A thread at the head of the queue instead of the tail would keep the CPU (A B A ...).
+tap.clause("SCHED-QUANTUM-END", function()
+  local m3 = hcp.machine { tick = 1000, quantum = 2, cost = "unit" }
+  local k3 = m3:load "kernels"
+  local evs = {}
+  m3:trace { flags = hcp.EVENT_TRACE_FLAG_CSWITCH, on_event = function(ev) evs[#evs + 1] = ev end }
+  local names = {}
+  for _, w in ipairs { { "A", 1000000 }, { "B", 500000 }, { "C", 200000 } } do
+    local th = m3:thread { name = w[1], body = function(t) t:run(k3.spin, w[2]) end }
+    names[th.id] = w[1]
+  end
+  m3:run()
+  local ins, ends = {}, {}
+  for _, ev in ipairs(evs) do
+    local new, old = names[ev.data.NewThreadId], names[ev.data.OldThreadId]
+    if new then ins[#ins + 1] = new end
+    if old and ev.data.OldThreadWaitReason == hcp.WrQuantumEnd then ends[#ends + 1] = old .. ">" .. tostring(new) end
+  end
+  tap.is(table.concat(ins, " "), "A B C A B A", "switch-ins follow from the tick and quantum lengths: A B C A B A")
+  tap.is(table.concat(ends, " "), "A>B B>C A>B",
+         "each quantum end leaves with WrQuantumEnd (30) for the next Ready thread of its priority, the old one behind it")
+  tap.is(m3:clock(), 2000004 + 1000004 + 400004 + 11 * 2000, "the run ends after all the work and 11 clock interrupts")
+end)
 tap.done_testing()

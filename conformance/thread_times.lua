@@ -1,5 +1,7 @@
 -- GetThreadTimes and QueryThreadCycleTime (HCP-SPEC §8.1, §8.3, §8.4, §9;
--- edge cases 46-51).  The accounting rules are stated in api/README.md
+-- edge cases 46-51), the last section on every profile.  The home of the TIMES-,
+-- CYCLETIME- and SIMDEF-TIMES- clauses (README.md "Where a test goes"); Windows CE
+-- 2.10-2.12's rules (PLAT-CE-TIMES) are platforms.lua's.  The accounting rules are stated in api/README.md
 -- ("Thread times") and sim/README.md ("Thread times"):
 --
 --   creation = boot_time + floor(creation cycles x 10^7 / frequency)   (the creating CPU's clock)
@@ -15,6 +17,7 @@
 -- with cost = "unit"; blocks: [mov test jz] [dec jnz] x n [ret]).
 local hcp = require "hcpsim"
 local tap = require "hcpsim.tap"
+local testlib = require "hcpsim.testlib"
 
 local FT1970 = 116444736000000000 -- FILETIME of 1970-01-01: 134774 days x 86400 s x 10^7 (HCP-SPEC §8.3)
 local DAY = 86400 * 10000000 -- one day in 100-ns units
@@ -420,60 +423,50 @@ do
 end
 
 ------------------------------------------------------------------------------
--- 7. Windows CE 2.10-2.12 (HCP-SPEC §8.2; edge case 49)
+-- 7. Every profile (edges 46-48, 50, 51): Lua bodies only.  frequency 10^7 (a
+-- cycle is 100 ns) and api_call = 10^7 cycles = 1 s, so one kernel entry is
+-- 10,000,000 x 100 ns = 64 whole ticks of 156,250; boot_time 10^17.  NT:
+-- KernelTime 10,000,000, UserTime 0 (no clock interrupt in a Lua body).  CE
+-- 2.10-2.12 (HCP-SPEC §8.2): those as UserTime, the rest 0, THREAD_QUERY_INFORMATION
+-- needed, no QueryThreadCycleTime (120).  (CE's own rules: platforms.lua.)
 ------------------------------------------------------------------------------
--- CreationTime, ExitTime and KernelTime are always 0; UserTime is the total
--- run time, with no user/kernel split, and not valid once the thread exits
--- (simulator-defined: 0).  The handle needs THREAD_QUERY_INFORMATION (CE has
--- no THREAD_QUERY_LIMITED_INFORMATION).  With api_call = 15,000,000 cycles
--- (0.005 s = 50,000 x 100 ns) the n-th GetThreadTimes of a Lua body (no guest
--- code: no clock interrupt is taken) sees n x 50,000 x 100 ns of kernel work,
--- floor(n x 50,000 / 156,250) whole ticks: 0, 0, 0, 1 (n = 4: 200,000), ...,
--- 1 (n = 6), 2 (n = 7: 350,000).  The NT profile of the same scenario gives
--- the same totals as KernelTime and UserTime 0.
-tap.clause("PLAT-CE-TIMES")
-local function ce_run(platform)
-  local got = {}
-  local m = hcp.machine { platform = platform, cost = { api_call = 15000000 } }
+testlib.each_platform(testlib.PROFILES, "edges 46-48, 50, 51 (the OS side: api/tests/platform_test.c)",
+                      function(platform)
+  local P, ce = platform .. ": ", platform == "ce2.12-arm"
+  local m = hcp.machine { platform = platform, boot_time = 100000000000000000, frequency = 10000000,
+                          cost = { api_call = 10000000 } }
   local W = m:thread { name = "w", body = function(t)
-    for n = 1, 7 do got[n] = { t:GetThreadTimes(CUR) } end
+    tap.clause("TIMES-PER-PLATFORM")
+    local ok, c, e, k, u = t:GetThreadTimes(CUR)
+    tap.ok(ok, "edges 46, 47, 50: " .. P .. "GetThreadTimes(current) succeeds")
+    tap.is(c, ce and 0 or 100000000000000000, "edge 50: " .. P .. (ce and "CreationTime 0 (CE)"
+                                                               or "CreationTime = boot_time (created before the run)"))
+    tap.is(e, 0, "edge 47: " .. P .. "ExitTime 0 while the thread runs")
+    tap.is(k, ce and 0 or 10000000, "edge 46: " .. P .. (ce and "KernelTime 0 (CE)" or "1 s in kernel mode = 10,000,000"))
+    tap.is(u, ce and 10000000 or 0, "edge 46: " .. P .. (ce and "UserTime = total run time, 10,000,000 (CE)"
+                                                            or "UserTime 0 (no clock interrupt in a Lua body)"))
   end }
   m:thread { name = "x", body = function(t)
-    got.after = { t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)) }
-    got.limited = { t:GetThreadTimes(t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, W.id)) }
+    tap.clause("TIMES-ACCESS-PER-PLATFORM")
+    local none = t:OpenThread(hcp.SYNCHRONIZE, false, W.id)
+    local lim = t:OpenThread(hcp.THREAD_QUERY_LIMITED_INFORMATION, false, W.id)
+    local q = t:OpenThread(hcp.THREAD_QUERY_INFORMATION, false, W.id)
+    tap.is(select(2, t:GetThreadTimes(none)), hcp.ERROR_ACCESS_DENIED, "edge 48: " .. P .. "no query right -> 5")
+    tap.is((t:GetThreadTimes(lim)), not ce,
+           "edge 48: " .. P .. (ce and "LIMITED alone -> FALSE: CE needs THREAD_QUERY_INFORMATION"
+                                    or "THREAD_QUERY_LIMITED_INFORMATION suffices"))
+    local ok, _, e = t:GetThreadTimes(q)
+    tap.ok(ok and (ce and e == 0 or e > 100000000000000000), "edge 47: " .. P .. (ce and "ExitTime 0 after exit (CE)"
+                                                                                  or "an ExitTime after the exit"))
+    local cok, cyc = t:QueryThreadCycleTime(lim)
+    if ce then
+      tap.ok(cok == false and cyc == hcp.ERROR_CALL_NOT_IMPLEMENTED, "edge 51: " .. P .. "no QueryThreadCycleTime: 120")
+    else
+      tap.ok(cok and cyc == 10000000, "edge 51: " .. P .. "QueryThreadCycleTime with LIMITED: W's one entry, 10^7 cycles")
+      tap.is(select(2, t:QueryThreadCycleTime(none)), hcp.ERROR_ACCESS_DENIED, "edge 51: " .. P .. "no query right -> 5")
+    end
   end }
   m:run()
-  return got
-end
-local CE_TICKS = { 0, 0, 0, 1, 1, 1, 2 }
-if pcall(hcp.machine, { platform = "ce2.12-arm" }) then
-  local got = ce_run("ce2.12-arm")
-  for n = 1, 7 do
-    local g = got[n]
-    tap.ok(g[1] == true and g[2] == 0 and g[3] == 0 and g[4] == 0,
-           string.format("ce2.12-arm: call %d: CreationTime, ExitTime, KernelTime 0 (edge 49)", n))
-    tap.is(g[5], CE_TICKS[n] * TICK, string.format("ce2.12-arm: call %d: UserTime = total run time, %d x 50,000 x "
-                                                   .. "100 ns in whole ticks = %d", n, n, CE_TICKS[n] * TICK))
-  end
-  local a = got.after
-  tap.ok(a[1] == true and a[2] == 0 and a[3] == 0 and a[4] == 0 and a[5] == 0,
-         "ce2.12-arm: after the thread exited: all four 0 (UserTime no longer valid: simulator-defined)")
-  tap.ok(got.limited[1] == false and got.limited[2] == hcp.ERROR_ACCESS_DENIED,
-         "ce2.12-arm: a THREAD_QUERY_LIMITED_INFORMATION handle -> ERROR_ACCESS_DENIED (5)")
-else
-  tap.skip("edge 49 through Lua: the ce2.12-arm guest CPU is not available (the OS side: api/tests/platform_test.c "
-           .. "PLAT-CE-TIMES)")
-end
-do -- the NT rules on the same scenario: the split CE does not make
-  local got = ce_run("win10-x64")
-  local split = true
-  for n = 1, 7 do
-    local g = got[n]
-    split = split and g[4] == CE_TICKS[n] * TICK and g[5] == 0 and g[2] == BOOT and g[3] == 0
-  end
-  tap.ok(split, "win10-x64, same scenario: CreationTime = boot, KernelTime = those totals, UserTime 0")
-  tap.ok(got.after[3] ~= 0 and got.limited[1] == true,
-         "win10-x64: an exit time after exit; THREAD_QUERY_LIMITED_INFORMATION suffices")
-end
+end)
 
 tap.done_testing()

@@ -22,6 +22,9 @@
 use strict;
 use warnings;
 use utf8;
+use FindBin;
+use lib "$FindBin::Bin/../conformance";
+use Clauses;    # the catalogue reader
 
 # TAP::Formatter::JUnit writes XML attributes in hash order: --junit re-runs
 # the script with a fixed hash seed so the files are the same on every run.
@@ -31,9 +34,7 @@ if (grep({ /^--junit/ } @ARGV) && ($ENV{PERL_HASH_SEED} // '') ne '0') {
     exec($^X, $0, @ARGV) or die "matrix.pl: cannot re-run $0: $!\n";
 }
 
-my $ID_RE = qr/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/;
-my %SEMANTICS = map { $_ => 1 } qw(documented observed both simulator-defined);
-my %EVIDENCE = map { $_ => 1 } qw(documented header inferred simulator);
+my $ID_RE = $Clauses::ID_RE;
 my @VERDICTS = qw(pass fail todo skip);
 
 my @errors;
@@ -77,72 +78,17 @@ for my $arg (@rest) {
 }
 usage() unless @columns;
 
-# ---- the catalogue -----------------------------------------------------------------------
-my (@clauses, %clause);
+# ---- the catalogue (conformance/Clauses.pm reads and checks it) ---------------------------
+my $cat = Clauses::read_catalogue($catalogue);
+my @clauses = @{ $cat->{clauses} };
+my %clause = %{ $cat->{by_id} };
+problem($_->{message}) for @{ $cat->{errors} };
 sub read_lines {
     my ($file) = @_;
-    open my $fh, '<:raw', $file or do { problem("$file: cannot open: $!"); return () };
-    local $/;
-    my $bytes = <$fh>;
-    close $fh;
-    my @lines = split /\n/, $bytes, -1;
-    pop @lines if @lines && $lines[-1] eq '';
-    my @text;
-    for my $i (0 .. $#lines) {
-        my $s = $lines[$i];
-        $s =~ s/\r$//;
-        my $copy = $s;
-        if (!utf8::decode($copy)) {
-            problem("$file:", $i + 1, ": not valid UTF-8");
-            $copy = $s;
-        }
-        push @text, $copy;
-    }
-    return @text;
-}
-
-{
-    my @lines = read_lines($catalogue);
-    my $header = 'id	semantics	evidence	source	edge	native	statement';
-    my $seen_header = 0;
-    for my $i (0 .. $#lines) {
-        my ($line, $n) = ($lines[$i], $i + 1);
-        next if $line =~ /^#/;
-        if (!$seen_header) {
-            if ($line ne $header) {
-                problem("$catalogue:$n: expected the header line \"", join('<TAB>', split /\t/, $header), '"');
-                last;
-            }
-            $seen_header = 1;
-            next;
-        }
-        next if $line =~ /^\s*$/;
-        my @f = split /\t/, $line, -1;
-        if (@f != 7) {
-            problem("$catalogue:$n: expected 7 tab-separated fields, found ", scalar @f);
-            next;
-        }
-        my ($id, $sem, $ev, $src, $edge, $native, $stmt) = @f;
-        if ($id !~ /^$ID_RE$/) { problem("$catalogue:$n: bad clause id \"$id\""); next }
-        problem("$catalogue:$n: $id: semantics \"$sem\" is not documented|observed|both|simulator-defined")
-            unless $SEMANTICS{$sem};
-        problem("$catalogue:$n: $id: evidence \"$ev\" is not documented|header|inferred|simulator")
-            unless $EVIDENCE{$ev};
-        problem("$catalogue:$n: $id: edge \"$edge\" is not - or comma-separated numbers")
-            unless $edge =~ /^(?:-|\d+(?:,\d+)*)$/;
-        problem("$catalogue:$n: $id: empty statement") unless $stmt =~ /\S/;
-        problem("$catalogue:$n: $id: empty source") unless $src =~ /\S/;
-        problem("$catalogue:$n: $id: empty native column") unless $native =~ /\S/;
-        if ($clause{$id}) {
-            problem("$catalogue:$n: duplicate clause id $id (first on line $clause{$id}{line})");
-            next;
-        }
-        my $c = { id => $id, semantics => $sem, evidence => $ev, source => $src, edge => $edge,
-                  statement => $stmt, native => $native, line => $n };
-        push @clauses, $c;
-        $clause{$id} = $c;
-    }
-    problem("$catalogue: no header line") if !$seen_header && !@errors;
+    my @e;
+    my @lines = Clauses::read_lines($file, \@e);
+    problem($_->{message}) for @e;
+    return @lines;
 }
 
 # ---- TAP streams -------------------------------------------------------------------------

@@ -23,6 +23,9 @@
 #include "scenarios/fuzz/fz_marshal.c"
 #include "scenarios/fuzz/fz_pe.c"
 
+/* After the targets, so their own identifiers (a local `ok`) do not meet tap.h's functions. */
+#include "conformance/tap.h"
+
 typedef struct target {
     const char *name;
     int (*fn)(const uint8_t *, size_t);
@@ -92,29 +95,29 @@ static bool recycle_check(const input *list, size_t n, size_t *count, char *why,
     uint64_t *fresh = calloc(k ? k : 1, sizeof *fresh);
     unsigned char **data = calloc(k ? k : 1, sizeof *data);
     size_t *len = calloc(k ? k : 1, sizeof *len);
-    bool ok = fresh && data && len;
+    bool good = fresh && data && len;
     k = 0;
-    for (size_t i = 0; ok && i < n; i++) {
+    for (size_t i = 0; good && i < n; i++) {
         if (list[i].t->fn != hcpfz_guest) continue;
         if (!(data[k] = slurp(list[i].path, &len[k]))) {
             snprintf(why, whylen, "cannot read %s", list[i].path);
-            ok = false;
+            good = false;
         }
         k++;
     }
     *count = k;
     sim_engine_recycle(false);
-    for (size_t i = 0; ok && i < k; i++) fresh[i] = guest_run(data[i], len[i]);
+    for (size_t i = 0; good && i < k; i++) fresh[i] = guest_run(data[i], len[i]);
     unsigned long before = sim_engine_reuses();
     sim_engine_recycle(true);
-    for (int pass = 0; ok && pass < 2; pass++)
-        for (size_t j = 0; ok && j < k; j++) {
+    for (int pass = 0; good && pass < 2; pass++)
+        for (size_t j = 0; good && j < k; j++) {
             size_t i = pass ? k - 1 - j : j;
             uint64_t d = guest_run(data[i], len[i]);
             if (d != fresh[i]) {
                 snprintf(why, whylen, "guest input %zu: digest %016llX on a recycled engine, %016llX on a fresh one", i,
                          (unsigned long long)d, (unsigned long long)fresh[i]);
-                ok = false;
+                good = false;
             }
         }
     sim_engine_recycle(false);
@@ -126,15 +129,15 @@ static bool recycle_check(const input *list, size_t n, size_t *count, char *why,
         nisa += !isa_seen[isa];
         isa_seen[isa] = true;
     }
-    if (ok && k > 1 && sim_engine_reuses() - before < 2 * k - nisa) {
+    if (good && k > 1 && sim_engine_reuses() - before < 2 * k - nisa) {
         snprintf(why, whylen, "only %lu of %zu machines took a recycled engine", sim_engine_reuses() - before, 2 * k);
-        ok = false;
+        good = false;
     }
     for (size_t i = 0; data && i < k; i++) free(data[i]);
     free(fresh);
     free(data);
     free(len);
-    return ok;
+    return good;
 }
 
 int main(void) {
@@ -148,36 +151,34 @@ int main(void) {
         n = collect(dir, &targets[i], &list, n, &cap);
     }
     if (n) qsort(list, n, sizeof *list, cmp_input);
-    printf("TAP version 13\n1..%zu\n", n + 1);
+    tap_plan((int)n + 1);
+    tap_clause("SIM-FUZZ-REGRESSIONS");
     if (!n) {
-        printf("ok 1 - replay the kept inputs [SIM-FUZZ-REGRESSIONS] # SKIP no inputs under scenarios/fuzz/regressions "
-               "or scenarios/fuzz/seeds\n");
-        return 0;
+        skip("no inputs under scenarios/fuzz/regressions or scenarios/fuzz/seeds", "replay the kept inputs");
+        return tap_done();
     }
-    int fail = 0;
     for (size_t i = 0; i < n; i++) {
         size_t len = 0;
         unsigned char *b = slurp(list[i].path, &len);
         if (!b) {
-            printf("not ok %zu - %s: cannot read it [SIM-FUZZ-REGRESSIONS]\n", i + 1, list[i].path);
-            fail = 1;
+            ok(0, "%s: cannot read it", list[i].path);
             continue;
         }
-        printf("# replaying %s (%zu bytes) through target %s\n", list[i].path, len, list[i].t->name);
+        diag("replaying %s (%zu bytes) through target %s", list[i].path, len, list[i].t->name);
         fflush(stdout); /* a crash below leaves the name of the input printed */
         int r = list[i].t->fn(b, len);
         free(b);
-        printf("%s %zu - %s: target %s returns [SIM-FUZZ-REGRESSIONS]\n", r == 0 ? "ok" : "not ok", i + 1, list[i].path,
-               list[i].t->name);
-        if (r) fail = 1;
+        ok(r == 0, "%s: target %s returns", list[i].path, list[i].t->name);
     }
     char why[256] = "";
     size_t k = 0;
     bool same = recycle_check(list, n, &k, why, sizeof why);
-    const char *after = !same ? "\n# " : k < 2 ? " # SKIP fewer than two guest inputs kept" : ""; /* then why */
-    printf("%s %zu - %zu guest inputs give identical digests on fresh and on recycled engines [SIM-FUZZ-RECYCLE]%s%s\n",
-           same ? "ok" : "not ok", n + 1, k, after, why);
-    if (!same) fail = 1;
+    tap_clause("SIM-FUZZ-RECYCLE");
+    if (same && k < 2)
+        skip("fewer than two guest inputs kept",
+             "%zu guest inputs give identical digests on fresh and on recycled engines", k);
+    else if (!ok(same, "%zu guest inputs give identical digests on fresh and on recycled engines", k))
+        diag("%s", why);
     free(list);
-    return fail;
+    return tap_done();
 }
