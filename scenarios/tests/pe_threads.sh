@@ -107,7 +107,12 @@ CLAUSE=PE-WINE
 wine=$(command -v wine64 || command -v wine)
 cpus=$(nproc 2>/dev/null || echo 1)
 if [ -n "$wine" ] && [ "$cpus" -le 64 ]; then
-  WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 300 "$wine" threads64.exe > wine.txt 2> wine.err; wst=$?
+  WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" threads64.exe > wine.txt 2> wine.err; wst=$?
+  # The prefix's wineserver lingers a few seconds after its last process.  Ended here, it cannot
+  # outlive the prefix: its socket directory is named by the prefix directory's inode, which a
+  # later run's new prefix may get again, and that run's wine would then talk to a server of a
+  # prefix that is gone and wait for it (a run that hung until the timeout).
+  command -v wineserver >/dev/null 2>&1 && WINEPREFIX=$dir/wineprefix timeout 30 wineserver -k 2>/dev/null
   cat > cpus.lua <<EOF
 local hcp = require "hcpsim"
 local m = hcp.machine { cpus = $cpus }
