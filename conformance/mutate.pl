@@ -21,7 +21,8 @@
 # exactly once in its file, or the mutation "did not apply"), runs `make test`
 # (which builds first) and requires it to FAIL; then restores the file.  Prints
 # a Markdown table: mutation, what it breaks, the test files that failed
-# (killed by), the time it took.  Exits 1 if a mutant survived, did not apply
+# (killed by), the time it took.  A test that hangs is stopped (MUTATE_TIMEOUT,
+# below) and fails, so a mutant that hangs a run is killed.  Exits 1 if a mutant survived, did not apply
 # or did not build; 2 on bad usage.  NAME... runs only those mutations.
 # conformance/README.md "Mutation check" keeps the last run's table.
 use strict;
@@ -324,6 +325,10 @@ END { remove_tree($tmp) if $tmp && -d $tmp && !$keep }
     unlink "$tmp/tree.tar";
 }
 my $tree = "$tmp/tree";
+# A mutant that makes a run hang is killed too: a test file gets MUTATE_TIMEOUT seconds
+# (default 300; --first), a whole make test six times that; timeout(1) then fails it.
+my $limit = $ENV{MUTATE_TIMEOUT} // 300;
+die "mutate.pl: MUTATE_TIMEOUT must be a positive number of seconds\n" unless $limit =~ /^[1-9][0-9]*$/;
 my $what = $quick ? "prove -j$jobs conformance/*.lua (--quick)" : $first ? "make test's files up to the first failure (--first)" : "make test -j$jobs";
 print STDERR "mutate.pl: copied the tree to $tree; ", scalar(@run), " mutations, $what each\n";
 
@@ -339,7 +344,7 @@ sub first_failure {
     for my $i (0 .. $#order) {
         my $f = $order[$i];
         my $st = system("cd '$tree' && HCPSIM=build/hcpsim HCPSIM_CLAUSES='$tree/conformance/clauses.tsv' "
-                        . "prove --exec 'sh scenarios/tests/runtest' '$f' >> '$log' 2>&1");
+                        . "timeout -k 10 $limit prove --exec 'sh scenarios/tests/runtest' '$f' >> '$log' 2>&1");
         next unless $st;
         unshift @order, splice(@order, $i, 1);
         return ($st, [$f], $log);
@@ -352,7 +357,7 @@ sub make_test {
     return first_failure($log) if $first && $tag ne 'baseline';
     my $cmd = $quick
       ? "cd '$tree' && make --no-print-directory -j$jobs all && HCPSIM=build/hcpsim prove -j$jobs --exec 'sh scenarios/tests/runtest' conformance/*.lua"
-      : "make -C '$tree' --no-print-directory JOBS=$jobs test";
+      : "timeout -k 10 " . (6 * $limit) . " make -C '$tree' --no-print-directory JOBS=$jobs test";
     my $st = system("($cmd) > '$log' 2>&1");
     my (@failed, $in_summary);
     open my $fh, '<', $log or die;
