@@ -52,6 +52,14 @@ typedef struct lthread {
 const char *lhcp_limit_message(lua_State *L, const char *err);
 int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allow_io);
 void lhcp_limit_hook(lua_State *L);
+/* A check the instruction-count hook also makes, every few thousand Lua instructions, in
+ * whichever coroutine runs (fn may raise an error there); m:run sets one while a thread body
+ * runs.  Returns the check it replaces, for the caller to put back. */
+typedef struct lhcp_step {
+    void (*fn)(lua_State *L, void *ud);
+    void *ud;
+} lhcp_step;
+lhcp_step lhcp_set_step(lua_State *L, lhcp_step step);
 /* A warning (scenarios/README.md "Warnings"): "WHERE warning: MESSAGE", WHERE being "FILE:LINE: "
  * (NULL: the innermost Lua line).  It goes to the scenario's hcp.on_warning handler when one is
  * set, else it ends the run under --werror (registry boolean "hcpsim.werror"), else to stderr.

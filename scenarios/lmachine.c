@@ -647,6 +647,25 @@ static void warn_exit_profiling(lua_State *L, lmachine *lm, lthread *lt) {
 
 /* m:run{max_cycles=}: resumes thread bodies as the scheduler dispatches them,
  * until every thread has exited.  Deadlock and the cycle limit are errors. */
+/* While a body runs (lhcp_set_step): a body whose own Lua code keeps its CPU past max_cycles,
+ * through API calls that never block (each a kernel entry that moves the clock), ends the run
+ * there, as guest code does at its next block boundary; without this only the Lua instruction
+ * limit would stop it.  Checked in the body's own coroutine only (a coroutine the body started
+ * runs on under the Lua instruction limit), at the count hook's steps: the stop point is the
+ * body's, the same on every run. */
+static void body_step(lua_State *L, void *ud) {
+    lthread *lt = ud;
+    sim_machine *m = lt->lm->m;
+    if (L != lt->co || sim_sched_current(m) != lt->t || sim_clock(m) < sim_max_cycles(m)) return;
+    luaL_where(L, 0); /* level 0 in a hook: the body's line */
+    lua_pushfstring(L,
+                    "limit reached: %I cycles on CPU %d (machine option max_cycles or m:run{max_cycles = N}; "
+                    "default %I)",
+                    (lua_Integer)sim_max_cycles(m), sim_thread_cpu(lt->t), (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
 static int m_run(lua_State *L) {
     lmachine *lm = lhcp_check_machine(L, 1);
     if (!lua_isnoneornil(L, 2)) {
@@ -705,7 +724,9 @@ static int m_run(lua_State *L) {
             nargs = 1;
         }
         lt->yielding = false;
+        lhcp_step outer = lhcp_set_step(L, (lhcp_step){body_step, lt});
         int st = lua_resume(lt->co, L, nargs, &nres);
+        lhcp_set_step(L, outer);
         if (trace_failed(L, lm, 1)) {
             lm->running = false;
             trace_end(L, 1, false, true);

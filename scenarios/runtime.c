@@ -46,6 +46,7 @@ typedef struct runtime {
     } * births;
     size_t births_cap, births_used;
     uint64_t next_birth;
+    lhcp_step step; /* what the count hook also checks (lhcp_set_step) */
 } runtime;
 
 static runtime *rt_of(lua_State *L) { return *(runtime **)lua_getextraspace(L); }
@@ -124,9 +125,17 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
         lua_concat(L, 2);
         lua_error(L);
     }
+    if (rt->step.fn) rt->step.fn(L, rt->step.ud);
 }
 
 void lhcp_limit_hook(lua_State *L) { lua_sethook(L, count_hook, LUA_MASKCOUNT, COUNT_STEP); }
+
+lhcp_step lhcp_set_step(lua_State *L, lhcp_step step) {
+    runtime *rt = rt_of(L);
+    lhcp_step old = rt->step;
+    rt->step = step;
+    return old;
+}
 
 /* ---- warnings: what the documentation forbids but Windows lets pass ----------------------------- */
 

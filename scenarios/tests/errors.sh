@@ -418,6 +418,17 @@ m:run()
 EOF
 expect "max_cycles in guest code" 2 \
   "cycles.lua:5: limit reached: 100000 cycles on CPU 0 (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)" -- run cycles.lua
+cat > calls.lua <<'EOF'
+local hcp = require "hcpsim"
+local m = hcp.machine { max_cycles = 5000000 }
+m:thread { name = "caller", body = function(t)
+  local me = t:GetCurrentThread()
+  while true do t:QueryThreadCycleTime(me) end
+end }
+m:run()
+EOF
+expect "max_cycles in a body whose API calls never block (each enters the kernel: the clock moves)" 2 \
+  "calls.lua:5: limit reached: 5000000 cycles on CPU 0 (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)" -- run --lua-instructions 50000000 calls.lua
 cat > sleep.lua <<'EOF'
 local hcp = require "hcpsim"
 local m = hcp.machine {}
