@@ -263,7 +263,7 @@ my @MUTANTS = (
      ['sim/cpu.c', 'if (size == m->loop_size && addr == m->last_block_addr && m->budget > prev->st.cycles) {',
       'if (size == m->loop_size && addr == m->last_block_addr) {']],
     ['loop-before-predictor-steady', 'a block that went to itself counts as a steady loop even when its branch still trains the predictor',
-     ['sim/cpu.c', 'm->loop_size = steady && b == prev ? size : 0;', 'm->loop_size = b == prev ? size : 0;']],
+     ['sim/cpu.c', 'm->loop_size = steady && b == prev ? size : NO_LOOP;', 'm->loop_size = b == prev ? size : NO_LOOP;']],
     ['lua-body-no-cycle-limit', 'a Lua body whose API calls never block runs past max_cycles (only the Lua instruction limit stops it)',
      ['scenarios/lmachine.c', 'sim_clock(m) < sim_max_cycles(m)) return;', 'sim_clock(m) < sim_max_cycles(m) || m) return;']],
 );

@@ -117,8 +117,10 @@ static uint32_t hash_block(uint64_t addr, uint32_t size) {
 
 static inline uint32_t front_index(uint64_t addr) { return (uint32_t)(addr ^ (addr >> 10)) & (SIM_BLOCK_FRONT - 1); }
 
-/* The steady loop is gone (sim_int.h loop_size): the next block takes the full path. */
-static inline void loop_forget(sim_machine *m) { m->loop_size = 0; }
+/* The steady loop is gone (sim_int.h loop_size): the next block takes the full path.
+ * No block has this size (not even one of 0 bytes, should the engine report one). */
+#define NO_LOOP UINT32_MAX
+static inline void loop_forget(sim_machine *m) { m->loop_size = NO_LOOP; }
 
 /* The hot paths stay small when their slow parts are not inlined into them. */
 #if defined(__GNUC__)
@@ -331,7 +333,7 @@ static inline void count_run(uc_engine *uc, uint64_t addr, uint32_t size, sim_ma
         b->runs++;
         m->last_block = b;
         m->last_block_addr = addr;
-        m->loop_size = steady && b == prev ? size : 0;
+        m->loop_size = steady && b == prev ? size : NO_LOOP;
         return;
     }
     on_block_slow(uc, addr, size, m);
@@ -585,6 +587,7 @@ static sim_err gate_map(sim_machine *m);
 
 sim_err sim_cpu_init(sim_machine *m) {
     const sim_isa *isa = m->isa;
+    loop_forget(m);
     /* fresh, or recycled: engine.c */
     if (sim_engine_open(isa->uc_arch, isa->uc_mode, &m->uc, &m->uc_uses) != SIM_OK) return SIM_ERR_UNICORN;
     if (cs_open(isa->cs_arch, isa->cs_mode, &m->cs) != CS_ERR_OK) return SIM_ERR_UNICORN;

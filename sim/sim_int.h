@@ -214,9 +214,9 @@ struct sim_machine {
     /* The loop in its steady state: last_block (loop_size bytes at
      * last_block_addr) went to itself, has runs pending, and its final branch
      * leaves the predictor as it is (or there is no predictor or no branch),
-     * so its next run only counts (cpu.c on_block).  loop_size 0: no such
-     * loop; everything that changes last_block, the pending runs or the
-     * predictor otherwise sets it to 0. */
+     * so its next run only counts (cpu.c on_block).  NO_LOOP (cpu.c: a size
+     * no block has) when there is no such loop; everything that changes
+     * last_block, the pending runs or the predictor otherwise sets it so. */
     uint32_t loop_size;
 
     /* per-run stop bookkeeping */
