@@ -963,6 +963,20 @@ end
 
 -- ---- main -------------------------------------------------------------------------------------------
 
+-- fn(scenario) for the scenarios of seeds FIRST .. FIRST + COUNT - 1: each as generated, then,
+-- when it has several CPUs, the same seed forced onto one.
+local function each_scenario(first, count, fn)
+  for seed = first, first + count - 1 do
+    FORCE_CPUS = nil
+    local sc = generate(seed)
+    fn(sc)
+    if sc.cpus > 1 then
+      FORCE_CPUS = 1
+      fn(generate(seed))
+    end
+  end
+end
+
 if arg[1] == "print" then
   FORCE_CPUS = math.tointeger(tonumber(arg[3] or ""))
   print((standalone(generate(math.tointeger(tonumber(arg[2])) or 1)):gsub("\n$", "")))
@@ -991,15 +1005,7 @@ if arg[1] == "report" then
     end
     mi = mi + 1
   end
-  for seed = first, first + count - 1 do
-    FORCE_CPUS = nil
-    local sc = generate(seed)
-    expect(sc)
-    if sc.cpus > 1 then
-      FORCE_CPUS = 1
-      expect(generate(seed))
-    end
-  end
+  each_scenario(first, count, expect)
   return
 end
 
@@ -1056,13 +1062,5 @@ local function run_seed(sc)
   report(sc, "hcpsim's schedule is the model's", cmp, check)
 end
 
-for seed = first, first + count - 1 do
-  FORCE_CPUS = nil
-  local sc = generate(seed)
-  run_seed(sc)
-  if sc.cpus > 1 then
-    FORCE_CPUS = 1
-    run_seed(generate(seed))
-  end
-end
+each_scenario(first, count, run_seed)
 tap.done_testing()
