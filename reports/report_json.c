@@ -25,6 +25,16 @@ static json_t *j_level(const pmu_cache_level *l) {
     return o;
 }
 
+/* A bounded list's header: how many entries a run may keep, how many there were, how many it kept. */
+static json_t *j_kept(uint64_t limit, uint64_t total, uint64_t kept) {
+    json_t *o = json_object();
+    jint(o, "limit", limit);
+    jint(o, "total", total);
+    jint(o, "kept", kept);
+    jset(o, "truncated", json_boolean(kept < total));
+    return o;
+}
+
 /* Every user-mode event total, and the metrics derived from them (SCHEMA.md "Derived metrics"). */
 static void j_events(json_t *o, const uint64_t ev[PMU_EV__COUNT]) {
     json_t *e = json_object(), *d = json_object();
@@ -174,11 +184,7 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
     }
     jset(o, "cpus", cpus);
 
-    json_t *sc = json_object();
-    jint(sc, "limit", rm->r->max_intervals);
-    jint(sc, "total", rm->ivtotal);
-    jint(sc, "kept", rm->niv);
-    jset(sc, "truncated", json_boolean(rm->niv < rm->ivtotal));
+    json_t *sc = j_kept(rm->r->max_intervals, rm->ivtotal, rm->niv);
     json_t *lanes = json_array();
     for (int k = 0; k < rm->ncpus; k++) {
         json_t *lane = json_object(), *ivs = json_array();
@@ -201,11 +207,7 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
     jset(sc, "lanes", lanes);
     jset(o, "schedule", sc);
 
-    json_t *api = json_object();
-    jint(api, "limit", rm->r->max_calls);
-    jint(api, "total", rm->calls_total);
-    jint(api, "kept", rm->calls_kept);
-    jset(api, "truncated", json_boolean(rm->calls_kept < rm->calls_total));
+    json_t *api = j_kept(rm->r->max_calls, rm->calls_total, rm->calls_kept);
     json_t *byfn = json_object();
     for (int i = 0; i < rm->nfns; i++) {
         json_t *x = json_object();
