@@ -167,7 +167,8 @@ if [ "$st" != 0 ] && [ "$r" = 0 ]; then echo "ok $n - C: an unknown id bails out
 # step after the signal: its message, status 128 + N, the report and trace of what ran, marked
 # interrupted, and no temporary file.  stderr is not a terminal here: no progress line, though
 # the run passes 2 s.
-clause=SIM-INTERRUPT
+saved_clause=$CLAUSE
+CLAUSE=SIM-INTERRUPT
 cat > long.lua <<'EOF'
 local hcp = require "hcpsim"
 local m = hcp.machine {}
@@ -181,18 +182,14 @@ sleep 3
 kill -INT $pid
 wait $pid
 st=$?
-n=$((n + 1))
-if [ "$st" = 130 ] && [ "$(cat err.txt)" = "long.lua:4: interrupted by SIGINT" ]; then echo "ok $n - SIGINT stops a guest loop: FILE:LINE: interrupted by SIGINT, status 130, no progress line off a terminal [$clause]"; else
-  fail=$((fail + 1)); echo "not ok $n - SIGINT stops a guest loop (status $st: $(cat err.txt)) [$clause]"; fi
-n=$((n + 1))
-if grep -q '"status": "interrupted"' long.json && grep -q '"partial": "long.lua:4: interrupted by SIGINT"' long.json; then
-  echo "ok $n - its report is written, marked interrupted [$clause]"; else fail=$((fail + 1)); echo "not ok $n - its report is written, marked interrupted [$clause]"; fi
-n=$((n + 1))
-if grep -q '"partial": *"long.lua:4: interrupted by SIGINT"' long.trace.json; then
-  echo "ok $n - so is its trace [$clause]"; else fail=$((fail + 1)); echo "not ok $n - so is its trace [$clause]"; fi
-n=$((n + 1))
-if [ -z "$(ls ./*.tmp 2>/dev/null)" ]; then echo "ok $n - no temporary file is left [$clause]"; else
-  fail=$((fail + 1)); echo "not ok $n - no temporary file is left: $(ls ./*.tmp) [$clause]"; fi
+[ "$st" = 130 ] && [ "$(cat err.txt)" = "long.lua:4: interrupted by SIGINT" ]
+result $? "SIGINT stops a guest loop: FILE:LINE: interrupted by SIGINT, status 130, no progress line off a terminal" "status $st: $(cat err.txt)"
+grep -q '"status": "interrupted"' long.json && grep -q '"partial": "long.lua:4: interrupted by SIGINT"' long.json
+result $? "its report is written, marked interrupted"
+grep -q '"partial": *"long.lua:4: interrupted by SIGINT"' long.trace.json
+result $? "so is its trace"
+[ -z "$(ls ./*.tmp 2>/dev/null)" ]
+result $? "no temporary file is left" "$(ls ./*.tmp 2>/dev/null)"
 printf 'local x = 0\nwhile true do\n  x = x + 1\nend\n' > lualoop.lua
 $HCPSIM run --report lualoop.md lualoop.lua >out.txt 2>err.txt &
 pid=$!
@@ -200,38 +197,33 @@ sleep 1
 kill -TERM $pid
 wait $pid
 st=$?
-n=$((n + 1))
 case "$(cat err.txt)" in
   "lualoop.lua:"[23]": interrupted by SIGTERM") r=0 ;;
   *) r=1 ;;
 esac
-if [ "$st" = 143 ] && [ $r = 0 ] && grep -q '| status | interrupted (exit status 143) |' lualoop.md; then
-  echo "ok $n - SIGTERM stops a Lua loop: status 143, the report says interrupted [$clause]"; else
-  fail=$((fail + 1)); echo "not ok $n - SIGTERM stops a Lua loop (status $st: $(cat err.txt)) [$clause]"; fi
+[ "$st" = 143 ] && [ $r = 0 ] && grep -q '| status | interrupted (exit status 143) |' lualoop.md
+result $? "SIGTERM stops a Lua loop: status 143, the report says interrupted" "status $st: $(cat err.txt)"
 # --progress forces the progress lines off a terminal: one 2 s into the run, then every 2 s.
-clause=SIM-PROGRESS
+CLAUSE=SIM-PROGRESS
 $HCPSIM run --progress long.lua >out.txt 2>err.txt &
 pid=$!
 sleep 5
 kill -TERM $pid
 wait $pid
 st=$?
-n=$((n + 1))
-if [ "$st" = 143 ] && grep -Eq "^hcpsim: [0-9]+ s: simulated [0-9]+\.[0-9]{3} s of at most 6\.667 s \(max_cycles\), [0-9.]+ guest MIPS, 1 of 1 threads alive, running 'spinner'$" err.txt &&
-   [ "$(tail -1 err.txt)" = "long.lua:4: interrupted by SIGTERM" ]; then
-  echo "ok $n - --progress: host time, simulated time against the cycle limit (2e10 / 3e9 = 6.667 s), guest MIPS, live threads, the running thread [$clause]"; else
-  fail=$((fail + 1)); echo "not ok $n - --progress lines (status $st) [$clause]"; sed 's/^/# /' err.txt; fi
+[ "$st" = 143 ] && grep -Eq "^hcpsim: [0-9]+ s: simulated [0-9]+\.[0-9]{3} s of at most 6\.667 s \(max_cycles\), [0-9.]+ guest MIPS, 1 of 1 threads alive, running 'spinner'$" err.txt &&
+  [ "$(tail -1 err.txt)" = "long.lua:4: interrupted by SIGTERM" ]
+result $? "--progress: host time, simulated time against the cycle limit (2e10 / 3e9 = 6.667 s), guest MIPS, live threads, the running thread" "status $st: $(tr '\n' '|' < err.txt)"
 printf 'local hcp = require "hcpsim"\nlocal m = hcp.machine {}\nlocal k = m:load "kernels"\nm:thread { body = function(t) print(t:run(k.spin, 1000)) end }\nm:run()\n' > short.lua
 $HCPSIM run --progress short.lua >out.txt 2>err.txt
 st=$?
-n=$((n + 1))
-if [ "$st" = 0 ] && [ "$(cat out.txt)" = 1000 ] && [ ! -s err.txt ]; then echo "ok $n - a run shorter than 2 s prints no progress line [$clause]"; else
-  fail=$((fail + 1)); echo "not ok $n - a run shorter than 2 s prints no progress line (status $st) [$clause]"; fi
+[ "$st" = 0 ] && [ "$(cat out.txt)" = 1000 ] && [ ! -s err.txt ]
+result $? "a run shorter than 2 s prints no progress line" "status $st"
 $HCPSIM run --no-progress --progress --no-progress short.lua >out.txt 2>err.txt
 st=$?
-n=$((n + 1))
-if [ "$st" = 0 ] && [ "$(cat out.txt)" = 1000 ]; then echo "ok $n - --progress and --no-progress are options of run, the last one wins [$clause]"; else
-  fail=$((fail + 1)); echo "not ok $n - --no-progress (status $st) [$clause]"; fi
+[ "$st" = 0 ] && [ "$(cat out.txt)" = 1000 ]
+result $? "--progress and --no-progress are options of run, the last one wins" "status $st"
+CLAUSE=$saved_clause
 clause=$CLAUSE
 
 [ "$fail" = 0 ]
