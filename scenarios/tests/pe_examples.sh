@@ -22,6 +22,16 @@ echo "TAP version 13"
 echo "1..12"
 cp "$top/scenarios/examples/pe/sampler.lua" "$top/scenarios/examples/pe/frames.lua" "$top/scenarios/examples/pe/reader.lua" .
 
+# example NAME EXE PRECONDITION DESCRIPTION: runs NAME.lua on EXE twice; its output must be
+# want.txt (and PRECONDITION, a status, 0), and the second run's the same bytes.
+example() {
+  $HCPSIM run "$1.lua" -- "$2" > out1.txt 2> err.txt; st=$?
+  [ "$3" = 0 ] && [ "$st" = 0 ] && cmp -s out1.txt want.txt
+  result $? "$2: $4" "status $st: $(diff out1.txt want.txt | head -4 | tr '\n' ' ') $(cat err.txt)"
+  $HCPSIM run "$1.lua" -- "$2" > out2.txt 2>&1
+  cmp -s out1.txt out2.txt
+  result $? "$2: a second run prints the same bytes"
+}
 glue() { # objdump, image, symbol -> "G GB", or "bad" when the code is not straight-line as stated
   $1 -d "$2" | awk -v s="<$3>:" '
     $2 == s { on = 1; next }
@@ -65,12 +75,7 @@ for bits in 64 32; do
       done
       printf 'kept 3 of 6\r\nexit 0\n'
     } > want.txt
-    $HCPSIM run sampler.lua -- "sampler$bits.exe" > out1.txt 2> err.txt; st=$?
-    [ "$st" = 0 ] && cmp -s out1.txt want.txt
-    result $? "sampler$bits.exe: kept samples count 1 + $g + (2 + 2n) + 2 instructions = cycles, n + 5 branches; long ones discarded" "status $st: $(diff out1.txt want.txt | head -4 | tr '\n' ' ') $(cat err.txt)"
-    $HCPSIM run sampler.lua -- "sampler$bits.exe" > out2.txt 2>&1
-    cmp -s out1.txt out2.txt
-    result $? "sampler$bits.exe: a second run prints the same bytes"
+    example sampler "sampler$bits.exe" 0 "kept samples count 1 + $g + (2 + 2n) + 2 instructions = cycles, n + 5 branches; long ones discarded"
   fi
 
   # frames: vsync (priority 9) sets the auto-reset event at every tick.  A frame starting just
@@ -90,12 +95,7 @@ for bits in 64 32; do
     printf 'frame 5: render   100, context switches 1, wait reasons 0x000000040\r\n'
     printf 'exit 0\n'
   } > want.txt
-  $HCPSIM run frames.lua -- "frames$bits.exe" > out1.txt 2> err.txt; st=$?
-  [ "$st" = 0 ] && cmp -s out1.txt want.txt
-  result $? "frames$bits.exe: switches and wait reasons per frame as the scheduler rules give" "status $st: $(diff out1.txt want.txt | head -4 | tr '\n' ' ') $(cat err.txt)"
-  $HCPSIM run frames.lua -- "frames$bits.exe" > out2.txt 2>&1
-  cmp -s out1.txt out2.txt
-  result $? "frames$bits.exe: a second run prints the same bytes"
+  example frames "frames$bits.exe" 0 "switches and wait reasons per frame as the scheduler rules give"
 
   # reader: Size 288, Version 1, HwCountersCount 2 (mask 0x3, both elements configured: either
   # semantics), RetryCount 0, Reserved and the elements' Reserved never written (0), Type 0
@@ -117,11 +117,6 @@ for bits in 64 32; do
       "$what" "$sw" "$bm" $ins $ins $((1 + $2 + 2 + 1)) >> want.txt
   done
   printf 'exit 0\n' >> want.txt
-  $HCPSIM run reader.lua -- "reader$bits.exe" > out1.txt 2> err.txt; st=$?
-  [ $ok = 1 ] && [ "$st" = 0 ] && cmp -s out1.txt want.txt
-  result $? "reader$bits.exe: every PERFORMANCE_DATA field after each kind of wait" "status $st ok $ok: $(diff out1.txt want.txt | head -4 | tr '\n' ' ') $(cat err.txt)"
-  $HCPSIM run reader.lua -- "reader$bits.exe" > out2.txt 2>&1
-  cmp -s out1.txt out2.txt
-  result $? "reader$bits.exe: a second run prints the same bytes"
+  example reader "reader$bits.exe" $((1 - ok)) "every PERFORMANCE_DATA field after each kind of wait"
 done
 exit $((fail > 0))
