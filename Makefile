@@ -27,12 +27,15 @@ endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
-API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c api/pe.c api/win32.c
+API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c \
+            api/dispatch.c api/pe.c api/k32_process.c api/k32_thread.c api/k32_sync.c api/k32_profiling.c \
+            api/k32_memory.c api/k32_module.c api/k32_time.c api/k32_console.c api/ntdll.c \
+            api/crt_process.c api/crt_heap.c api/crt_string.c api/crt_stdio.c api/crt_printf.c api/crt_guest.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
 REP_SRC := reports/trace.c reports/report.c reports/report_json.c reports/report_md.c reports/report_html.c reports/report_csv.c \
             reports/common.c reports/decode.c reports/diff.c reports/out.c
@@ -40,7 +43,7 @@ LUA_LIB := scenarios/lib/tap.lua scenarios/lib/testlib.lua
 MAIN    := scenarios/main.c
 
 LIB_SRC := $(PMU_SRC) $(SIM_SRC) $(API_SRC) $(REP_SRC) $(SCN_SRC)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/scenarios/luasrc.o
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/scenarios/luasrc.o $(BUILD)/api/exports_gen.o $(BUILD)/api/guest_gen.o
 HEADERS := $(wildcard */*.h)
 
 C_TESTS := $(patsubst %.c,$(BUILD)/%.t,$(wildcard pmu_model/tests/*_test.c sim/tests/*_test.c api/tests/*_test.c))
@@ -130,6 +133,39 @@ DEPFLAGS = -MMD -MP
 $(BUILD)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
+
+# The export spec (api/exports.spec) becomes C: the export table, each implementation's typed
+# arguments and prototype (api/README.md "The export spec").  Every api/ object depends on the
+# generated header, so it exists before anything includes it.
+GEN_H := $(BUILD)/api/exports_gen.h $(BUILD)/api/guest_gen.h
+$(BUILD)/api/exports_gen.h: api/exports.spec api/specgen.pl
+	@mkdir -p $(dir $@)
+	perl api/specgen.pl api/exports.spec $@.tmp $(BUILD)/api/exports_gen.c.tmp
+	mv $(BUILD)/api/exports_gen.c.tmp $(BUILD)/api/exports_gen.c
+	mv $@.tmp $@
+$(BUILD)/api/exports_gen.c: $(BUILD)/api/exports_gen.h
+$(BUILD)/api/exports_gen.o: $(BUILD)/api/exports_gen.c $(BUILD)/api/exports_gen.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+# Guest code of the simulated DLLs (api/guest/*.S), assembled as the guest kernels are, then C.
+GUEST_SRC := api/guest/crt_x64.S api/guest/crt_x86.S
+$(BUILD)/api/guest/crt_x64.o: api/guest/crt_x64.S
+	@mkdir -p $(dir $@)
+	$(KERNEL_AS) --64 -o $@ $<
+$(BUILD)/api/guest/crt_x86.o: api/guest/crt_x86.S
+	@mkdir -p $(dir $@)
+	$(KERNEL_AS_X86) -o $@ $<
+$(BUILD)/api/guest/%.bin: $(BUILD)/api/guest/%.o
+	$(KERNEL_OBJCOPY) -O binary -j .text $< $@
+$(BUILD)/api/guest_gen.h: api/guestgen.pl $(GUEST_SRC:%.S=$(BUILD)/%.o) $(GUEST_SRC:%.S=$(BUILD)/%.bin)
+	OBJDUMP=$(KERNEL_OBJDUMP) perl api/guestgen.pl $(BUILD)/api/guest_gen.c.tmp $@.tmp \
+	  $(foreach g,$(GUEST_SRC:api/guest/%.S=%),$(g) $(BUILD)/api/guest/$(g).o $(BUILD)/api/guest/$(g).bin)
+	mv $(BUILD)/api/guest_gen.c.tmp $(BUILD)/api/guest_gen.c
+	mv $@.tmp $@
+$(BUILD)/api/guest_gen.c: $(BUILD)/api/guest_gen.h
+$(BUILD)/api/guest_gen.o: $(BUILD)/api/guest_gen.c $(BUILD)/api/guest_gen.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+$(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/$(MAIN:.c=.o): | $(GEN_H)
 
 # Lua helper modules are embedded in the binary (no search path, nothing to install).
 $(BUILD)/scenarios/luasrc.c: $(LUA_LIB) scenarios/embed.pl

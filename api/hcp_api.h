@@ -95,6 +95,7 @@
 /* Win32 error codes */
 #define ERROR_SUCCESS 0u
 #define ERROR_INVALID_FUNCTION 1u
+#define ERROR_FILE_NOT_FOUND 2u
 #define ERROR_ACCESS_DENIED 5u
 #define ERROR_INVALID_HANDLE 6u
 #define ERROR_NOT_ENOUGH_MEMORY 8u
@@ -103,10 +104,14 @@
 #define ERROR_INVALID_PARAMETER 87u
 #define ERROR_CALL_NOT_IMPLEMENTED 120u
 #define ERROR_INSUFFICIENT_BUFFER 122u
+#define ERROR_MOD_NOT_FOUND 126u
+#define ERROR_PROC_NOT_FOUND 127u
 #define ERROR_NOT_OWNER 288u
 #define ERROR_ARITHMETIC_OVERFLOW 534u
 #define ERROR_TOO_MANY_POSTS 298u
+#define ERROR_PARTIAL_COPY 299u
 #define ERROR_MR_MID_NOT_FOUND 317u
+#define ERROR_INVALID_ADDRESS 487u
 #define ERROR_NOACCESS 998u
 #define ERROR_STACK_OVERFLOW 1001u
 #define ERROR_INVALID_USER_BUFFER 1784u
@@ -270,20 +275,25 @@ uint32_t hcp_KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArr
 void hcp_gate_attach(hcp_os *os);
 void hcp_gate_detach(hcp_os *os);
 
-/* One guest call through the gate, as an observer sees it (run reports): the
- * import's name, the calling thread, the raw argument slots (as many as the
- * import takes and were readable), the virtual time the call began at, and
- * rax.  A call that blocks is seen twice: first with pending = true (no
- * result yet), then with resumed = true and its result when the thread runs
- * again.  Valid during the observer call only. */
+/* One guest call through the gate (api/dispatch.c), as an observer sees it (run
+ * reports, traces): the export's name and spec row (NULL for an import hcpsim
+ * lacks), the calling thread, its fixed parameters' values as the export spec
+ * normalises them (api/exports.h; strings as their pointers: hcp_call_string
+ * reads them), the virtual time the call began at, and the result register.  A
+ * call that blocks is seen twice: first with pending = true (no result yet),
+ * then with resumed = true and its result when the thread runs again.  A call
+ * that never returns to its caller (ExitThread, a missing import, a fault in
+ * simulated OS code) has completed = false.  Valid during the observer call only. */
+struct hcp_export;
 typedef struct hcp_call {
     const char *name;
+    const struct hcp_export *ex;
     sim_thread *thread;
     const uint64_t *args;
     int nargs;
     uint64_t start; /* cycles, the caller's CPU clock when the call began */
     uint64_t result;
-    bool pending, resumed;
+    bool pending, resumed, completed;
 } hcp_call;
 typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
 /* Installs the observer of gate calls (NULL removes it); one per OS. */

@@ -22,6 +22,7 @@
 #include <unicorn/unicorn.h>
 #include <unistd.h>
 
+#include "api/exports.h"
 #include "api/pe.h"
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
@@ -598,18 +599,52 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
-/* hcpsim describe --imports: the import table of Windows programs (api/win32.c, api/gate.c). */
+/* One row of `hcpsim describe --imports`: its signature as the export spec writes it. */
+static void describe_signature(const hcp_export *e, char *out, size_t cap) {
+    size_t k = 0;
+    if (e->kind == HCP_EXPORT_DATA || e->kind == HCP_EXPORT_GUEST) {
+        snprintf(out, cap, "%s", e->kind == HCP_EXPORT_DATA ? "(a variable)" : "(guest code)");
+        return;
+    }
+    k += (size_t)snprintf(out + k, cap - k, "%s %s(", e->conv == HCP_CC_STDCALL ? "stdcall" : "cdecl", e->name);
+    for (int i = 0; i < e->nparams && k < cap; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s%s%s", i ? ", " : "", hcp_type_name(e->params[i].type),
+                              e->params[i].type == HCP_T_VARARGS ? "" : " ",
+                              e->params[i].type == HCP_T_VARARGS ? "" : e->params[i].name);
+    if (k < cap) snprintf(out + k, cap - k, ") %s", hcp_type_name(e->ret));
+}
+
+/* hcpsim describe --imports: the export table of the simulated system DLLs (api/exports.spec),
+ * DLL by DLL in ordinal order. */
 static int describe_imports(void) {
-    hcp_pe_import r;
     int n = 0;
-    while (hcp_pe_import_row(n, &r)) n++;
+    for (int i = 0; hcp_export_at(i); i++) n += !(hcp_export_at(i)->flags & HCP_EX_INTERNAL);
     printf("import table: %d rows; a program's import of anything else loads, and calling it stops the run\n"
            "(status %d). cost: what a call adds for the caller besides its thunk's 3 user instructions\n"
            "(api/README.md \"Windows programs\")\n\n",
            n, HCP_EXIT_SIMULATION);
-    printf("%-13s %7s  %-28s %-11s %-13s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost");
-    for (int i = 0; hcp_pe_import_row(i, &r); i++)
-        printf("%-13s %7d  %-28s %-11s %-13s %s\n", r.dll, r.ordinal, r.name, r.kind, r.does, r.cost);
+    printf("%-13s %7s  %-28s %-11s %-13s %-22s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost",
+           "signature");
+    for (int d = 0; hcp_export_dll_at(d); d++) {
+        const char *dll = hcp_export_dll_at(d);
+        int last = 0;
+        for (;;) { /* the next ordinal of this DLL: rows are few, a scan per row is cheap */
+            const hcp_export *next = NULL;
+            for (int i = 0; hcp_export_at(i); i++) {
+                const hcp_export *e = hcp_export_at(i);
+                if (strcmp(e->dll, dll) == 0 && !(e->flags & HCP_EX_INTERNAL) && e->ordinal > last &&
+                    (!next || e->ordinal < next->ordinal))
+                    next = e;
+            }
+            if (!next) break;
+            last = next->ordinal;
+            static const char *const kinds[] = {"function", "stub", "data", "guest code"};
+            char sig[512];
+            describe_signature(next, sig, sizeof sig);
+            printf("%-13s %7d  %-28s %-11s %-13s %-22s %s\n", next->dll, next->ordinal, next->name, kinds[next->kind],
+                   hcp_export_does(next), hcp_export_cost(next), sig);
+        }
+    }
     return 0;
 }
 
