@@ -266,7 +266,7 @@ uint32_t hcp_KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray
 uint32_t hcp_KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
                                                  uint64_t Count /* PULONG */);
 
-/* ---- the call gate (api/gate.c): guest code calls the functions above -------------------- */
+/* ---- the call gate (api/dispatch.c): guest code calls the functions above -------------------- */
 /* Each import has a thunk in guest memory (sim_set_gate, sim/README.md "Call
  * gate"); a guest `call` of it runs the same function a Lua body's binding
  * calls, with the Windows x64 convention.  api/README.md "Call gate" lists

@@ -6,7 +6,7 @@
 # abort, _amsg_exit), and names the imports that only the C runtime's own startup and exit code
 # calls (below: each must be imported by a program this file ran to its exit code).  The last
 # part is table-driven: one TAP line per row of the table, ok when a passing line above names the
-# row ("DLL!Name:"), so a row added to api/win32.c or api/gate.c without a test fails here, and so
+# row ("DLL!Name:"), so a row added to api/exports.spec without a test fails here, and so
 # does a test naming an import the table no longer has.
 CLAUSE=PE-IMPORTS
 . scenarios/tests/lib/tap.sh
