@@ -225,10 +225,11 @@ $(BUILD)/pe/hcpcheck32.exe: conformance/native/hcpcheck.c
 tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES)
 
 
-# Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause
-# coverage check (conformance/clauses.pl, a second prove run) reads them: every catalogue clause
-# named by a test that ran, every TAP line of every test program naming a known clause
-# (conformance/README.md).
+# Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read
+# them after the suite: the export coverage (conformance/exports.pl: every row of api/exports.spec
+# named by a passing test) and the clause coverage (conformance/clauses.pl: every catalogue clause
+# named by a test that ran, every TAP line of every test program naming a known clause;
+# conformance/README.md).
 TAP_DIR = $(BUILD)/tap
 ALL_TESTS = $(C_TESTS) $(LUA_TESTS) $(SH_TESTS)
 RUN_TESTS = rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR) && HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(TAP_DIR) \
@@ -236,13 +237,15 @@ RUN_TESTS = rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR) && HCPSIM=$(BUILD)/hcpsim H
 
 test: tests
 	st=0; $(RUN_TESTS) $(ALL_TESTS) || st=1; \
-	prove conformance/clauses.pl :: --tap-dir $(TAP_DIR) $(ALL_TESTS) || st=1; exit $$st
+	HCPSIM_TAP_DIR=$(TAP_DIR) prove --exec 'sh scenarios/tests/runtest' conformance/exports.pl || st=1; \
+	prove conformance/clauses.pl :: --tap-dir $(TAP_DIR) $(ALL_TESTS) conformance/exports.pl || st=1; exit $$st
 
 # make clauses: run the suite (saving the TAP streams) and print the clause coverage: per clause
 # the tests passing, failing, skipped and todo; totals; clauses without tests; untagged lines.
 clauses: tests
 	-$(RUN_TESTS) -Q $(ALL_TESTS)
-	@perl conformance/clauses.pl --report --tap-dir $(TAP_DIR) $(ALL_TESTS)
+	-@HCPSIM_TAP_DIR=$(TAP_DIR) sh scenarios/tests/runtest conformance/exports.pl > /dev/null
+	@perl conformance/clauses.pl --report --tap-dir $(TAP_DIR) $(ALL_TESTS) conformance/exports.pl
 
 check-asan:
 	$(MAKE) SANITIZER=address test
