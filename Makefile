@@ -32,10 +32,8 @@ LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
-API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c \
-            api/dispatch.c api/pe.c api/k32_process.c api/k32_thread.c api/k32_sync.c api/k32_profiling.c \
-            api/k32_memory.c api/k32_module.c api/k32_time.c api/k32_console.c api/ntdll.c \
-            api/crt_process.c api/crt_heap.c api/crt_string.c api/crt_stdio.c api/crt_printf.c api/crt_guest.c
+# Every api/*.c: the simulated OS and the export implementations, one file per subject.
+API_SRC := $(sort $(wildcard api/*.c))
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
 REP_SRC := reports/trace.c reports/report.c reports/report_json.c reports/report_md.c reports/report_html.c reports/report_csv.c \
             reports/common.c reports/decode.c reports/diff.c reports/out.c
