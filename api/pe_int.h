@@ -90,7 +90,6 @@ struct hcp_process {
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
     int natexit;
-    bool binary[3]; /* _setmode(fd, _O_BINARY): no "\n" -> "\r\n" on that stream */
     hcp_output_fn out;
     void *out_ud;
     /* the C runtime heap: blocks by address, first fit */
@@ -111,6 +110,7 @@ struct hcp_process {
     int nva, capva;
     hcp_image_export *exports;
     int nexports;
+    struct hcp_procx *x; /* files, environment, time zone, stdio (api/files_int.h) */
 };
 
 /* pe.c: the record of t, or NULL when t is not a thread of the process. */

@@ -333,6 +333,16 @@ sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned pro
     return e;
 }
 
+uint64_t sim_mapped_bytes(const sim_machine *m) {
+    uint64_t n = 0;
+    for (int i = 0; i < m->nregions; i++) {
+        const region *r = &m->regions[i];
+        if (r->kind == RK_GUARD) continue;
+        n += r->kind == RK_HEAP ? (m->heap_mapped > r->base ? m->heap_mapped - r->base : 0) : r->size;
+    }
+    return n;
+}
+
 sim_err sim_alloc(sim_machine *m, size_t n, uint64_t *addr) {
     return place(m, &m->next_data, m->lay->heap, n, UC_PROT_READ | UC_PROT_WRITE, RK_DATA, addr);
 }
