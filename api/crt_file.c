@@ -911,7 +911,5 @@ uint64_t hcp_crt__stat(hcp_ctx *c, const hcp_crt__stat_args *a) {
 uint64_t hcp_crt__fstat(hcp_ctx *c, const hcp_crt__fstat_args *a) {
     return stat_fd(c, a->_FileDes, a->_Stat, c->w == 8 ? 1 : 0);
 }
-uint64_t hcp_crt__stat32(hcp_ctx *c, const hcp_crt__stat32_args *a) { return stat_path(c, a->_Filename, a->_Stat, 0); }
-uint64_t hcp_crt__fstat32(hcp_ctx *c, const hcp_crt__fstat32_args *a) { return stat_fd(c, a->_FileDes, a->_Stat, 0); }
 uint64_t hcp_crt__stat64(hcp_ctx *c, const hcp_crt__stat64_args *a) { return stat_path(c, a->_Filename, a->_Stat, 2); }
 uint64_t hcp_crt__fstat64(hcp_ctx *c, const hcp_crt__fstat64_args *a) { return stat_fd(c, a->_FileDes, a->_Stat, 2); }

@@ -175,9 +175,11 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
         case 'u':
         case 'x':
         case 'X':
-        case 'p': {
-            unsigned base = conv == 'o' ? 8 : (conv == 'x' || conv == 'X' || conv == 'p') ? 16 : conv == 'i' ? 0 : 10;
-            if (conv == 'p') size = 4;
+        case 'p':
+        case 'P': {
+            bool ptr = conv == 'p' || conv == 'P';
+            unsigned base = conv == 'o' ? 8 : (conv == 'x' || conv == 'X') ? 16 : ptr ? 17 : conv == 'i' ? 0 : 10;
+            if (ptr) size = 4;
             int left = width ? width : INT32_MAX, nd = 0;
             bool neg = false;
             uint64_t v = 0;
@@ -188,7 +190,8 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                 ch = left > 0 ? get(r) : (unget(r, ch), -1);
                 if (!left) ch = -1;
             }
-            if (ch == '0' && left > 0 && (base == 0 || base == 16)) {
+            if (base == 17) base = 16;      /* %p: hexadecimal digits, no "0x" (msvcrt reads "0x1" as 0) */
+            else if (ch == '0' && left > 0 && (base == 0 || base == 16)) {
                 nd = 1;
                 left--;
                 int x = left > 0 ? get(r) : -1;
@@ -323,7 +326,16 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
             }
             break;
         }
-        default: goto done; /* an unknown conversion ends the scan */
+        default: { /* msvcrt: an unknown conversion character is matched as itself ("%\"" reads '"') */
+            convs--;
+            while ((ch = get(r)) >= 0 && space(ch)) {}
+            if (ch < 0) goto input_end;
+            if (ch != conv) {
+                unget(r, ch);
+                goto done;
+            }
+            break;
+        }
         }
     }
 done:

@@ -14,7 +14,7 @@
  * mode writes them.
  *
  * Locks: _lock(n) and _unlock(n) are msvcrt's numbered locks (recursive, one machine mutex each;
- * _lock(28 + i) is _iob[i]'s), _lock_file and _unlock_file a stream's.  A stream function of a
+ * _lock(16 + i) is _iob[i]'s), _lock_file and _unlock_file a stream's.  A stream function of a
  * thread finds the stream's lock owned by another thread waits for it (WrUserRequest, as
  * EnterCriticalSection), then does its work: so a call never writes into the middle of another
  * thread's locked sequence (mingw-w64's printf holds the lock while it writes character by
@@ -353,7 +353,7 @@ static sim_object *lock_number(hcp_ctx *c, int n) {
     return io->locks[n];
 }
 
-/* The lock of the stream at `file`: _iob[i]'s is lock 28 + i; another FILE's is the
+/* The lock of the stream at `file`: _iob[i]'s is lock 16 + i; another FILE's is the
  * CRITICAL_SECTION after it (mingw-w64's own _lock_file enters that one itself). */
 static crt_lock stream_lock(hcp_ctx *c, uint64_t file) {
     uint64_t iob = c->p->d.iob, fs = c->p->d.file_size;
