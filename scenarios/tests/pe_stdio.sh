@@ -11,7 +11,7 @@ pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
 cr=$(printf '\r')
 echo "TAP version 13"
 { # runs.csv as fprintf writes it in text mode
-  printf 'run,name,ms\r\n1,odd,1.25\r\n2,even,2.50\r\n3,odd,3.75\r\n4,even,5.00\r\n5,odd,6.25\r\n6,last,7.50\r\n'
+  printf 'Run,name,ms\r\n1,odd,1.25\r\n2,even,2.50\r\n3,odd,3.75\r\n4,even,5.00\r\n5,odd,6.25\r\n6,last,7.50\r\n'
 } > want.csv
 printf '%s\n' . ./ctrlz.txt ./data.bin ./runs.csv ./scan.txt ./text.txt > want.list
 for bits in 64 32; do
@@ -49,7 +49,7 @@ for bits in 64 32; do
   printf '1 2 3\n4\r\n5\n' > nums.txt
   $HCPSIM run --cwd d1 --stdin nums.txt "stdio$bits.exe" stdin > o.txt 2> err.txt
   [ "$(tr -d "$cr" < o.txt)" = "$(printf 'stdin: 5 numbers, sum 15, then scanf returns EOF: 1\ngetchar at the end: -1')" ]
-  result $? "stdio$bits.exe stdin: --stdin FILE: msvcrt.dll!scanf reads it through, then EOF; msvcrt.dll!getchar: EOF (-1)" "$(cat o.txt err.txt)"
+  result $? "stdio$bits.exe stdin: msvcrt.dll!scanf: with --stdin FILE it reads the numbers through, then EOF; msvcrt.dll!getchar: EOF (-1) at the end" "$(cat o.txt err.txt)"
   $HCPSIM run --cwd d1 "stdio$bits.exe" stdin > o.txt 2> err.txt
   [ "$(tr -d "$cr" < o.txt | head -n 1)" = "stdin: 0 numbers, sum 0, then scanf returns EOF: 1" ]
   result $? "stdio$bits.exe stdin: without --stdin the input is empty" "$(cat o.txt)"

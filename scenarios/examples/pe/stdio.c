@@ -293,8 +293,13 @@ int main(int argc, char **argv) {
     check(C "_lock_file: a stream's lock, taken again by printf (recursive)", 1, "");
     check(C "_unlock_file: released", 1, "");
     check(C "puts: 0 or more", puts("puts line") >= 0, "EOF");
-    check(C "putc: the character", putc('!', stdout) == '!', "other");
+    int pc = putc('!', stdout);
     putchar('\n');
+    check(C "putc: the character", pc == '!', "other");
+    f = fopen("runs.csv", "r+");
+    check(C "_filbuf: the stream's next character (msvcrt's getc refills with it)", f && _filbuf(f) == 'r', "other");
+    check(C "_flsbuf: writes a character (putc's flush)", f && fseek(f, 0, SEEK_SET) == 0 && _flsbuf('R', f) == 'R', "other");
+    if (f) fclose(f);
     printf("%d failed\n", failed);
     return failed ? 1 : 0;
 }

@@ -101,6 +101,12 @@ static void environment(BOOL sim) {
     check(K "GetEnvironmentStrings: \"NAME=VALUE\" strings ending in an empty one, the new variable among them",
           blk && found == 3 && count > 2, "%d %d", found, count);
     check(K "FreeEnvironmentStringsA: TRUE", FreeEnvironmentStringsA(blk), "FALSE");
+    /* GetEnvironmentStringsA: the same function under its A name (winbase.h maps the plain name) */
+    char *(WINAPI * gesa)(void) =
+        (char *(WINAPI *)(void))(void (*)(void))GetProcAddress(GetModuleHandleA("kernel32.dll"), "GetEnvironmentStringsA");
+    char *blka = gesa ? gesa() : NULL;
+    check(K "GetEnvironmentStringsA: the ANSI block", blka && strncmp(blka, "=", 0) == 0 && blka[0], "NULL");
+    if (blka) FreeEnvironmentStringsA(blka);
     WCHAR *wblk = GetEnvironmentStringsW();
     found = 0;
     for (WCHAR *s = wblk; s && *s; s += wlen(s) + 1)
