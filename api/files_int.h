@@ -121,6 +121,7 @@ typedef struct hcp_procx {
     size_t stdin_n, stdin_pos;
     bool stdin_loaded;
     uint32_t temp_unique; /* GetTempFileName's last number */
+    uint32_t *image_prot; /* the image's pages' PAGE_* once VirtualProtect changed one (k32_memory.c) */
 } hcp_procx;
 
 /* The process options (pe.h): 0, or -1 with a message (k32_system.c); and their state freed. */

@@ -40,6 +40,7 @@ void hcp_process_options_free(hcp_process *p) {
     hcp_fs_free(p);
     free((char *)p->x->stdin_path);
     free(p->x->stdin_data);
+    free(p->x->image_prot);
 }
 
 /* ---- modules, debugger, memory ---- */

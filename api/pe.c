@@ -666,6 +666,7 @@ void hcp_process_free(hcp_process *p) {
     free(p->thr);
     free(p->cs);
     free(p->named);
+    for (int i = 0; i < p->nva; i++) free(p->va[i].pages);
     free(p->va);
     free(p->exports);
     free(p);

@@ -63,8 +63,9 @@ typedef struct hcp_named { /* a named event, mutex or semaphore */
 
 typedef struct hcp_vregion { /* a VirtualAlloc region */
     uint64_t base, size;
-    uint32_t protect; /* PAGE_* */
+    uint32_t protect; /* PAGE_* it was allocated with */
     bool released;
+    uint32_t *pages; /* each page's PAGE_* now (VirtualProtect) */
 } hcp_vregion;
 
 typedef struct hcp_image_export { /* an export of the image */

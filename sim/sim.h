@@ -373,6 +373,17 @@ sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned pro
  * SIM_ERR_ARG: not exactly one such mapping, or an executable protection
  * (placed code needs its trap points, which bytes written later lack). */
 sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot);
+/* Page protections of the mappings sim_map_fixed made (sim/README.md "Written code"): pages
+ * [addr, addr + size) (page-aligned, all in such mappings, adjacent ones included) get prot
+ * (SIM_PROT_*, execute included).  A page that becomes executable has its bytes scanned for trap
+ * points and its old blocks forgotten, so code written there before is counted as it now is; a
+ * page both writable and executable changes between the two as the program stores to it and runs
+ * it.  SIM_ERR_ARG: a page outside such mappings; SIM_ERR_TRAPS, SIM_ERR_MAPPINGS: the limits. */
+sim_err sim_protect_pages(sim_machine *m, uint64_t addr, uint64_t size, unsigned prot);
+/* Whether [addr, addr + size) is whole pages of fixed mappings; a page's protection (SIM_PROT_*),
+ * or -1 outside them. */
+bool sim_pages_fixed(const sim_machine *m, uint64_t addr, uint64_t size);
+int sim_page_prot(const sim_machine *m, uint64_t addr);
 /* The thread's environment block: at the start of each of its guest calls
  * the segment register Windows addresses it through points at `base` (x64:
  * GS base; x86: FS, selector 0x3B of a descriptor table sim/ keeps), and the

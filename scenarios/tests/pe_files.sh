@@ -113,8 +113,8 @@ if [ -n "$wine" ]; then
   mkdir w64
   (cd w64 && WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" ../files64.exe > ../wine.txt 2> ../wine.err); wst=$?
   command -v wineserver >/dev/null 2>&1 && WINEPREFIX=$dir/wineprefix timeout 30 wineserver -k 2>/dev/null
-  if [ "$wst" = 0 ]; then
-    grep -v '\[hcpsim\]' sim64.txt | tr -d "$cr" > sim.txt
+  if [ -s wine.txt ]; then # it ran (its status is the program's own)
+    grep -v '\[hcpsim\]\|\[not Wine\]' sim64.txt | tr -d "$cr" > sim.txt
     tr -d "$cr" < wine.txt | cmp -s - sim.txt
     result $? "files64.exe: Wine 8.0 writes the same lines (its [hcpsim] checks aside)" "$(tr -d "$cr" < wine.txt | diff - sim.txt | head -5)"
   else
