@@ -144,7 +144,7 @@ static int tbody_k(lua_State *L, int status, lua_KContext ctx) {
 static int tbody(lua_State *L) {
     lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
     lua_settop(L, 1);
-    lua_getfield(L, 1, "run");
+    lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: after_run names it as the main thread's */
     lua_pushvalue(L, 1);
     lua_pushvalue(L, lua_upvalueindex(2));
     lua_pushvalue(L, lua_upvalueindex(3));

@@ -117,6 +117,43 @@ static char *tmp_name(const char *path) {
     return t;
 }
 
+/* The options hcpsim run reads (machine options aside: lhcp_is_machine_option). */
+static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
+                                       "--report",       "--trace-limit",      "--report-intervals",
+                                       "--report-calls", "--lua-instructions", "--lua-memory",
+                                       "--werror",       "--progress",         "--no-progress"};
+#define NRUN_OPTS (int)(sizeof run_opts / sizeof run_opts[0])
+
+static bool is_run_option(const char *a) {
+    for (int i = 0; i < NRUN_OPTS; i++)
+        if (strcmp(a, run_opts[i]) == 0) return true;
+    return a[0] == '-' && a[1] == '-' && lhcp_is_machine_option(a + 2);
+}
+
+/* A program that failed got arguments spelled like hcpsim's own options: they were its own (a
+ * program's arguments follow it), which is worth saying once when the user may have meant them
+ * for hcpsim. */
+static void note_misplaced(const char *file, int n, char **args) {
+    char list[256] = "";
+    size_t len = 0;
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_run_option(args[i])) continue;
+        if (found < 4)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", found ? ", " : "", args[i]);
+        if (len >= sizeof list) len = sizeof list - 1;
+        found++;
+    }
+    if (!found) return;
+    const char *slash = strrchr(file, '/');
+    fflush(stdout);
+    fprintf(stderr,
+            "hcpsim: note: %s%s went to %s as %s argument%s: hcpsim reads its own options only before the program "
+            "(hcpsim run [OPTIONS] PROGRAM.exe [PROGRAM ARGUMENTS...])\n",
+            list, found > 4 ? ", ..." : "", slash ? slash + 1 : file, found > 1 ? "its" : "its own",
+            found > 1 ? "s" : "");
+}
+
 static int cmd_run(int argc, char **argv) {
     uint64_t seed = 1, trace_limit = REP_TRACE_DEFAULT_LIMIT, lua_instructions = LHCP_DEFAULT_LUA_INSTRUCTIONS,
              lua_memory = LHCP_DEFAULT_LUA_MEMORY, report_intervals = REP_REPORT_MAX_INTERVALS,
@@ -198,11 +235,7 @@ static int cmd_run(int argc, char **argv) {
             mopts[nmopts++] = argv[i] + 2;
             mopts[nmopts++] = argv[++i];
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
-                                                   "--report",       "--trace-limit",      "--report-intervals",
-                                                   "--report-calls", "--lua-instructions", "--lua-memory",
-                                                   "--werror",       "--progress",         "--no-progress"};
-            const char *near = hcp_suggest(a, run_opts, (int)(sizeof run_opts / sizeof run_opts[0]));
+            const char *near = hcp_suggest(a, run_opts, NRUN_OPTS);
             char mnear[80] = "";
             const char *opt = near ? NULL : hcp_option_suggest(a + 2);
             if (opt) { /* a machine option, as --name-with-dashes */
@@ -222,6 +255,10 @@ static int cmd_run(int argc, char **argv) {
         } else if (!file) {
             file = a;
             first_arg = i + 1;
+            /* A program's own arguments follow it, whatever they look like (as valgrind and wine
+             * read theirs): hcpsim's options go before the program.  A scenario's options may
+             * also follow FILE.lua, up to '--'. */
+            if (lhcp_file_kind(a) > 0) opts = false;
         } else {
             sargs[nsargs++] = argv[i];
         }
@@ -338,6 +375,7 @@ static int cmd_run(int argc, char **argv) {
             status = (int)(lua_tointeger(L, -1) & 0xFF);
             lua_pop(L, 1);
         }
+        if (kind > 0 && status != 0) note_misplaced(file, nsargs, sargs);
     }
     free(sargs);
     if (st != LUA_OK) {
@@ -568,19 +606,31 @@ static void describe_options(const hcp_system_opts *o) {
     }
 }
 
+static int describe_imports(void);
+
 static int cmd_describe(int argc, char **argv) {
     const char *platform = "win10-x64";
+    bool imports = false, given = false;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc) {
             platform = argv[++i];
+            given = true;
         } else if (strcmp(argv[i], "--platform") == 0) {
             fprintf(stderr, "hcpsim: describe: --platform needs a platform name (valid: %s)\n", hcp_platform_names());
             return EXIT_ERROR;
+        } else if (strcmp(argv[i], "--imports") == 0) {
+            imports = true;
         } else {
-            fprintf(stderr, "hcpsim: describe: unknown argument '%s' (valid: --platform P)\n", argv[i]);
+            fprintf(stderr, "hcpsim: describe: unknown argument '%s' (valid: --platform P, --imports)\n", argv[i]);
             return EXIT_ERROR;
         }
     }
+    if (imports && given) {
+        fprintf(stderr, "hcpsim: describe: --imports takes no --platform (the import table is the same on every "
+                        "platform that runs programs)\n");
+        return EXIT_ERROR;
+    }
+    if (imports) return describe_imports();
     const hcp_platform *plat = hcp_platform_find(platform);
     if (!plat) {
         fprintf(stderr, "hcpsim: unknown platform '%s' (valid: %s)\n", platform, hcp_platform_names());
@@ -737,10 +787,11 @@ static const struct {
     const char *name, *text;
 } helps[] = {
     {"run", "usage: hcpsim run [OPTIONS] FILE.lua [ARGS...]\n"
-            "       hcpsim run [OPTIONS] [MACHINE OPTIONS] PROGRAM.exe [ARGS...]\n"
+            "       hcpsim run [OPTIONS] [MACHINE OPTIONS] PROGRAM.exe [PROGRAM ARGUMENTS...]\n"
             "Runs a Lua scenario, or a Windows program (a PE image: x86-64 or i386) on a machine of its ISA.\n"
-            "Options are read up to '--' (also after the file); later words reach the scenario as arg[1..]\n"
-            "or the program as its command line.\n"
+            "Every word after PROGRAM.exe is the program's, also one spelt like an hcpsim option, as for\n"
+            "valgrind and wine: hcpsim's options go before the program ('--' may end them there).\n"
+            "For a scenario, options are read up to '--', also after FILE.lua; later words reach it as arg[1..].\n"
             "  --seed N                 the scenario seed: math.random starts from it (default 1)\n"
             "  --report PATH            a run report; its format from the extension: .json .md .html\n"
             "  --trace PATH             a Perfetto/Chrome trace-event JSON of the schedule and counters\n"
@@ -832,9 +883,13 @@ static int cmd_help(const char *command) {
     return unknown_command(command);
 }
 
-static bool wants_help(int argc, char **argv) {
-    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+/* --help or -h among a command's options: up to '--', and for run up to a program, whose own
+ * arguments follow it (hcpsim run PROGRAM.exe --help gives --help to the program). */
+static bool wants_help(int argc, char **argv, bool run) {
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+        if (run && argv[i][0] != '-' && lhcp_file_kind(argv[i]) > 0) return false;
+    }
     return false;
 }
 
@@ -850,9 +905,8 @@ int main(int argc, char **argv) {
         return cmd_help(argc > 2 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0 ? argv[2]
                         : argc > 2                                                               ? "help"
                                                                                                  : NULL);
-    if (is_command(cmd) && wants_help(argc - 2, argv + 2)) return cmd_help(cmd);
+    if (is_command(cmd) && wants_help(argc - 2, argv + 2, strcmp(cmd, "run") == 0)) return cmd_help(cmd);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
     if (strcmp(cmd, "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);

@@ -100,7 +100,12 @@ expect "an unknown command" 2 "hcpsim: unknown command 'frob'
 $USAGE" -- frob
 expect "describe: an unknown platform" 2 "hcpsim: unknown platform 'win95' (valid: $PLATFORMS)" -- describe --platform win95
 expect "describe: --platform without a name" 2 "hcpsim: describe: --platform needs a platform name (valid: $PLATFORMS)" -- describe --platform
-expect "describe: an unknown argument" 2 "hcpsim: describe: unknown argument '--bogus' (valid: --platform P)" -- describe --bogus
+expect "describe: an unknown argument" 2 "hcpsim: describe: unknown argument '--bogus' (valid: --platform P, --imports)" -- describe --bogus
+expect "describe --imports: the extra argument is the one named" 2 \
+  "hcpsim: describe: unknown argument 'X' (valid: --platform P, --imports)" -- describe --imports X
+expect "describe: --imports takes no --platform" 2 \
+  "hcpsim: describe: --imports takes no --platform (the import table is the same on every platform that runs programs)" \
+  -- describe --imports --platform win7-x86
 
 # ---- --trace / --report paths: refused before the scenario runs ------------------------------
 expect "--trace into a missing directory" 2 "hcpsim: --trace nodir/t.json: No such file or directory" --out "" -- run --trace nodir/t.json ok.lua

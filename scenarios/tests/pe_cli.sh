@@ -52,6 +52,39 @@ check "a platform of another ISA" "hcpsim: counters64.exe is x64 code; --platfor
 check "a boolean option given a word" "hcpsim: --cache maybe: true or false (its table form is for scenarios: hcp.machine{})" \
   --cache maybe "$exe64"
 check "an option without its value" "hcpsim: --cpus needs a value (hcpsim describe: machine options)" --cpus
+# The wrapper convention (scenarios/README.md "Windows programs"): the program's first word ends
+# hcpsim's options, as valgrind's and wine's do; every later word is the program's, also when it is
+# spelt like an hcpsim option.  args.exe prints its argument count, then each argument in brackets.
+CLAUSE=PE-CLI-ARGS
+cp "$top/build/pe/args64.exe" "$top/build/pe/hello64.exe" . || exit 1
+out=$($HCPSIM run args64.exe --seed 3 --iterations 100 --cpus 2 --report r.json -- x 2>err.txt | tr -d '\r' | tr '\n' '|')
+st=$?
+want="10 arguments|[--seed]|[3]|[--iterations]|[100]|[--cpus]|[2]|[--report]|[r.json]|[--]|[x]|"
+result "$([ "$out" = "$want" ] && [ ! -s err.txt ] && [ ! -e r.json ]; echo $?)" \
+  "words after the program reach it, those spelt like hcpsim's options and '--' too; hcpsim takes none (no r.json)" \
+  "got '$out', stderr: $(cat err.txt)"
+out=$($HCPSIM run --seed 3 --cpus 2 -- args64.exe a 2>err.txt | tr -d '\r' | tr '\n' '|')
+result "$([ "$out" = "1 arguments|[a]|" ] && [ ! -s err.txt ]; echo $?)" \
+  "options before the program are hcpsim's, and '--' before it ends them" "got '$out', stderr: $(cat err.txt)"
+out=$($HCPSIM run args64.exe --help 2>err.txt | tr -d '\r' | tr '\n' '|')
+result "$([ "$out" = "1 arguments|[--help]|" ] && [ ! -s err.txt ]; echo $?)" \
+  "--help after the program is the program's" "got '$out', stderr: $(cat err.txt)"
+$HCPSIM run --help >out.txt 2>err.txt
+grep -q "after PROGRAM.exe is the program's" out.txt
+result $? "hcpsim run --help states the rule" "$(head -5 out.txt)"
+# hello.exe exits 7 after printing its arguments: a failing program that got words spelt like
+# hcpsim's options is told where they went, once, naming them; the words themselves reach it.
+$HCPSIM run hello64.exe --seed 3 --iterations 100 --trace t.json >out.txt 2>err.txt
+st=$?
+note="hcpsim: note: '--seed', '--trace' went to hello64.exe as its arguments: hcpsim reads its own options only before the program (hcpsim run [OPTIONS] PROGRAM.exe [PROGRAM ARGUMENTS...])"
+result "$([ "$st" = 7 ] && [ "$(tr -d '\r' <err.txt)" = "to stderr
+$note" ] && grep -q 'argv\[5\]=--trace' out.txt && [ ! -e t.json ]; echo $?)" \
+  "a program that fails after getting hcpsim's option names: a note names them and the rule" \
+  "status $st, stderr: $(cat err.txt)"
+$HCPSIM run hello64.exe --iterations 100 >out.txt 2>err.txt
+result "$([ "$(tr -d '\r' <err.txt)" = "to stderr" ]; echo $?)" "no note for words that are not hcpsim's options" \
+  "$(cat err.txt)"
+CLAUSE=PE-CLI-OPTIONS
 printf 'print(1)\n' >s.lua
 check "machine options are refused for a Lua scenario" \
   "hcpsim: s.lua: machine options on the command line are for Windows programs; a scenario sets them in hcp.machine{}" \
