@@ -56,7 +56,7 @@ static void on_output(void *ud, int fd, const char *bytes, size_t n) {
  * its module and offset, the inaccessible address of an access violation, the instruction. */
 static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
     const sim_fault *f = t ? sim_call_fault(t) : NULL;
-    if (!f) return luaL_error(L, "%s: unhandled exception", hcp_process_name(lp->p));
+    if (!f) return lhcp_end_error(L, LHCP_END_EXCEPTION, NULL, "%s: unhandled exception", hcp_process_name(lp->p));
     uint32_t code = hcp_fault_status(f->kind);
     const char *name = hcp_status_name(code);
     char where[128], what[96] = "", insn[160], bytes[16 * 3 + 1] = "", msg[768];
@@ -74,6 +74,7 @@ static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
              hcp_process_name(lp->p), (unsigned)code, name ? name : "?", (unsigned long long)f->address, where,
              sim_thread_name(t), (unsigned)sim_thread_id(t), what, len ? "instruction: " : "instruction bytes ",
              len ? insn : "", len ? " " : "", bytes[0] ? bytes : "not readable");
+    lhcp_set_end(L, LHCP_END_EXCEPTION, NULL, msg);
     lua_pushstring(L, msg);
     return lua_error(L);
 }
@@ -83,7 +84,10 @@ static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
 static int after_run(lua_State *L, lprocess *lp, bool last) {
     sim_thread *t = sim_sched_current(lp->lm->m);
     const char *failure = hcp_process_failure(lp->p);
-    if (failure) {
+    if (failure) { /* api/ words a call of an import hcpsim lacks "X.exe called DLL!Name, which hcpsim does not
+                    * implement"; its other failures are the program's misuse of a function */
+        lhcp_set_end(L, strstr(failure, ", which hcpsim does not implement") ? LHCP_END_MISSING_IMPORT : LHCP_END_ERROR,
+                     NULL, failure);
         lua_pushstring(L, failure);
         return lua_error(L);
     }
@@ -387,13 +391,14 @@ int lhcp_file_kind(const char *file) {
 
 #define PROGRAM_MACHINE "hcpsim.program_machine"
 #define PROGRAM_COUNTERS "hcpsim.program_counters"
+#define PROGRAM_TIMEOUT "hcpsim.program_timeout" /* --timeout, in nanoseconds of simulated time */
 
 /* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
 static const char *option_name(const char *name, char *buf, size_t n) {
     snprintf(buf, n, "%s", name);
     for (char *c = buf; *c; c++)
         if (*c == '-') *c = '_';
-    if (strcmp(buf, "counters") == 0) return buf;
+    if (strcmp(buf, "counters") == 0 || strcmp(buf, "timeout") == 0) return buf;
     const hcp_option *o = hcp_option_find(buf);
     return o ? o->name : NULL;
 }
@@ -416,6 +421,26 @@ static bool push_list(lua_State *L, const char *v) {
         if (!comma) return true;
         p = comma + 1;
     }
+}
+
+/* "SECONDS" ("2", "0.5", "1.000000001": at most 9 decimals) as nanoseconds, 1 ns to 10^9 s. */
+static bool parse_seconds(const char *s, uint64_t *ns) {
+    uint64_t whole = 0, frac = 0;
+    int digits = 0, decimals = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++, digits++) {
+        whole = whole * 10 + (uint64_t)(*p - '0');
+        if (whole > 1000000000u) return false;
+    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, decimals++) {
+            if (decimals >= 9) return false;
+            frac = frac * 10 + (uint64_t)(*p - '0');
+        }
+    if (*p || (!digits && !decimals)) return false;
+    for (int i = decimals; i < 9; i++) frac *= 10;
+    *ns = whole * 1000000000u + frac;
+    return *ns > 0 && *ns <= UINT64_C(1000000000000000000);
 }
 
 static bool parse_i64(const char *s, int64_t *out) {
@@ -442,6 +467,19 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
     }
     int t = lua_gettop(L);
     int rc = 0;
+    if (strcmp(key, "timeout") == 0) { /* simulated seconds: the driver sets max_cycles from them */
+        uint64_t ns;
+        if (!parse_seconds(value, &ns)) {
+            snprintf(msg, msglen, "--timeout %s: simulated seconds, a number like 2 or 0.5 (0 < SECONDS <= 10^9)",
+                     value);
+            rc = -1;
+        } else {
+            lua_pushinteger(L, (lua_Integer)ns);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_TIMEOUT);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
     if (strcmp(key, "counters") == 0) { /* PMC indices: element k of the configuration = the k-th */
         if (!push_list(L, value)) {
             snprintf(msg, msglen, "--counters %s: a list of PMC indices like 0,1,2", value);
@@ -579,8 +617,31 @@ static int driver(lua_State *L) {
         lua_setfield(L, -3, "platform");
     }
     lua_pop(L, 1);
+    /* A program's run is bounded in simulated time: --timeout SECONDS, by default
+     * LHCP_PROGRAM_TIMEOUT_S (scenarios/README.md "Limits"), unless --max-cycles sets the bound:
+     * max_cycles = SECONDS x the machine's frequency. */
+    bool max_cycles = lua_getfield(L, -1, "max_cycles") != LUA_TNIL;
+    lua_pop(L, 1);
+    uint64_t timeout = (uint64_t)LHCP_PROGRAM_TIMEOUT_S * 1000000000u;
+    bool given = lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_TIMEOUT) == LUA_TNUMBER;
+    if (given) timeout = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (given && max_cycles)
+        return luaL_error(L, "--timeout and --max-cycles both bound the run: give one (--timeout is simulated "
+                             "seconds, --max-cycles cycles of each CPU's clock)");
+    if (!max_cycles) {
+        hcp_system_opts o;
+        hcp_system_opts_init(&o, NULL);
+        uint64_t freq = o.sim.frequency;
+        if (lua_getfield(L, -1, "frequency") == LUA_TNUMBER) freq = (uint64_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        uint64_t c = sim_mul_div(timeout, freq, 1000000000u);
+        lua_pushinteger(L, (lua_Integer)(c == 0 ? 1 : c > INT64_MAX ? INT64_MAX : c));
+        lua_setfield(L, -2, "max_cycles");
+    }
     lua_call(L, 1, 1);
     int midx = lua_gettop(L);
+    if (!max_cycles) lhcp_check_machine(L, midx)->timeout_ns = timeout;
     if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_COUNTERS) == LUA_TTABLE) { /* as a driver would, before the start */
         int list = lua_gettop(L), nc = (int)lua_rawlen(L, list);
         lua_getfield(L, midx, "KeSetHardwareCounterConfiguration");

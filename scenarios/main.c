@@ -117,6 +117,19 @@ static char *tmp_name(const char *path) {
     return t;
 }
 
+/* The report's run.status of an ending the runtime recorded (reports/SCHEMA.md). */
+static const char *end_name(lhcp_end e) {
+    switch (e) {
+    case LHCP_END_LIMIT: return "limit";
+    case LHCP_END_MISSING_IMPORT: return "missing-import";
+    case LHCP_END_EXCEPTION: return "unhandled-exception";
+    case LHCP_END_DEADLOCK: return "deadlock";
+    case LHCP_END_WARNING: return "warning";
+    case LHCP_END_ERROR: return "error";
+    }
+    return "error";
+}
+
 /* The options hcpsim run reads (machine options aside: lhcp_is_machine_option). */
 static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
                                        "--report",       "--trace-limit",      "--report-intervals",
@@ -351,6 +364,9 @@ static int cmd_run(int argc, char **argv) {
     }
     int status = 0;
     char *errmsg = NULL; /* the failure, for the report and the trace */
+    const char *end = "complete", *limit = NULL; /* how the run ended: the report's run.status */
+    bool has_code = false;
+    uint32_t code = 0;
     lua_pushcfunction(L, msgh);
     int kind = lhcp_file_kind(file); /* a Windows program runs under the built-in driver (lprocess.c) */
     int st = kind > 0 ? lhcp_load_program(L, file) : luaL_loadfilex(L, file, "t");
@@ -366,13 +382,17 @@ static int cmd_run(int argc, char **argv) {
         if (st != LUA_OK && kind > 0) { /* the program's failure: hcpsim's own exit status */
             status = lhcp_program_failure_status(L);
             const char *msg = lua_tostring(L, -1);
+            end = end_name(lhcp_end_of(L, msg, &limit));
+            if (strcmp(end, "warning") == 0) end = "error", status = EXIT_ERROR; /* --werror: as for a scenario */
             fflush(stdout);
             fprintf(stderr, "hcpsim: %s\n", msg ? msg : "(error object is not a string)");
             errmsg = strdup_or_null(msg);
             lua_pop(L, 1);
             st = LUA_OK;
         } else if (kind > 0) {
-            status = (int)(lua_tointeger(L, -1) & 0xFF);
+            code = (uint32_t)lua_tointeger(L, -1);
+            status = (int)(code & 0xFF);
+            end = "exited", has_code = true;
             lua_pop(L, 1);
         }
         if (kind > 0 && status != 0) note_misplaced(file, nsargs, sargs);
@@ -386,7 +406,9 @@ static int cmd_run(int argc, char **argv) {
             msg = lua_pushfstring(L, "%s: %s (hcpsim runs Lua source only)", file, msg);
         /* a refused allocation carries no position: it is named as the limit, after the file */
         const char *lim = lhcp_limit_message(L, msg);
-        if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim);
+        end = end_name(lhcp_end_of(L, msg, &limit));
+        if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim), end = "limit", limit = "lua_memory";
+        if (strcmp(end, "warning") == 0) end = "error";
         fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
         status = EXIT_ERROR;
         errmsg = strdup_or_null(msg);
@@ -399,10 +421,15 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "%s\n", msg);
         status = EXIT_ERROR;
         errmsg = strdup_or_null(msg);
+        end = "limit", limit = "trace_limit", has_code = false;
     } else if (kind <= 0) {
         status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
-    if (lhcp_signal) status = 128 + lhcp_signal; /* interrupted: 130 (SIGINT), 143 (SIGTERM) */
+    if (lhcp_signal) { /* interrupted: 130 (SIGINT), 143 (SIGTERM) */
+        status = 128 + lhcp_signal;
+        end = "interrupted", limit = NULL, has_code = false;
+    }
+    rep_report_set_end(report, end, limit, has_code, code);
     fflush(stdout);
     lua_close(L); /* frees the machines, which closes their open trace spans */
     /* The trace of what ran is written whatever the scenario's status, marked partial after an error. */
@@ -570,6 +597,10 @@ static void describe_limits(const hcp_system_opts *o) {
            "trace and report are still written, marked partial\n");
     row(20, "  cycles", "%llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})",
         (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
+    row(20, "  program time",
+        "%d s of simulated time for hcpsim run PROGRAM.exe (--timeout SECONDS; it sets\n"
+        "max_cycles = SECONDS x frequency)",
+        LHCP_PROGRAM_TIMEOUT_S);
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         const hcp_option *opt = option(limits[i].option);
         char label[32];

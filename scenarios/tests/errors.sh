@@ -476,15 +476,16 @@ WHY="$why" perl -MJSON::PP -e 'local $/; open my $t, "<", "busy.json" or exit 1;
   open my $r, "<", "busy.report.json" or exit 2; my $rep = JSON::PP->new->decode(<$r>);
   exit 3 unless @{$d->{traceEvents}} <= 200;
   exit 4 unless ($d->{otherData}{partial} // "") eq $ENV{WHY};
-  exit 5 unless ($rep->{run}{partial} // "") eq $ENV{WHY} && $rep->{run}{status} eq "partial" && $rep->{run}{exit_status} == 2;
+  exit 5 unless ($rep->{run}{partial} // "") eq $ENV{WHY} && $rep->{run}{status} eq "limit" && $rep->{run}{exit_status} == 2;
+  exit 6 unless $rep->{run}{limit} eq "trace_limit";
   exit 0' 2>/dev/null
 result $? "the trace stops at 200 events and it and the report say partial, with the limit" "check $?"
 WHY="busy.lua:5: limit reached: 200 trace events (hcpsim run --trace-limit N; default 10000000)"
 $HCPSIM run --trace-limit 200 --trace busy.json --report busy.md busy.lua >/dev/null 2>&1
-grep -qxF "| error | $WHY |" busy.md && grep -qxF '| status | partial (exit status 2) |' busy.md
+grep -qxF "| error | $WHY |" busy.md && grep -qxF '| status | limit trace_limit (exit status 2) |' busy.md
 result $? "the Markdown report shows the partial status and the limit"
 $HCPSIM run --trace-limit 200 --trace busy.json --report busy.html busy.lua >/dev/null 2>&1
-grep -qF "<td class=\"status-partial\">partial (exit status 2)</td>" busy.html && grep -qF "$WHY" busy.html
+grep -qF "<td class=\"status-partial\">limit trace_limit (exit status 2)</td>" busy.html && grep -qF "$WHY" busy.html
 result $? "the HTML report shows the partial status and the limit"
 $HCPSIM run --trace busy.json --report busy.report.json busy.lua >/dev/null 2>&1
 st=$?

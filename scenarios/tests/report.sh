@@ -214,14 +214,14 @@ my $machine = {
 my $schema = {
   schema => 'str', version => 'int', generator => 'str',
   run => { scenario => 'str', seed => 'int', args => ['str'], status => 'str', exit_status => 'int', error => 'str|null',
-           partial => 'str|null', tap => 'null' },
+           partial => 'str|null', tap => 'null', exit_code => 'null', limit => 'null' },
   limits => { intervals_per_machine => 'int', calls_per_machine => 'int' },
   machines => [ $machine ],
 };
 my @err;
 validate($schema, $d, '$', \@err);
 check(!@err, 'the document has every required key with its type (reports/SCHEMA.md)', join('; ', @err[0 .. ($#err < 4 ? $#err : 4)]));
-check(($d->{schema} // '') eq 'hcpsim-report' && ($d->{version} // 0) == 1, 'schema "hcpsim-report", version 1');
+check(($d->{schema} // '') eq 'hcpsim-report' && ($d->{version} // 0) == 2, 'schema "hcpsim-report", version 2');
 # keys sorted: every object in the file lists its keys in byte order
 my @unsorted;
 { # check the text itself: JSON::PP forgets key order, so scan each object's keys in the file
@@ -504,13 +504,14 @@ st=$?
 perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(scalar <STDIN>); my $r = $d->{run};
   my $iv = $d->{machines}[0]{schedule}{lanes}[0]{intervals}[-1];
   my $why = "limit.lua:4: limit reached: 1000000 cycles on CPU 0 (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)";
-  exit($r->{status} eq "partial" && $r->{exit_status} == 2 && $r->{error} eq $why && $r->{partial} eq $why
+  exit($r->{status} eq "limit" && $r->{limit} eq "max_cycles" && !defined $r->{exit_code}
+       && $r->{exit_status} == 2 && $r->{error} eq $why && $r->{partial} eq $why
        && $iv->{next_state} eq "Running" && $d->{machines}[0]{threads}[0]{state} ne "Terminated" ? 0 : 1)' <l.json 2>/dev/null
 ok=$?
 [ "$st" = 2 ] && [ "$ok" = 0 ] && [ ! -e l.json.tmp ]
-result $? "a run that fails at the cycle limit exits 2 and still writes its report: partial (naming the limit), the error, the open interval" "status $st, check $ok"
+result $? "a run that fails at the cycle limit exits 2 and still writes its report: status limit, max_cycles, partial (naming the limit), the error, the open interval" "status $st, check $ok"
 $HCPSIM run --report l.md limit.lua >/dev/null 2>&1
-grep -q '^| status | partial (exit status 2) |$' l.md
+grep -q '^| status | limit max_cycles (exit status 2) |$' l.md
 result $? "the partial Markdown report says so in its title table"
 
 echo "1..$n"
