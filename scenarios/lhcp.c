@@ -303,6 +303,7 @@ int luaopen_hcpsim(lua_State *L) {
         {"wait_reason_name", l_wait_reason_name},
         {"hex", l_hex},
         {"on_warning", lhcp_on_warning},
+        {"check", lhcp_check},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

@@ -155,6 +155,7 @@ const char *lhcp_cycle_limit(lua_State *L, lmachine *lm, int cpu);
 
 /* lprocess.c: m:process and the driver of `hcpsim run PROGRAM.exe` */
 int lhcp_m_process(lua_State *L);
+int lhcp_check(lua_State *L); /* hcp.check(path) */
 void lhcp_process_register(lua_State *L);
 /* 1 a PE image ('MZ'), -1 binary but not PE (a NUL byte in the first 512 bytes), 0 else (Lua). */
 int lhcp_file_kind(const char *file);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/pe.h"
+#include "api/pe_check.h"
 #include "scenarios/lhcp.h"
 
 #define LHCP_PROCESS "hcpsim.Process"
@@ -29,6 +30,8 @@ typedef struct lprocess {
     int mref, pref; /* registry references: the machine, this process */
     char *out[2];
     size_t n[2], cap[2];
+    hcp_check check; /* p.imports: the image's imports and what hcpsim gives each */
+    bool checked;
 } lprocess;
 
 static void on_output(void *ud, int fd, const char *bytes, size_t n) {
@@ -237,16 +240,8 @@ static char *read_file(const char *path, size_t *n, char *err, size_t cap) {
     return b;
 }
 
-int lhcp_m_process(lua_State *L) {
-    static const char *const keys[] = {"path", "args", "echo", NULL};
-    lmachine *lm = lhcp_check_machine(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lhcp_check_keys(L, 2, "m:process", keys);
-    if (!lm->m) return luaL_error(L, "m:process: the machine is closed");
-    if (lm->running) return luaL_error(L, "m:process: the machine is running (call it before m:run)");
-    if (lua_getfield(L, 2, "path") != LUA_TSTRING) return luaL_error(L, "m:process: 'path' must be a string");
-    const char *rel = lua_tostring(L, -1);
-    /* relative to the scenario's folder */
+/* Pushes the path of `rel` relative to the scenario's folder (as given when absolute). */
+static const char *push_path(lua_State *L, const char *rel) {
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     if (rel[0] != '/') {
@@ -258,7 +253,107 @@ int lhcp_m_process(lua_State *L) {
     }
     luaL_addstring(&b, rel);
     luaL_pushresult(&b);
-    const char *path = lua_tostring(L, -1);
+    return lua_tostring(L, -1);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v) {
+    if (!v) return;
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_counts(lua_State *L, const int *n) {
+    lua_createtable(L, 0, 4);
+    static const char *const key[HCP_IMP_STATES] = {"implemented", "stub", "never_called", "missing"};
+    for (int s = 0; s < HCP_IMP_STATES; s++) {
+        lua_pushinteger(L, n[s]);
+        lua_setfield(L, -2, key[s]);
+    }
+}
+
+/* The table of hcp.check and p.imports: what hcpsim check --json holds (scenarios/API.md). */
+static void push_check(lua_State *L, const hcp_check *c) {
+    char verdict[1024];
+    hcp_check_verdict(c, verdict, sizeof verdict);
+    lua_createtable(L, 0, 10);
+    set_str(L, "image", c->image);
+    set_str(L, "machine", c->machine);
+    set_str(L, "platform", c->platform);
+    set_str(L, "verdict", verdict);
+    lua_pushboolean(L, c->n[HCP_IMP_MISSING] == 0);
+    lua_setfield(L, -2, "runs");
+    push_counts(L, c->n);
+    lua_setfield(L, -2, "counts");
+    lua_newtable(L); /* missing */
+    lua_newtable(L); /* dlls_not_found */
+    lua_createtable(L, c->ndlls, 0);
+    int nmiss = 0, nnf = 0;
+    for (int k = 0; k < c->ndlls; k++) {
+        const hcp_check_dll *dl = &c->dlls[k];
+        lua_createtable(L, 0, 5);
+        set_str(L, "name", dl->name);
+        set_str(L, "by", dl->by);
+        set_str(L, "found", dl->found);
+        push_counts(L, dl->n);
+        lua_setfield(L, -2, "counts");
+        if (!dl->found) {
+            lua_pushstring(L, dl->name);
+            lua_rawseti(L, -4, ++nnf);
+        }
+        lua_createtable(L, dl->count, 0);
+        for (int i = dl->first; i < dl->first + dl->count; i++) {
+            const hcp_check_import *im = &c->imports[i];
+            lua_createtable(L, 0, 5);
+            set_str(L, "name", im->name);
+            set_str(L, "state", hcp_check_state_name(im->state));
+            set_str(L, "kind", im->kind);
+            set_str(L, "note", im->note);
+            if (im->ordinal >= 0) {
+                lua_pushinteger(L, im->ordinal);
+                lua_setfield(L, -2, "ordinal");
+            }
+            lua_rawseti(L, -2, i - dl->first + 1);
+            if (im->state == HCP_IMP_MISSING) {
+                lua_pushfstring(L, "%s!%s", dl->name, im->name);
+                lua_rawseti(L, -6, ++nmiss);
+            }
+        }
+        lua_setfield(L, -2, "imports");
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -4, "dlls");
+    lua_setfield(L, -3, "dlls_not_found");
+    lua_setfield(L, -2, "missing");
+}
+
+/* hcp.check(path) --> the table of push_check: whether a program can run, without loading it. */
+int lhcp_check(lua_State *L) {
+    const char *rel = luaL_checkstring(L, 1);
+    const char *path = push_path(L, rel);
+    char err[512] = "";
+    size_t n = 0;
+    char *img = read_file(path, &n, err, sizeof err);
+    if (!img) return luaL_error(L, "hcp.check: %s", err);
+    const char *slash = strrchr(rel, '/');
+    hcp_check c;
+    int rc = hcp_pe_check(slash ? slash + 1 : rel, (const uint8_t *)img, n, &c, err, sizeof err);
+    free(img);
+    if (rc != 0) return luaL_error(L, "hcp.check: %s: %s", rel, err);
+    push_check(L, &c);
+    hcp_check_free(&c);
+    return 1;
+}
+
+int lhcp_m_process(lua_State *L) {
+    static const char *const keys[] = {"path", "args", "echo", NULL};
+    lmachine *lm = lhcp_check_machine(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:process", keys);
+    if (!lm->m) return luaL_error(L, "m:process: the machine is closed");
+    if (lm->running) return luaL_error(L, "m:process: the machine is running (call it before m:run)");
+    if (lua_getfield(L, 2, "path") != LUA_TSTRING) return luaL_error(L, "m:process: 'path' must be a string");
+    const char *rel = lua_tostring(L, -1);
+    const char *path = push_path(L, rel); /* relative to the scenario's folder */
     int nargs = 0;
     const char *args[256];
     if (lua_getfield(L, 2, "args") != LUA_TNIL) {
@@ -282,9 +377,15 @@ int lhcp_m_process(lua_State *L) {
     size_t n = 0;
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "%s", err);
+    hcp_check check;
+    char cerr[256];
+    bool checked = hcp_pe_check(rel, (const uint8_t *)img, n, &check, cerr, sizeof cerr) == 0;
     hcp_process *p = hcp_process_load(lm->os, rel, (const uint8_t *)img, n, args, nargs, err, sizeof err);
     free(img);
-    if (!p) return luaL_error(L, "%s", err);
+    if (!p) {
+        if (checked) hcp_check_free(&check);
+        return luaL_error(L, "%s", err);
+    }
     lprocess *lp = lua_newuserdatauv(L, sizeof *lp, 1);
     int pidx = lua_gettop(L);
     memset(lp, 0, sizeof *lp);
@@ -292,6 +393,8 @@ int lhcp_m_process(lua_State *L) {
     lp->lm = lm;
     lp->p = p;
     lp->echo = echo;
+    lp->check = check;
+    lp->checked = checked;
     lp->ntls = hcp_process_tls_callbacks(p, lp->tls, HCP_PE_MAX_TLS_CALLBACKS);
     hcp_process_set_output(p, on_output, lp);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
@@ -343,6 +446,9 @@ static int p_index(lua_State *L) {
         lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_base(lp->p) : 0);
     } else if (strcmp(k, "entry") == 0) {
         lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_entry(lp->p) : 0);
+    } else if (strcmp(k, "imports") == 0) { /* what hcp.check gives for the image */
+        if (!lp->checked) return luaL_error(L, "p.imports: out of host memory when the image was loaded");
+        push_check(L, &lp->check);
     } else {
         return luaL_error(L, "hcpsim.Process has no member '%s'", k);
     }
@@ -355,6 +461,8 @@ static int p_gc(lua_State *L) {
     free(lp->out[0]);
     free(lp->out[1]);
     lp->out[0] = lp->out[1] = NULL;
+    if (lp->checked) hcp_check_free(&lp->check);
+    lp->checked = false;
     return 0;
 }
 

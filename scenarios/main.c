@@ -22,7 +22,10 @@
 #include <unicorn/unicorn.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "api/pe.h"
+#include "api/pe_check.h"
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
 
@@ -694,6 +697,156 @@ static int describe_imports(void) {
     return 0;
 }
 
+/* ---- check ------------------------------------------------------------------------------------ */
+
+/* The file's bytes (at most twice the largest image), or NULL with the message printed. */
+static uint8_t *read_image(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "hcpsim: check: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t limit = (size_t)HCP_PE_MAX_IMAGE * 2;
+    uint8_t *b = malloc(limit + 1);
+    *n = b ? fread(b, 1, limit + 1, f) : 0;
+    bool bad = ferror(f);
+    fclose(f);
+    if (!b || bad || *n > limit) {
+        fprintf(stderr, "hcpsim: check: %s: %s\n", path,
+                !b ? "out of host memory" : bad ? "cannot read the file" : "larger than twice hcpsim's largest image");
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static json_t *check_counts(const int *n) {
+    json_t *o = json_object();
+    json_object_set_new(o, "implemented", json_integer(n[HCP_IMP_IMPLEMENTED]));
+    json_object_set_new(o, "stub", json_integer(n[HCP_IMP_STUB]));
+    json_object_set_new(o, "never_called", json_integer(n[HCP_IMP_NEVER_CALLED]));
+    json_object_set_new(o, "missing", json_integer(n[HCP_IMP_MISSING]));
+    return o;
+}
+
+static json_t *nullable(const char *s) { return s ? json_string(s) : json_null(); }
+
+/* hcpsim check --json: the same facts as one document (scenarios/README.md "Checking a program"). */
+static int check_json(const hcp_check *c, const char *verdict) {
+    json_t *d = json_object(), *dlls = json_array(), *missing = json_array(), *notfound = json_array();
+    json_object_set_new(d, "schema", json_string("hcpsim-check"));
+    json_object_set_new(d, "version", json_integer(1));
+    json_object_set_new(d, "image", json_string(c->image));
+    json_object_set_new(d, "machine", json_string(c->machine));
+    json_object_set_new(d, "platform", json_string(c->platform));
+    json_object_set_new(d, "counts", check_counts(c->n));
+    for (int k = 0; k < c->ndlls; k++) {
+        const hcp_check_dll *dl = &c->dlls[k];
+        json_t *o = json_object(), *imps = json_array();
+        json_object_set_new(o, "name", json_string(dl->name));
+        json_object_set_new(o, "by", json_string(dl->by));
+        json_object_set_new(o, "found", nullable(dl->found));
+        json_object_set_new(o, "counts", check_counts(dl->n));
+        if (!dl->found) json_array_append_new(notfound, json_string(dl->name));
+        for (int i = dl->first; i < dl->first + dl->count; i++) {
+            const hcp_check_import *im = &c->imports[i];
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(im->name));
+            json_object_set_new(e, "ordinal", im->ordinal >= 0 ? json_integer(im->ordinal) : json_null());
+            json_object_set_new(e, "state", json_string(hcp_check_state_name(im->state)));
+            json_object_set_new(e, "kind", nullable(im->kind));
+            json_object_set_new(e, "note", nullable(im->note));
+            json_array_append_new(imps, e);
+            if (im->state == HCP_IMP_MISSING) {
+                char full[200];
+                snprintf(full, sizeof full, "%s!%s", dl->name, im->name);
+                json_array_append_new(missing, json_string(full));
+            }
+        }
+        json_object_set_new(o, "imports", imps);
+        json_array_append_new(dlls, o);
+    }
+    json_object_set_new(d, "dlls", dlls);
+    json_object_set_new(d, "missing", missing);
+    json_object_set_new(d, "dlls_not_found", notfound);
+    json_object_set_new(d, "runs", json_boolean(c->n[HCP_IMP_MISSING] == 0));
+    json_object_set_new(d, "verdict", json_string(verdict));
+    int rc = json_dumpf(d, stdout, JSON_INDENT(1) | JSON_SORT_KEYS);
+    putchar('\n');
+    json_decref(d);
+    return rc;
+}
+
+static void check_text(const hcp_check *c, const char *verdict) {
+    printf("%s: %s program (hcpsim run uses %s); %d import%s from %d DLL%s\n", c->image, c->machine, c->platform,
+           c->nimports, c->nimports == 1 ? "" : "s", c->ndlls, c->ndlls == 1 ? "" : "s");
+    for (int k = 0; k < c->ndlls; k++) {
+        const hcp_check_dll *dl = &c->dlls[k];
+        printf("%s: %s; %d import%s:", dl->name,
+               dl->found ? "found: a system DLL hcpsim simulates"
+                         : "not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images)",
+               dl->count, dl->count == 1 ? "" : "s");
+        static const char *const label[HCP_IMP_STATES][2] = {
+            {"implemented", "implemented"}, {"stub", "stubs"}, {"never called", "never called"}, {"missing", "missing"}};
+        for (int s = 0, first = 1; s < HCP_IMP_STATES; s++)
+            if (dl->n[s]) printf("%s %d %s", first ? "" : ",", dl->n[s], label[s][dl->n[s] != 1]), first = 0;
+        putchar('\n');
+        for (int i = dl->first; i < dl->first + dl->count; i++) {
+            const hcp_check_import *im = &c->imports[i];
+            printf("  %-13s %s", hcp_check_state_name(im->state), im->name);
+            if (im->ordinal >= 0 && im->name[0] != '#') printf(" (ordinal %d)", im->ordinal);
+            if (im->kind && strcmp(im->kind, "function") != 0) printf(" (%s)", im->kind);
+            if (im->note) printf(": %s", im->note);
+            putchar('\n');
+        }
+    }
+    printf("verdict: %s\n", verdict);
+}
+
+/* hcpsim check [--json] PROGRAM.exe: 0 nothing missing, 1 an import missing, 2 an error. */
+static int cmd_check(int argc, char **argv) {
+    bool json = false;
+    const char *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "hcpsim: check: unknown option '%s' (valid: --json)\n", argv[i]);
+            return EXIT_ERROR;
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            fprintf(stderr, "hcpsim: check: one program at a time (got '%s' after '%s')\n", argv[i], file);
+            return EXIT_ERROR;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "hcpsim: check needs a program: hcpsim check [--json] PROGRAM.exe\n");
+        return EXIT_ERROR;
+    }
+    size_t n;
+    uint8_t *img = read_image(file, &n);
+    if (!img) return EXIT_ERROR;
+    const char *slash = strrchr(file, '/');
+    hcp_check c;
+    char err[512], verdict[1024];
+    int rc = hcp_pe_check(slash ? slash + 1 : file, img, n, &c, err, sizeof err);
+    free(img);
+    if (rc != 0) {
+        fprintf(stderr, "hcpsim: %s: %s\n", slash ? slash + 1 : file, err);
+        return EXIT_ERROR;
+    }
+    hcp_check_verdict(&c, verdict, sizeof verdict);
+    int st = c.n[HCP_IMP_MISSING] ? 1 : 0;
+    if (json) {
+        if (check_json(&c, verdict) != 0) st = EXIT_ERROR;
+    } else {
+        check_text(&c, verdict);
+    }
+    hcp_check_free(&c);
+    return st;
+}
+
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
  * same process.  Workloads are the built-in kernels (scenarios/kernels/NAME.S). */
 static int cmd_bench(int argc, char **argv) {
@@ -843,6 +996,13 @@ static const struct {
             "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image,\n"
             "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit);\n"
             "130 or 143 when SIGINT or SIGTERM stopped the run (its report and trace are still written).\n"},
+    {"check", "usage: hcpsim check [--json] PROGRAM.exe\n"
+              "Whether hcpsim can run a Windows program, without running it: each DLL it imports, where a run\n"
+              "finds it (a system DLL hcpsim simulates, or not found), and each import marked implemented,\n"
+              "stub (it does nothing), never-called (only exception dispatch calls it) or missing (the run\n"
+              "stops at its first call, status 125); then a one-line verdict.\n"
+              "  --json                   the same facts as one JSON document (schema hcpsim-check)\n"
+              "Exit status: 0 nothing is missing, 1 an import is missing, 2 an error (a malformed image).\n"},
     {"describe", "usage: hcpsim describe [--platform P] | hcpsim describe --imports\n"
                  "Prints a platform profile (default win10-x64), its rules and parameters, the limits of a\n"
                  "run, the PMU events, the cost tables and the machine options with their ranges.\n"
@@ -939,6 +1099,7 @@ int main(int argc, char **argv) {
     if (is_command(cmd) && wants_help(argc - 2, argv + 2, strcmp(cmd, "run") == 0)) return cmd_help(cmd);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "version") == 0) return print_version();
