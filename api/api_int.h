@@ -119,6 +119,9 @@ struct hcp_os {
     hcp_call_fn call_fn; /* observer of guest calls through the gate (hcp_set_call_observer), or NULL */
     void *call_ud;
     struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
+    hcp_warn_fn warn_fn;      /* hcp_set_warning_handler, or NULL */
+    void *warn_ud;
+    unsigned warned; /* the kinds of warning given (profiling.c), once each */
     bool entered;             /* inside a program's import (win32.c): its one kernel entry is already charged */
 };
 

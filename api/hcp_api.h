@@ -288,6 +288,14 @@ typedef struct hcp_call {
 typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
 /* Installs the observer of gate calls (NULL removes it); one per OS. */
 void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
+/* A program's use of the HCP functions that leaves it without data Windows would give it
+ * (scenarios/README.md "Warnings"): HardwareCounters bits with no configured counter.
+ * fn(ud, t, message) is called once per
+ * kind per OS, for calls made by a thread of the OS's process (api/pe.h), inside the call; it
+ * may end t's guest call (sim_gate_end_call).  NULL (the default): no such warnings, so a Lua
+ * scenario's own calls never get them. */
+typedef void (*hcp_warn_fn)(void *ud, sim_thread *t, const char *message);
+void hcp_set_warning_handler(hcp_os *os, hcp_warn_fn fn, void *ud);
 /* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */
 const char *hcp_import_name(int i);
 /* The guest address of the thunk of `name` (as Windows spells it) on machine

@@ -32,6 +32,10 @@ typedef struct lprocess {
     size_t n[2], cap[2];
     hcp_check check; /* p.imports: the image's imports and what hcpsim gives each */
     bool checked;
+    /* warnings of the HCP functions (on_api_warning) waiting for a safe point: under --werror, or
+     * for a scenario's hcp.on_warning handler */
+    char pending[4][512];
+    int npending;
 } lprocess;
 
 static void on_output(void *ud, int fd, const char *bytes, size_t n) {
@@ -82,10 +86,38 @@ static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
     return lua_error(L);
 }
 
+/* The API's warnings about the program's calls (hcp_set_warning_handler), inside the call: printed
+ * at once, as "PROGRAM.exe: warning: MESSAGE", unless a scenario takes warnings (hcp.on_warning)
+ * or --werror makes them errors; then kept for after_run, the next point where Lua may run (and
+ * under --werror the call ends here, so the program stops at the call that warned). */
+static void on_api_warning(void *ud, sim_thread *t, const char *msg) {
+    lprocess *lp = ud;
+    lua_State *L = lp->L;
+    bool handler = lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.on_warning") == LUA_TFUNCTION;
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.werror");
+    bool werror = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    if (!handler && !werror) {
+        fflush(stdout);
+        fprintf(stderr, "%s: warning: %s\n", hcp_process_name(lp->p), msg);
+        fflush(stderr);
+        return;
+    }
+    if (lp->npending < 4) snprintf(lp->pending[lp->npending++], sizeof lp->pending[0], "%s", msg);
+    if (werror && !handler) sim_gate_end_call(t);
+}
+
 /* After a t:run of a thread of the process, its results (r, code, info) on top: 1 with the
  * body's exit code pushed when the thread is done, 0 when `last` is false and it goes on. */
 static int after_run(lua_State *L, lprocess *lp, bool last) {
     sim_thread *t = sim_sched_current(lp->lm->m);
+    if (lp->npending) { /* to the scenario's handler, or under --werror the run's end */
+        char where[80];
+        snprintf(where, sizeof where, "%s: ", hcp_process_name(lp->p));
+        int n = lp->npending;
+        lp->npending = 0;
+        for (int i = 0; i < n; i++) lhcp_warn(L, where, "%s", lp->pending[i]);
+    }
     const char *failure = hcp_process_failure(lp->p);
     if (failure) { /* api/ words a call of an import hcpsim lacks "X.exe called DLL!Name, which hcpsim does not
                     * implement"; its other failures are the program's misuse of a function */
@@ -405,6 +437,7 @@ int lhcp_m_process(lua_State *L) {
     lua_pushvalue(L, pidx);
     lp->pref = luaL_ref(L, LUA_REGISTRYINDEX);
     hcp_process_set_spawn(p, spawn, lp);
+    hcp_set_warning_handler(lm->os, on_api_warning, lp);
     /* its main thread: named after the image, priority 8 */
     lua_createtable(L, 0, 2);
     lua_pushstring(L, hcp_process_name(p));
@@ -457,7 +490,10 @@ static int p_index(lua_State *L) {
 
 static int p_gc(lua_State *L) {
     lprocess *lp = luaL_checkudata(L, 1, LHCP_PROCESS);
-    if (lp->lm && lp->lm->m && lp->p) hcp_process_set_output(lp->p, NULL, NULL);
+    if (lp->lm && lp->lm->m && lp->p) {
+        hcp_process_set_output(lp->p, NULL, NULL);
+        hcp_set_warning_handler(lp->lm->os, NULL, NULL);
+    }
     free(lp->out[0]);
     free(lp->out[1]);
     lp->out[0] = lp->out[1] = NULL;
@@ -723,6 +759,15 @@ static int driver(lua_State *L) {
     } else {
         lua_pushstring(L, platform);
         lua_setfield(L, -3, "platform");
+    }
+    lua_pop(L, 1);
+    /* A program follows Windows 10/11 unless --semantics says otherwise: it was written against
+     * Windows and is compared with runs there, where a read with HARDWARE_COUNTERS alone still
+     * gives CycleTime (the documented semantics leaves it unwritten: api/README.md "Semantics").
+     * A scenario's machine keeps the documented default. */
+    if (lua_getfield(L, -1, "semantics") == LUA_TNIL) {
+        lua_pushliteral(L, "observed");
+        lua_setfield(L, -3, "semantics");
     }
     lua_pop(L, 1);
     /* A program's run is bounded in simulated time: --timeout SECONDS, by default
