@@ -54,7 +54,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 -include scenarios/kernels/kernels.mk
 
 .PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench bench-ir \
-        deps-browser check-browser help
+        deps-browser check-browser programs-page help
 all: check-deps $(BUILD)/hcpsim
 
 help:
@@ -72,7 +72,7 @@ help:
 	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
 	@echo "                        native and cachegrind reference (BENCH_ROUNDS runs of each, default 3)"
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
-	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
+	@echo "make check-browser      the tour's and a program's HTML reports in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
 	@echo "                        (default 1000), conformance/README.md"
@@ -85,6 +85,7 @@ help:
 	@echo "make deps               install the missing Debian packages (apt-get, as root); make deps-browser,"
 	@echo "                        make fuzz-deps: Chromium, clang's libFuzzer"
 	@echo "make lint, make format  clang-format check and cppcheck; clang-format in place"
+	@echo "make programs-page      regenerate api/PROGRAMS.md's list from hcpsim describe --imports"
 	@echo "make clean              remove build/ and build-*/"
 	@echo "Limits of a run (threads, memory, handles, cycles, Lua, trace): hcpsim describe, scenarios/README.md"
 
@@ -225,7 +226,8 @@ bench: all
 bench-ir: all
 	sh reports/bench/ir.sh $(BUILD) $(WORKLOADS)
 
-# The tour's HTML report rendered by headless Chromium (not part of `make test`: it takes a while).
+# The tour's and a program's HTML reports rendered by headless Chromium (not part of `make test`:
+# it takes a while).
 deps-browser:
 	@command -v chromium >/dev/null && echo "deps-browser: chromium present" && exit 0; \
 	if [ "$$(id -u)" = 0 ]; then \
@@ -235,7 +237,11 @@ deps-browser:
 	  echo "deps-browser: run: sudo apt-get update && sudo apt-get install -y chromium" >&2; exit 1; \
 	fi
 
-check-browser: all
+# api/PROGRAMS.md's generated part, from the import table (scenarios/tests/programs_page.sh checks it).
+programs-page: all
+	$(BUILD)/hcpsim describe --imports | perl api/programs_page.pl api/PROGRAMS.md
+
+check-browser: all $(BUILD)/pe/threads64.exe
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
 NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c
