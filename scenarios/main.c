@@ -38,14 +38,16 @@ static void usage(FILE *f) {
     fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
           "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
           "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
-          "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]\n"
-          "                  [--trace PATH] PROGRAM.exe [ARGS...]\n"
-          "       hcpsim describe [--platform P]\n"
+          "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]\n"
+          "                  [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]\n"
+          "       hcpsim check [--json] PROGRAM.exe\n"
+          "       hcpsim describe [--platform P] | --imports\n"
           "       hcpsim version (also --version, -V)\n"
           "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
           "       hcpsim bench [--rounds R] [WORKLOAD ...] | --one WORKLOAD MODE N\n"
           "       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
+          "Every word after PROGRAM.exe is the program's: hcpsim's options go before it.\n"
           "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n"
           "MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).\n",
           f);
@@ -989,13 +991,18 @@ static const struct {
             "  --progress, --no-progress  progress lines on stderr after 2 s of host time (default: on a terminal)\n"
             "Machine options (Windows programs only; a scenario sets them in hcp.machine{}): --NAME VALUE\n"
             "for each machine option (hcpsim describe lists their ranges and defaults), dashes or\n"
-            "underscores: --platform P, --semantics documented|observed, --cpus N, --max-cycles N, ...\n"
+            "underscores: --platform P, --semantics documented|observed (a program's default: observed),\n"
+            "--cpus N, --max-cycles N, ...\n"
             "  --pmc EV,EV,...          the events of PMC0, PMC1, ...\n"
             "  --counters I,I,...       KeSetHardwareCounterConfiguration of these PMC indices before start\n"
+            "  --timeout SECONDS        simulated seconds the program may run (default 1: about a minute\n"
+            "                           of host time; CI: --timeout 0.1); then it stops, status 125\n"
+            "hcpsim check PROGRAM.exe says whether hcpsim has every function the program imports.\n"
             "Exit status: a scenario 0 (every TAP test passed), 1 (a test failed), 2 (a usage, scenario or\n"
-            "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image,\n"
-            "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit);\n"
-            "130 or 143 when SIGINT or SIGTERM stopped the run (its report and trace are still written).\n"},
+            "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image\n"
+            "or a warning under --werror, 125 when the simulation ends it (an import hcpsim lacks, an\n"
+            "unhandled exception, a limit such as --timeout, a deadlock); 130 or 143 when SIGINT or\n"
+            "SIGTERM stopped the run (its report and trace are still written).\n"},
     {"check", "usage: hcpsim check [--json] PROGRAM.exe\n"
               "Whether hcpsim can run a Windows program, without running it: each DLL it imports, where a run\n"
               "finds it (a system DLL hcpsim simulates, or not found), and each import marked implemented,\n"
@@ -1057,8 +1064,8 @@ static int unknown_command(const char *name) {
 static int cmd_help(const char *command) {
     if (!command) {
         usage(stdout);
-        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, describe, diff, bench, "
-               "version.\n");
+        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, check, describe, diff, "
+               "bench, version.\n");
         return 0;
     }
     for (int i = 0; i < NHELPS; i++)

@@ -52,14 +52,16 @@ echo "TAP version 13"
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
-       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]
-                  [--trace PATH] PROGRAM.exe [ARGS...]
-       hcpsim describe [--platform P]
+       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]
+                  [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]
+       hcpsim check [--json] PROGRAM.exe
+       hcpsim describe [--platform P] | --imports
        hcpsim version (also --version, -V)
        hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
        hcpsim bench [--rounds R] [WORKLOAD ...] | --one WORKLOAD MODE N
        hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
+Every word after PROGRAM.exe is the program'"'s"': hcpsim'"'s"' options go before it.
 --unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
 MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).'
 OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run'
