@@ -122,7 +122,7 @@ struct hcp_os {
     hcp_warn_fn warn_fn;      /* hcp_set_warning_handler, or NULL */
     void *warn_ud;
     unsigned warned; /* the kinds of warning given (profiling.c), once each */
-    bool entered;             /* inside a program's import (win32.c): its one kernel entry is already charged */
+    bool entered;    /* inside a program's import (win32.c): its one kernel entry is already charged */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full

@@ -195,8 +195,8 @@ static int check_image(hcp_check *c, caps *cp, const char *name, const uint8_t *
             if (!ordinal) {
                 fn = image_str(im, size, (uint32_t)(e & 0x7FFFFFFFu) + 2, 256);
                 if ((e & 0x7FFFFFFFu) + 2 > size || !fn || !*fn) {
-                    rc = fail(err, cap, "import %u of %s: its name (RVA 0x%X) is not a string inside the image", k,
-                              dll, (unsigned)(e & 0x7FFFFFFFu));
+                    rc = fail(err, cap, "import %u of %s: its name (RVA 0x%X) is not a string inside the image", k, dll,
+                              (unsigned)(e & 0x7FFFFFFFu));
                     break;
                 }
             }
@@ -244,9 +244,9 @@ void hcp_check_free(hcp_check *c) {
 
 void hcp_check_verdict(const hcp_check *c, char *buf, size_t cap) {
     size_t len = 0;
-#define ADD(...)                                                                                                      \
-    do {                                                                                                              \
-        if (len < cap) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);                                   \
+#define ADD(...)                                                                                                       \
+    do {                                                                                                               \
+        if (len < cap) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);                                     \
     } while (0)
     int missing = c->n[HCP_IMP_MISSING], stubs = c->n[HCP_IMP_STUB];
     if (!missing) {

@@ -14,21 +14,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { HCP_IMP_IMPLEMENTED = 0, HCP_IMP_STUB, HCP_IMP_NEVER_CALLED, HCP_IMP_MISSING, HCP_IMP_STATES } hcp_imp_state;
+typedef enum {
+    HCP_IMP_IMPLEMENTED = 0,
+    HCP_IMP_STUB,
+    HCP_IMP_NEVER_CALLED,
+    HCP_IMP_MISSING,
+    HCP_IMP_STATES
+} hcp_imp_state;
 
 typedef struct hcp_check_import {
-    char name[96];       /* the function or variable; "#N" for an ordinal no row of hcpsim's has */
-    int ordinal;         /* imported by ordinal N, else -1 */
+    char name[96]; /* the function or variable; "#N" for an ordinal no row of hcpsim's has */
+    int ordinal;   /* imported by ordinal N, else -1 */
     hcp_imp_state state;
-    const char *kind;    /* "function", "data", "guest code" (hcpsim describe --imports); NULL when missing */
-    const char *note;    /* a stub: what it does instead; never called: why; else NULL */
+    const char *kind; /* "function", "data", "guest code" (hcpsim describe --imports); NULL when missing */
+    const char *note; /* a stub: what it does instead; never called: why; else NULL */
 } hcp_check_import;
 
 typedef struct hcp_check_dll {
-    char name[96];       /* as the importing image spells it */
-    char by[64];         /* the image that imports it */
-    const char *found;   /* where it was found: "simulated" (a system DLL hcpsim simulates), NULL: nowhere */
-    int first, count;    /* its imports: imports[first .. first + count) */
+    char name[96];     /* as the importing image spells it */
+    char by[64];       /* the image that imports it */
+    const char *found; /* where it was found: "simulated" (a system DLL hcpsim simulates), NULL: nowhere */
+    int first, count;  /* its imports: imports[first .. first + count) */
     int n[HCP_IMP_STATES];
 } hcp_check_dll;
 

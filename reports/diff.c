@@ -510,8 +510,7 @@ static json_t *load(const char *path) {
      * compared are the same in both */
     json_int_t ver = json_is_integer(get(d, "version")) ? json_integer_value(get(d, "version")) : 0;
     if (!json_is_object(d) || strcmp(str_or(get(d, "schema"), ""), "hcpsim-report") != 0 || ver < 1 || ver > 2) {
-        fprintf(stderr, "%s:1: not an hcpsim run report (schema \"hcpsim-report\", version 1 or 2 expected)\n",
-                path);
+        fprintf(stderr, "%s:1: not an hcpsim run report (schema \"hcpsim-report\", version 1 or 2 expected)\n", path);
         json_decref(d);
         return NULL;
     }

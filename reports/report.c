@@ -628,8 +628,13 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
             rm->m = NULL;
         }
     }
-    rep_view v = {r, exit_status, error, r->end_status ? r->end_status : rep_status_name(exit_status),
-                  r->end_status ? r->end_limit : NULL, r->end_status && r->end_has_code, r->end_code};
+    rep_view v = {r,
+                  exit_status,
+                  error,
+                  r->end_status ? r->end_status : rep_status_name(exit_status),
+                  r->end_status ? r->end_limit : NULL,
+                  r->end_status && r->end_has_code,
+                  r->end_code};
     int err = r->err;
     if (!err) {
         int e = r->fmt == REP_FORMAT_JSON       ? rep_write_json(&v, r->f)

@@ -206,12 +206,12 @@ const char *lhcp_sim_strerror(lua_State *L, sim_machine *m, sim_err e) {
             "default %d: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
             (int)c->max_trap_points, (int)hcp_option_find("max_trap_points")->hi, (int)def.sim.max_trap_points);
     else
-        msg = lua_pushfstring(L,
-                              "limit reached: %d guest memory mappings (machine option max_mappings, at most %d: "
-                              "Unicorn 2.0.1's limit; default %d; fewer m:code/m:alloc calls, or fewer threads inside "
-                              "guest calls at once)",
-                              (int)c->max_mappings, (int)hcp_option_find("max_mappings")->hi,
-                              (int)def.sim.max_mappings);
+        msg =
+            lua_pushfstring(L,
+                            "limit reached: %d guest memory mappings (machine option max_mappings, at most %d: "
+                            "Unicorn 2.0.1's limit; default %d; fewer m:code/m:alloc calls, or fewer threads inside "
+                            "guest calls at once)",
+                            (int)c->max_mappings, (int)hcp_option_find("max_mappings")->hi, (int)def.sim.max_mappings);
     lhcp_set_end(L, LHCP_END_LIMIT, e == SIM_ERR_TRAPS ? "max_trap_points" : "max_mappings", msg);
     return msg;
 }

@@ -66,12 +66,12 @@ lhcp_step lhcp_set_step(lua_State *L, lhcp_step step);
  * message without a position; main.c takes the record when the run's final error ends with that
  * message, so an error a scenario caught with pcall and went past does not count. */
 typedef enum {
-    LHCP_END_ERROR = 0,     /* any other error: a scenario's, a malformed image, ... */
-    LHCP_END_LIMIT,         /* a limit of the run (its option: `limit`) */
+    LHCP_END_ERROR = 0,      /* any other error: a scenario's, a malformed image, ... */
+    LHCP_END_LIMIT,          /* a limit of the run (its option: `limit`) */
     LHCP_END_MISSING_IMPORT, /* a program called an import hcpsim lacks */
-    LHCP_END_EXCEPTION,     /* a guest exception nothing handled */
-    LHCP_END_DEADLOCK,      /* every thread waits, no timer pending */
-    LHCP_END_WARNING,       /* a warning under --werror */
+    LHCP_END_EXCEPTION,      /* a guest exception nothing handled */
+    LHCP_END_DEADLOCK,       /* every thread waits, no timer pending */
+    LHCP_END_WARNING,        /* a warning under --werror */
 } lhcp_end;
 void lhcp_set_end(lua_State *L, lhcp_end kind, const char *limit, const char *msg);
 /* luaL_error's twin (the message at luaL_where(L, 1)) that records the ending first. */

@@ -295,8 +295,8 @@ uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n) {
 
 /* Seconds of simulated time, exactly: "1", "0.25". */
 static void seconds_text(char *buf, size_t n, uint64_t ns) {
-    int len = snprintf(buf, n, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
-                       (unsigned long long)(ns % 1000000000u));
+    int len =
+        snprintf(buf, n, "%llu.%09llu", (unsigned long long)(ns / 1000000000u), (unsigned long long)(ns % 1000000000u));
     while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
     if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
 }

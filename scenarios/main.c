@@ -136,10 +136,9 @@ static const char *end_name(lhcp_end e) {
 }
 
 /* The options hcpsim run reads (machine options aside: lhcp_is_machine_option). */
-static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
-                                       "--report",       "--trace-limit",      "--report-intervals",
-                                       "--report-calls", "--lua-instructions", "--lua-memory",
-                                       "--werror",       "--progress",         "--no-progress"};
+static const char *const run_opts[] = {"--seed",        "--unsafe-io",        "--trace",        "--report",
+                                       "--trace-limit", "--report-intervals", "--report-calls", "--lua-instructions",
+                                       "--lua-memory",  "--werror",           "--progress",     "--no-progress"};
 #define NRUN_OPTS (int)(sizeof run_opts / sizeof run_opts[0])
 
 static bool is_run_option(const char *a) {
@@ -157,8 +156,7 @@ static void note_misplaced(const char *file, int n, char **args) {
     int found = 0;
     for (int i = 0; i < n; i++) {
         if (!is_run_option(args[i])) continue;
-        if (found < 4)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", found ? ", " : "", args[i]);
+        if (found < 4) len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", found ? ", " : "", args[i]);
         if (len >= sizeof list) len = sizeof list - 1;
         found++;
     }
@@ -368,7 +366,7 @@ static int cmd_run(int argc, char **argv) {
         return EXIT_ERROR;
     }
     int status = 0;
-    char *errmsg = NULL; /* the failure, for the report and the trace */
+    char *errmsg = NULL;                         /* the failure, for the report and the trace */
     const char *end = "complete", *limit = NULL; /* how the run ended: the report's run.status */
     bool has_code = false;
     uint32_t code = 0;
@@ -715,7 +713,9 @@ static uint8_t *read_image(const char *path, size_t *n) {
     fclose(f);
     if (!b || bad || *n > limit) {
         fprintf(stderr, "hcpsim: check: %s: %s\n", path,
-                !b ? "out of host memory" : bad ? "cannot read the file" : "larger than twice hcpsim's largest image");
+                !b    ? "out of host memory"
+                : bad ? "cannot read the file"
+                      : "larger than twice hcpsim's largest image");
         free(b);
         return NULL;
     }
@@ -788,8 +788,10 @@ static void check_text(const hcp_check *c, const char *verdict) {
                dl->found ? "found: a system DLL hcpsim simulates"
                          : "not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images)",
                dl->count, dl->count == 1 ? "" : "s");
-        static const char *const label[HCP_IMP_STATES][2] = {
-            {"implemented", "implemented"}, {"stub", "stubs"}, {"never called", "never called"}, {"missing", "missing"}};
+        static const char *const label[HCP_IMP_STATES][2] = {{"implemented", "implemented"},
+                                                             {"stub", "stubs"},
+                                                             {"never called", "never called"},
+                                                             {"missing", "missing"}};
         for (int s = 0, first = 1; s < HCP_IMP_STATES; s++)
             if (dl->n[s]) printf("%s %d %s", first ? "" : ",", dl->n[s], label[s][dl->n[s] != 1]), first = 0;
         putchar('\n');
