@@ -139,7 +139,7 @@ grep -qx "  implemented   GetCurrentProcessId (ordinal $ord)" out.txt && grep -q
   grep -q '(KERNEL32.dll!#9999)' out.txt
 r=$?
 result "$([ "$st" = 1 ] && [ $r = 0 ]; echo $?)" \
-  "imports by ordinal: hcpsim's ordinal $ord is GetCurrentProcessId, implemented; 9999 is '#9999', missing" \
+  "imports by ordinal: hcpsim's ordinal $ord is GetCurrentProcessId, implemented; 9999, which no row has, is missing" \
   "status $st: $(cat cc.txt) $(grep -v '^  implemented   [A-Za-z_]*$' out.txt)"
 
 # The same facts in a scenario: hcp.check(path) before a machine exists, p.imports after m:process.
