@@ -444,14 +444,16 @@ conformance-suite-tap: tests
 	@echo "conformance-suite-tap: $(words $(SUITE_FILES)) test files -> $(CONF_SUITE)/"
 	@printf '%s\n' $(SUITE_FILES) | HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(CONF_SUITE) xargs -P $(JOBS) -I{} sh -c \
 	  'b=$$(printf %s "$$1" | tr / _); sh scenarios/tests/runtest "$$1" > /dev/null 2> $(CONF_SUITE)/$$b.err || echo "  $$1: exit $$?"' sh {}
-	@perl conformance/clauses.pl --tap-dir $(CONF_SUITE) $(SUITE_FILES) > $(CONF_SUITE)/conformance_clauses.pl.tap || \
+	@HCPSIM_TAP_DIR=$(CONF_SUITE) sh scenarios/tests/runtest conformance/exports.pl > /dev/null || \
+	  echo "  conformance/exports.pl: the export coverage check failed"
+	@perl conformance/clauses.pl --tap-dir $(CONF_SUITE) $(SUITE_FILES) conformance/exports.pl > $(CONF_SUITE)/conformance_clauses.pl.tap || \
 	  echo "  conformance/clauses.pl: the coverage check failed"
 
 conformance-report: conformance-suite-tap
 	@mkdir -p $(CONF_OUT) $(BUILD)/conformance/junit
 	perl reports/matrix.pl --md $(CONF_OUT)/matrix.md --html $(CONF_OUT)/matrix.html \
 	  --junit $(BUILD)/conformance/junit $(CATALOGUE) \
-	  $(foreach f,$(SUITE_FILES) conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
+	  $(foreach f,$(SUITE_FILES) conformance/exports.pl conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
 	  'hcpsim documented=?$(BUILD)/conformance/hcpsim-documented.tap' \
 	  'hcpsim observed=?$(BUILD)/conformance/hcpsim-observed.tap' \
 	  'hcpsim .exe documented=?$(BUILD)/conformance/hcpsim-exe-documented.tap' \

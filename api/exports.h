@@ -99,6 +99,9 @@ int hcp_export_count(void);
 /* The row of DLL!name (DLL case-insensitive, with or without ".dll", any folder; API-set names
  * that Windows resolves to a simulated DLL resolve too), or NULL.  Internal rows are not found. */
 const hcp_export *hcp_export_find(const char *dll, const char *name);
+/* The first row (in spec order, internal ones included) named `name`, whatever its DLL, or NULL:
+ * the report decoder's lookup (a report names a call by its function). */
+const hcp_export *hcp_export_named(const char *name);
 /* The row of DLL's ordinal, or NULL. */
 const hcp_export *hcp_export_by_ordinal(const char *dll, unsigned ordinal);
 /* The row's index (its gate service). */
