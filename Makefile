@@ -78,6 +78,7 @@ help:
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
 	@echo "                        (default 1000), conformance/README.md"
 	@echo "make clauses            the suite, then the coverage of the clause catalogue (conformance/README.md)"
+	@echo "make exports-doc        api/EXPORTS.md from api/exports.spec (what a program can import)"
 	@echo "make conformance-report the conformance matrix, clauses x implementations (reports/conformance/)"
 	@echo "make check-mutation     small semantic mutations; each must make make test fail (conformance/README.md)"
 	@echo "make native-conformance the conformance program as a Windows .exe (mingw-w64; make native-deps)"
@@ -164,6 +165,12 @@ $(BUILD)/api/guest_gen.c: $(BUILD)/api/guest_gen.h
 $(BUILD)/api/guest_gen.o: $(BUILD)/api/guest_gen.c $(BUILD)/api/guest_gen.h
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/$(MAIN:.c=.o): | $(GEN_H)
+
+# api/EXPORTS.md, the page of what a program can import, is generated from the spec and committed
+# (scenarios/tests/exports_doc.sh fails when it is not current).
+.PHONY: exports-doc
+exports-doc:
+	perl api/exportsdoc.pl api/exports.spec > api/EXPORTS.md
 
 # Lua helper modules are embedded in the binary (no search path, nothing to install).
 $(BUILD)/scenarios/luasrc.c: $(LUA_LIB) scenarios/embed.pl
