@@ -116,6 +116,10 @@ const char *hcp_type_name(hcp_type t);
 /* What the row's implementation does, for `hcpsim describe --imports` and the docs: "yes",
  * "no-op", "returns TRUE", "stub" (not implemented). */
 const char *hcp_export_does(const hcp_export *e);
+/* The guest address of the call-gate thunk of function row e on os's machine (an x86 stdcall
+ * thunk is set to pop the row's argument words). */
+struct hcp_os;
+uint64_t hcp_export_thunk(struct hcp_os *os, const hcp_export *e);
 /* What a call costs its caller besides the thunk: "1 api_call", "none (user mode only)", ... */
 const char *hcp_export_cost(const hcp_export *e);
 
