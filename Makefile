@@ -81,6 +81,8 @@ help:
 	@echo "make exports-doc        api/EXPORTS.md from api/exports.spec (what a program can import)"
 	@echo "make conformance-report the conformance matrix, clauses x implementations (reports/conformance/)"
 	@echo "make check-mutation     small semantic mutations; each must make make test fail (conformance/README.md)"
+	@echo "make check-windiff      WINDIFF_RUNS seeded programs under Wine and hcpsim, compared case by case"
+	@echo "make windiff-refresh    Wine's output of the make test slice's differential programs (needs Wine)"
 	@echo "make native-conformance the conformance program as a Windows .exe (mingw-w64; make native-deps)"
 	@echo "make wine-conformance   that .exe under Wine; verdicts in reports/conformance/ (make wine-deps)"
 	@echo "make install, uninstall binary, man page, completion, library, headers, hcpsim.pc (PREFIX, DESTDIR)"
@@ -227,7 +229,21 @@ $(BUILD)/pe/hcpcheck32.exe: conformance/native/hcpcheck.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -std=c17 -O2 $(WARN) -Werror -static -o $@ $<
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES)
+# The differential programs of the make test slice (scenarios/tests/windiff/README.md): generated
+# by gen.pl for each seed, built once for both ISAs.
+WINDIFF_SEEDS ?= 1 2 3 4
+WINDIFF_CASES ?= 100
+WINDIFF_EXES := $(foreach s,$(WINDIFF_SEEDS),$(BUILD)/windiff/seed$(s)-64.exe $(BUILD)/windiff/seed$(s)-32.exe)
+$(BUILD)/windiff/seed%.c: scenarios/tests/windiff/gen.pl
+	@mkdir -p $(dir $@)
+	perl scenarios/tests/windiff/gen.pl --seed $* --cases $(WINDIFF_CASES) > $@
+$(BUILD)/windiff/seed%-64.exe: $(BUILD)/windiff/seed%.c
+	x86_64-w64-mingw32-gcc -O1 -w -o $@ $<
+$(BUILD)/windiff/seed%-32.exe: $(BUILD)/windiff/seed%.c
+	i686-w64-mingw32-gcc -O1 -w -o $@ $<
+.PRECIOUS: $(BUILD)/windiff/seed%.c
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(WINDIFF_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read
@@ -385,7 +401,23 @@ wine-conformance: native-conformance wine-deps
 # make fuzz: libFuzzer targets built with clang under ASan+UBSan in $(FUZZ_BUILD), each run for
 # FUZZ_SECONDS; an input that crashes is kept in scenarios/fuzz/regressions/TARGET/, and
 # regress_test.t (part of make test) replays every kept input with the normal compiler.
-.PHONY: fuzz fuzz-deps check-determinism
+.PHONY: fuzz fuzz-deps check-determinism check-windiff windiff-refresh
+# ---- differential runs against Wine (scenarios/tests/windiff/README.md) -----------------------
+# make windiff-refresh: Wine's output of the make test slice's x86-64 programs, committed in
+# scenarios/tests/windiff/wine/; make check-windiff: WINDIFF_RUNS seeds from WINDIFF_FROM, Wine live.
+WINDIFF_FROM ?= 1000
+WINDIFF_RUNS ?= 20
+windiff-refresh: $(WINDIFF_EXES) wine-deps
+	@mkdir -p $(BUILD)/windiff/prefix
+	for s in $(WINDIFF_SEEDS); do \
+	  perl scenarios/tests/windiff/gen.pl --seed $$s --args > $(BUILD)/windiff/args$$s.txt; \
+	  set --; while IFS= read -r a; do set -- "$$@" "$$a"; done < $(BUILD)/windiff/args$$s.txt; \
+	  (cd $(BUILD)/windiff && WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD)/windiff/prefix) timeout 300 wine seed$$s-64.exe "$$@") \
+	    > scenarios/tests/windiff/wine/seed$$s.txt || exit 1; \
+	done
+check-windiff: all wine-deps
+	sh scenarios/tests/windiff/run.sh $(abspath $(BUILD)/hcpsim) $(BUILD)/windiff-runs $(WINDIFF_FROM) $(WINDIFF_RUNS) $(WINDIFF_CASES)
+
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= lua api marshal guest pe exports
