@@ -27,12 +27,13 @@ endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
 SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
-API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c api/pe.c api/pe_check.c api/win32.c
+# Every api/*.c: the simulated OS and the export implementations, one file per subject.
+API_SRC := $(sort $(wildcard api/*.c))
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
 REP_SRC := reports/trace.c reports/report.c reports/report_json.c reports/report_md.c reports/report_html.c reports/report_csv.c \
             reports/common.c reports/decode.c reports/diff.c reports/out.c
@@ -40,7 +41,7 @@ LUA_LIB := scenarios/lib/tap.lua scenarios/lib/testlib.lua
 MAIN    := scenarios/main.c
 
 LIB_SRC := $(PMU_SRC) $(SIM_SRC) $(API_SRC) $(REP_SRC) $(SCN_SRC)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/scenarios/luasrc.o
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/scenarios/luasrc.o $(BUILD)/api/exports_gen.o $(BUILD)/api/guest_gen.o
 HEADERS := $(wildcard */*.h)
 
 C_TESTS := $(patsubst %.c,$(BUILD)/%.t,$(wildcard pmu_model/tests/*_test.c sim/tests/*_test.c api/tests/*_test.c))
@@ -54,7 +55,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 -include scenarios/kernels/kernels.mk
 
 .PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench bench-ir \
-        deps-browser check-browser programs-page help
+        deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
 
 help:
@@ -77,15 +78,17 @@ help:
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
 	@echo "                        (default 1000), conformance/README.md"
 	@echo "make clauses            the suite, then the coverage of the clause catalogue (conformance/README.md)"
+	@echo "make exports-doc        api/EXPORTS.md from api/exports.spec (what a program can import)"
 	@echo "make conformance-report the conformance matrix, clauses x implementations (reports/conformance/)"
 	@echo "make check-mutation     small semantic mutations; each must make make test fail (conformance/README.md)"
+	@echo "make check-windiff      WINDIFF_RUNS seeded programs under Wine and hcpsim, compared case by case"
+	@echo "make windiff-refresh    Wine's output of the make test slice's differential programs (needs Wine)"
 	@echo "make native-conformance the conformance program as a Windows .exe (mingw-w64; make native-deps)"
 	@echo "make wine-conformance   that .exe under Wine; verdicts in reports/conformance/ (make wine-deps)"
 	@echo "make install, uninstall binary, man page, completion, library, headers, hcpsim.pc (PREFIX, DESTDIR)"
 	@echo "make deps               install the missing Debian packages (apt-get, as root); make deps-browser,"
 	@echo "                        make fuzz-deps: Chromium, clang's libFuzzer"
 	@echo "make lint, make format  clang-format check and cppcheck; clang-format in place"
-	@echo "make programs-page      regenerate api/PROGRAMS.md's list from hcpsim describe --imports"
 	@echo "make clean              remove build/ and build-*/"
 	@echo "Limits of a run (threads, memory, handles, cycles, Lua, trace): hcpsim describe, scenarios/README.md"
 
@@ -131,6 +134,45 @@ DEPFLAGS = -MMD -MP
 $(BUILD)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
+
+# The export spec (api/exports.spec) becomes C: the export table, each implementation's typed
+# arguments and prototype (api/README.md "The export spec").  Every api/ object depends on the
+# generated header, so it exists before anything includes it.
+GEN_H := $(BUILD)/api/exports_gen.h $(BUILD)/api/guest_gen.h
+$(BUILD)/api/exports_gen.h: api/exports.spec api/specgen.pl
+	@mkdir -p $(dir $@)
+	perl api/specgen.pl api/exports.spec $@.tmp $(BUILD)/api/exports_gen.c.tmp
+	mv $(BUILD)/api/exports_gen.c.tmp $(BUILD)/api/exports_gen.c
+	mv $@.tmp $@
+$(BUILD)/api/exports_gen.c: $(BUILD)/api/exports_gen.h
+$(BUILD)/api/exports_gen.o: $(BUILD)/api/exports_gen.c $(BUILD)/api/exports_gen.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+# Guest code of the simulated DLLs (api/guest/*.S), assembled as the guest kernels are, then C.
+GUEST_SRC := api/guest/crt_x64.S api/guest/crt_x86.S
+$(BUILD)/api/guest/crt_x64.o: api/guest/crt_x64.S
+	@mkdir -p $(dir $@)
+	$(KERNEL_AS) --64 -o $@ $<
+$(BUILD)/api/guest/crt_x86.o: api/guest/crt_x86.S
+	@mkdir -p $(dir $@)
+	$(KERNEL_AS_X86) -o $@ $<
+$(BUILD)/api/guest/%.bin: $(BUILD)/api/guest/%.o
+	$(KERNEL_OBJCOPY) -O binary -j .text $< $@
+$(BUILD)/api/guest_gen.h: api/guestgen.pl $(GUEST_SRC:%.S=$(BUILD)/%.o) $(GUEST_SRC:%.S=$(BUILD)/%.bin)
+	OBJDUMP=$(KERNEL_OBJDUMP) perl api/guestgen.pl $(BUILD)/api/guest_gen.c.tmp $@.tmp \
+	  $(foreach g,$(GUEST_SRC:api/guest/%.S=%),$(g) $(BUILD)/api/guest/$(g).o $(BUILD)/api/guest/$(g).bin)
+	mv $(BUILD)/api/guest_gen.c.tmp $(BUILD)/api/guest_gen.c
+	mv $@.tmp $@
+$(BUILD)/api/guest_gen.c: $(BUILD)/api/guest_gen.h
+$(BUILD)/api/guest_gen.o: $(BUILD)/api/guest_gen.c $(BUILD)/api/guest_gen.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+$(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/$(MAIN:.c=.o): | $(GEN_H)
+
+# api/EXPORTS.md, the page of what a program can import, is generated from the spec and committed
+# (scenarios/tests/exports_doc.sh fails when it is not current).
+.PHONY: exports-doc
+exports-doc:
+	perl api/exportsdoc.pl api/exports.spec > api/EXPORTS.md
 
 # Lua helper modules are embedded in the binary (no search path, nothing to install).
 $(BUILD)/scenarios/luasrc.c: $(LUA_LIB) scenarios/embed.pl
@@ -187,13 +229,28 @@ $(BUILD)/pe/hcpcheck32.exe: conformance/native/hcpcheck.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -std=c17 -O2 $(WARN) -Werror -static -o $@ $<
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES)
+# The differential programs of the make test slice (scenarios/tests/windiff/README.md): generated
+# by gen.pl for each seed, built once for both ISAs.
+WINDIFF_SEEDS ?= 1 2 3 4
+WINDIFF_CASES ?= 100
+WINDIFF_EXES := $(foreach s,$(WINDIFF_SEEDS),$(BUILD)/windiff/seed$(s)-64.exe $(BUILD)/windiff/seed$(s)-32.exe)
+$(BUILD)/windiff/seed%.c: scenarios/tests/windiff/gen.pl
+	@mkdir -p $(dir $@)
+	perl scenarios/tests/windiff/gen.pl --seed $* --cases $(WINDIFF_CASES) > $@
+$(BUILD)/windiff/seed%-64.exe: $(BUILD)/windiff/seed%.c
+	x86_64-w64-mingw32-gcc -O1 -w -o $@ $<
+$(BUILD)/windiff/seed%-32.exe: $(BUILD)/windiff/seed%.c
+	i686-w64-mingw32-gcc -O1 -w -o $@ $<
+.PRECIOUS: $(BUILD)/windiff/seed%.c
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(WINDIFF_EXES)
 
 
-# Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and the clause
-# coverage check (conformance/clauses.pl, a second prove run) reads them: every catalogue clause
-# named by a test that ran, every TAP line of every test program naming a known clause
-# (conformance/README.md).
+# Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read
+# them after the suite: the export coverage (conformance/exports.pl: every row of api/exports.spec
+# named by a passing test) and the clause coverage (conformance/clauses.pl: every catalogue clause
+# named by a test that ran, every TAP line of every test program naming a known clause;
+# conformance/README.md).
 TAP_DIR = $(BUILD)/tap
 ALL_TESTS = $(C_TESTS) $(LUA_TESTS) $(SH_TESTS)
 RUN_TESTS = rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR) && HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(TAP_DIR) \
@@ -201,13 +258,15 @@ RUN_TESTS = rm -rf $(TAP_DIR) && mkdir -p $(TAP_DIR) && HCPSIM=$(BUILD)/hcpsim H
 
 test: tests
 	st=0; $(RUN_TESTS) $(ALL_TESTS) || st=1; \
-	prove conformance/clauses.pl :: --tap-dir $(TAP_DIR) $(ALL_TESTS) || st=1; exit $$st
+	HCPSIM_TAP_DIR=$(TAP_DIR) prove --exec 'sh scenarios/tests/runtest' conformance/exports.pl || st=1; \
+	prove conformance/clauses.pl :: --tap-dir $(TAP_DIR) $(ALL_TESTS) conformance/exports.pl || st=1; exit $$st
 
 # make clauses: run the suite (saving the TAP streams) and print the clause coverage: per clause
 # the tests passing, failing, skipped and todo; totals; clauses without tests; untagged lines.
 clauses: tests
 	-$(RUN_TESTS) -Q $(ALL_TESTS)
-	@perl conformance/clauses.pl --report --tap-dir $(TAP_DIR) $(ALL_TESTS)
+	-@HCPSIM_TAP_DIR=$(TAP_DIR) sh scenarios/tests/runtest conformance/exports.pl > /dev/null
+	@perl conformance/clauses.pl --report --tap-dir $(TAP_DIR) $(ALL_TESTS) conformance/exports.pl
 
 check-asan:
 	$(MAKE) SANITIZER=address test
@@ -236,10 +295,6 @@ deps-browser:
 	else \
 	  echo "deps-browser: run: sudo apt-get update && sudo apt-get install -y chromium" >&2; exit 1; \
 	fi
-
-# api/PROGRAMS.md's generated part, from the import table (scenarios/tests/programs_page.sh checks it).
-programs-page: all
-	$(BUILD)/hcpsim describe --imports | perl api/programs_page.pl api/PROGRAMS.md
 
 check-browser: all $(BUILD)/pe/threads64.exe
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
@@ -347,10 +402,26 @@ wine-conformance: native-conformance wine-deps
 # make fuzz: libFuzzer targets built with clang under ASan+UBSan in $(FUZZ_BUILD), each run for
 # FUZZ_SECONDS; an input that crashes is kept in scenarios/fuzz/regressions/TARGET/, and
 # regress_test.t (part of make test) replays every kept input with the normal compiler.
-.PHONY: fuzz fuzz-deps check-determinism
+.PHONY: fuzz fuzz-deps check-determinism check-windiff windiff-refresh
+# ---- differential runs against Wine (scenarios/tests/windiff/README.md) -----------------------
+# make windiff-refresh: Wine's output of the make test slice's x86-64 programs, committed in
+# scenarios/tests/windiff/wine/; make check-windiff: WINDIFF_RUNS seeds from WINDIFF_FROM, Wine live.
+WINDIFF_FROM ?= 1000
+WINDIFF_RUNS ?= 20
+windiff-refresh: $(WINDIFF_EXES) wine-deps
+	@mkdir -p $(BUILD)/windiff/prefix
+	for s in $(WINDIFF_SEEDS); do \
+	  perl scenarios/tests/windiff/gen.pl --seed $$s --args > $(BUILD)/windiff/args$$s.txt; \
+	  set --; while IFS= read -r a; do set -- "$$@" "$$a"; done < $(BUILD)/windiff/args$$s.txt; \
+	  (cd $(BUILD)/windiff && WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD)/windiff/prefix) timeout 300 wine seed$$s-64.exe "$$@") \
+	    > scenarios/tests/windiff/wine/seed$$s.txt || exit 1; \
+	done
+check-windiff: all wine-deps
+	sh scenarios/tests/windiff/run.sh $(abspath $(BUILD)/hcpsim) $(BUILD)/windiff-runs $(WINDIFF_FROM) $(WINDIFF_RUNS) $(WINDIFF_CASES)
+
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lua api marshal guest pe
+FUZZ_TARGETS ?= lua api marshal guest pe exports
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_REGRESS := $(BUILD)/scenarios/fuzz/regress_test.t
@@ -413,14 +484,16 @@ conformance-suite-tap: tests
 	@echo "conformance-suite-tap: $(words $(SUITE_FILES)) test files -> $(CONF_SUITE)/"
 	@printf '%s\n' $(SUITE_FILES) | HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(CONF_SUITE) xargs -P $(JOBS) -I{} sh -c \
 	  'b=$$(printf %s "$$1" | tr / _); sh scenarios/tests/runtest "$$1" > /dev/null 2> $(CONF_SUITE)/$$b.err || echo "  $$1: exit $$?"' sh {}
-	@perl conformance/clauses.pl --tap-dir $(CONF_SUITE) $(SUITE_FILES) > $(CONF_SUITE)/conformance_clauses.pl.tap || \
+	@HCPSIM_TAP_DIR=$(CONF_SUITE) sh scenarios/tests/runtest conformance/exports.pl > /dev/null || \
+	  echo "  conformance/exports.pl: the export coverage check failed"
+	@perl conformance/clauses.pl --tap-dir $(CONF_SUITE) $(SUITE_FILES) conformance/exports.pl > $(CONF_SUITE)/conformance_clauses.pl.tap || \
 	  echo "  conformance/clauses.pl: the coverage check failed"
 
 conformance-report: conformance-suite-tap
 	@mkdir -p $(CONF_OUT) $(BUILD)/conformance/junit
 	perl reports/matrix.pl --md $(CONF_OUT)/matrix.md --html $(CONF_OUT)/matrix.html \
 	  --junit $(BUILD)/conformance/junit $(CATALOGUE) \
-	  $(foreach f,$(SUITE_FILES) conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
+	  $(foreach f,$(SUITE_FILES) conformance/exports.pl conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
 	  'hcpsim documented=?$(BUILD)/conformance/hcpsim-documented.tap' \
 	  'hcpsim observed=?$(BUILD)/conformance/hcpsim-observed.tap' \
 	  'hcpsim .exe documented=?$(BUILD)/conformance/hcpsim-exe-documented.tap' \

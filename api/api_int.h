@@ -76,9 +76,12 @@ typedef struct prof_record {
     uint32_t inject;    /* concurrent kernel updates the next read meets (hcp_inject_kernel_updates) */
 } prof_record;
 
+struct hcp_ctx;
 typedef struct os_thread {
     uint32_t last_error;
-    int w32_resume; /* a program's import that blocked (win32.c): what it returns when the thread runs again */
+    /* a call of an export that blocked (dispatch.c): what it returns when the thread runs again (NULL: the
+     * wait's result) */
+    uint64_t (*resume)(struct hcp_ctx *c);
     prof_record prof;
 } os_thread;
 
@@ -114,15 +117,15 @@ struct hcp_os {
     /* global hardware-counter configuration (KiHwCountersCount / indices) */
     uint32_t cfg_count;
     uint32_t cfg_index[MAX_HW_COUNTERS];
-    hcp_etw etw;         /* the NT Kernel Logger session (api/etw.c) */
-    int etw_version;     /* Thread class version for sessions (hcp_etw_set_thread_version); -1: the profile's */
-    hcp_call_fn call_fn; /* observer of guest calls through the gate (hcp_set_call_observer), or NULL */
-    void *call_ud;
+    hcp_etw etw;     /* the NT Kernel Logger session (api/etw.c) */
+    int etw_version; /* Thread class version for sessions (hcp_etw_set_thread_version); -1: the profile's */
+    hcp_call_fn call_fn[HCP_MAX_CALL_OBSERVERS]; /* observers of guest calls (hcp_add_call_observer, dispatch.c) */
+    void *call_ud[HCP_MAX_CALL_OBSERVERS];
     struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
     hcp_warn_fn warn_fn;      /* hcp_set_warning_handler, or NULL */
     void *warn_ud;
     unsigned warned; /* the kinds of warning given (profiling.c), once each */
-    bool entered;    /* inside a program's import (win32.c): its one kernel entry is already charged */
+    bool entered;    /* inside an export's call (dispatch.c): its one kernel entry is already charged */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full

@@ -95,6 +95,7 @@
 /* Win32 error codes */
 #define ERROR_SUCCESS 0u
 #define ERROR_INVALID_FUNCTION 1u
+#define ERROR_FILE_NOT_FOUND 2u
 #define ERROR_ACCESS_DENIED 5u
 #define ERROR_INVALID_HANDLE 6u
 #define ERROR_NOT_ENOUGH_MEMORY 8u
@@ -103,10 +104,14 @@
 #define ERROR_INVALID_PARAMETER 87u
 #define ERROR_CALL_NOT_IMPLEMENTED 120u
 #define ERROR_INSUFFICIENT_BUFFER 122u
+#define ERROR_MOD_NOT_FOUND 126u
+#define ERROR_PROC_NOT_FOUND 127u
 #define ERROR_NOT_OWNER 288u
 #define ERROR_ARITHMETIC_OVERFLOW 534u
 #define ERROR_TOO_MANY_POSTS 298u
+#define ERROR_PARTIAL_COPY 299u
 #define ERROR_MR_MID_NOT_FOUND 317u
+#define ERROR_INVALID_ADDRESS 487u
 #define ERROR_NOACCESS 998u
 #define ERROR_STACK_OVERFLOW 1001u
 #define ERROR_INVALID_USER_BUFFER 1784u
@@ -261,7 +266,7 @@ uint32_t hcp_KeSetHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray
 uint32_t hcp_KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArray, uint32_t MaximumCount,
                                                  uint64_t Count /* PULONG */);
 
-/* ---- the call gate (api/gate.c): guest code calls the functions above -------------------- */
+/* ---- the call gate (api/dispatch.c): guest code calls the functions above -------------------- */
 /* Each import has a thunk in guest memory (sim_set_gate, sim/README.md "Call
  * gate"); a guest `call` of it runs the same function a Lua body's binding
  * calls, with the Windows x64 convention.  api/README.md "Call gate" lists
@@ -270,30 +275,41 @@ uint32_t hcp_KeQueryHardwareCounterConfiguration(hcp_os *os, uint64_t CounterArr
 void hcp_gate_attach(hcp_os *os);
 void hcp_gate_detach(hcp_os *os);
 
-/* One guest call through the gate, as an observer sees it (run reports): the
- * import's name, the calling thread, the raw argument slots (as many as the
- * import takes and were readable), the virtual time the call began at, and
- * rax.  A call that blocks is seen twice: first with pending = true (no
- * result yet), then with resumed = true and its result when the thread runs
- * again.  Valid during the observer call only. */
+/* One guest call through the gate (api/dispatch.c), as an observer sees it (run
+ * reports, traces): the export's name and spec row (NULL for an import hcpsim
+ * lacks), the calling thread, its fixed parameters' values as the export spec
+ * normalises them (api/exports.h; strings as their pointers: hcp_call_string
+ * reads them), the virtual time the call began at, and the result register.  A
+ * call that blocks is seen twice: first with pending = true (no result yet),
+ * then with resumed = true and its result when the thread runs again.  A call
+ * that never returns to its caller (ExitThread, a missing import, a fault in
+ * simulated OS code) has completed = false.  Valid during the observer call only. */
+struct hcp_export;
 typedef struct hcp_call {
     const char *name;
+    const struct hcp_export *ex;
     sim_thread *thread;
     const uint64_t *args;
     int nargs;
     uint64_t start; /* cycles, the caller's CPU clock when the call began */
     uint64_t result;
-    bool pending, resumed;
+    bool pending, resumed, completed;
 } hcp_call;
 typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
-/* Installs the observer of gate calls (NULL removes it); one per OS. */
-void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
+/* Adds an observer of guest calls: its slot (0..HCP_MAX_CALL_OBSERVERS-1), or -1 when every slot
+ * is taken.  Observers see each call in the order they were added. */
+#define HCP_MAX_CALL_OBSERVERS 4
+int hcp_add_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
+void hcp_remove_call_observer(hcp_os *os, int slot);
+/* The string at guest address `at` (UTF-16 when `wide`) as UTF-8 (bytes above 0x7F read as
+ * code page 1252's Latin-1 range), at most cap-1 bytes, cut with "..." when longer: its length,
+ * or -1 when its first byte is not readable.  For observers showing LPCSTR / LPCWSTR arguments. */
+int hcp_guest_string(sim_machine *m, uint64_t at, bool wide, char *out, size_t cap);
 /* A program's use of the HCP functions that leaves it without data Windows would give it
  * (scenarios/README.md "Warnings"): HardwareCounters bits with no configured counter.
- * fn(ud, t, message) is called once per
- * kind per OS, for calls made by a thread of the OS's process (api/pe.h), inside the call; it
- * may end t's guest call (sim_gate_end_call).  NULL (the default): no such warnings, so a Lua
- * scenario's own calls never get them. */
+ * fn(ud, t, message) is called once per kind per OS, for calls made by a thread of the OS's
+ * process (api/pe.h), inside the call; it may end t's guest call (sim_gate_end_call).  NULL (the
+ * default): no such warnings, so a Lua scenario's own calls never get them. */
 typedef void (*hcp_warn_fn)(void *ud, sim_thread *t, const char *message);
 void hcp_set_warning_handler(hcp_os *os, hcp_warn_fn fn, void *ud);
 /* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */

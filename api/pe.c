@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/pe_int.h"
+#include "api/exports_int.h"
 
 #define IMAGE_FILE_RELOCS_STRIPPED 0x0001u
 #define IMAGE_FILE_EXECUTABLE_IMAGE 0x0002u
@@ -254,13 +254,11 @@ static int imports(hcp_process *p, uint8_t *im, char *err, size_t cap) {
             if (!e) break;
             bool ordinal = w == 8 ? (e >> 63) != 0 : (e >> 31) != 0;
             char fn[80];
-            int svc;
-            bool data = false;
+            const hcp_export *ex;
             if (ordinal) {
-                char nm[64];
-                svc = hcp_win32_lookup_ordinal(dll, (unsigned)(e & 0xFFFFu), &data, nm, sizeof nm);
-                if (svc >= 0)
-                    snprintf(fn, sizeof fn, "%s", nm);
+                ex = hcp_export_by_ordinal(dll, (unsigned)(e & 0xFFFFu));
+                if (ex)
+                    snprintf(fn, sizeof fn, "%s", ex->name);
                 else
                     snprintf(fn, sizeof fn, "#%u", (unsigned)(e & 0xFFFFu));
             } else {
@@ -269,12 +267,18 @@ static int imports(hcp_process *p, uint8_t *im, char *err, size_t cap) {
                     return fail(err, cap, "import %u of %s: its name (RVA 0x%X) is not a string inside the image", k,
                                 dll, (unsigned)(e & 0x7FFFFFFFu));
                 snprintf(fn, sizeof fn, "%s", s);
-                svc = hcp_win32_lookup(dll, s, &data);
+                ex = hcp_export_find(dll, s);
             }
-            if (svc < 0 && (svc = missing_service(p, dll, fn, err, cap)) < 0) return -1;
-            uint64_t addr = data ? hcp_win32_data(p, svc) : sim_gate_thunk(m, (uint32_t)svc);
-            /* the gate's own imports (below HCP_SVC_WIN32) keep the pop gate.c set */
-            if (!data && svc >= (int)HCP_SVC_WIN32) sim_gate_set_pop(m, (uint32_t)svc, hcp_win32_pop(svc));
+            uint64_t addr;
+            if (ex && (ex->kind == HCP_EXPORT_DATA || ex->kind == HCP_EXPORT_GUEST)) {
+                addr = hcp_export_address(p, ex);
+            } else if (ex) { /* a function, or a stub: its own thunk names it when called */
+                addr = hcp_export_thunk(p->os, ex);
+            } else {
+                int svc = missing_service(p, dll, fn, err, cap);
+                if (svc < 0) return -1;
+                addr = sim_gate_thunk(m, (uint32_t)svc);
+            }
             if (w == 8)
                 hcp_put64(im + iat + k * w, addr);
             else
@@ -349,7 +353,7 @@ static int exports(hcp_process *p, const uint8_t *im, char *err, size_t cap) {
         uint32_t f = hcp_get32(im + funs + 4u * o);
         if (f >= rva && f - rva < dsz) continue; /* a forwarder ("DLL.Name"): not code of this image */
         if (f >= size) return fail(err, cap, "export '%s' (RVA 0x%X) lies outside the image", nm, f);
-        hcp_export *e = &p->exports[p->nexports++];
+        hcp_image_export *e = &p->exports[p->nexports++];
         snprintf(e->name, sizeof e->name, "%s", nm);
         e->addr = p->base + f;
     }
@@ -605,7 +609,7 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
     os->proc = p;
     if (!rc) rc = build_data(p, args, nargs, msg, sizeof msg);
     if (!rc) rc = tls(p, im, msg, sizeof msg);
-    if (!rc && hcp_win32_stubs(p) != SIM_OK) rc = fail(msg, sizeof msg, "no guest memory for the runtime's code");
+    if (!rc && hcp_crt_guest_place(p) != SIM_OK) rc = fail(msg, sizeof msg, "no guest memory for the runtime's code");
     if (!rc) rc = imports(p, im, msg, sizeof msg);
     if (!rc) rc = exports(p, im, msg, sizeof msg);
     if (!rc) rc = map_image(p, im, msg, sizeof msg);

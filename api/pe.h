@@ -87,23 +87,6 @@ bool hcp_process_exited(const hcp_process *p, uint32_t *code);
  * not implement"), or NULL. */
 const char *hcp_process_failure(const hcp_process *p);
 const char *hcp_process_name(const hcp_process *p);
-/* The implemented imports: entry i (0, 1, ...) as "DLL!Name", NULL past the end. */
-const char *hcp_pe_import_entry(int i);
-
-/* Row i (0, 1, ...) of the import table as `hcpsim describe --imports` lists
- * it: KERNEL32.dll's rows (the call gate's own imports first, in gate.c's
- * order, then win32.c's), then msvcrt.dll's.  The ordinal is hcpsim's own:
- * the row's 1-based position among its DLL's rows (an import by ordinal
- * resolves to it).  false past the end. */
-typedef struct hcp_pe_import {
-    const char *dll, *name;
-    int ordinal;
-    const char *kind; /* "function", "data" (a variable: the IAT holds its address), "guest code" */
-    const char *cost; /* what a call costs the caller (api/README.md "Windows programs") */
-    const char *does; /* "yes" (implemented), "no-op" (returns 0 and does nothing), "returns TRUE" */
-} hcp_pe_import;
-bool hcp_pe_import_row(int i, hcp_pe_import *out);
-
 /* os's process or NULL (api/ internal users: the gate). */
 hcp_process *hcp_os_process(hcp_os *os);
 void hcp_process_free(hcp_process *p);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/exports.h"
 #include "api/pe_check.h"
 #include "api/pe_int.h"
 
@@ -32,7 +33,7 @@ static int fail(char *err, size_t cap, const char *msg, ...) {
 const char *hcp_check_state_name(hcp_imp_state s) {
     switch (s) {
     case HCP_IMP_IMPLEMENTED: return "implemented";
-    case HCP_IMP_STUB: return "stub";
+    case HCP_IMP_NOOP: return "no-op";
     case HCP_IMP_NEVER_CALLED: return "never-called";
     case HCP_IMP_MISSING: return "missing";
     case HCP_IMP_STATES: break;
@@ -40,55 +41,48 @@ const char *hcp_check_state_name(hcp_imp_state s) {
     return "?";
 }
 
-/* What a run gives the import dll!name (ordinal >= 0: dll!#ordinal): the loader's lookups
- * (hcp_win32_lookup, hcp_win32_lookup_ordinal) decide whether it resolves, the import table's
- * row (hcp_pe_import_row, as hcpsim describe --imports lists it) what the function does. */
+/* What a run gives the import dll!name (ordinal >= 0: dll!#ordinal): the export spec's row, as
+ * the loader resolves it (hcp_export_find, hcp_export_by_ordinal; api/exports.h). */
 static void lookup(const char *dll, const char *name, int ordinal, hcp_check_import *o) {
-    bool data = false;
-    char nm[64] = "";
-    int svc = ordinal >= 0 ? hcp_win32_lookup_ordinal(dll, (unsigned)ordinal, &data, nm, sizeof nm)
-                           : hcp_win32_lookup(dll, name, &data);
-    if (ordinal >= 0 && svc >= 0) snprintf(o->name, sizeof o->name, "%s", nm);
-    if (ordinal >= 0 && svc < 0) snprintf(o->name, sizeof o->name, "#%d", ordinal);
+    const hcp_export *e = ordinal >= 0 ? hcp_export_by_ordinal(dll, (unsigned)ordinal) : hcp_export_find(dll, name);
+    if (ordinal >= 0 && e) snprintf(o->name, sizeof o->name, "%s", e->name);
+    if (ordinal >= 0 && !e) snprintf(o->name, sizeof o->name, "#%d", ordinal);
     o->ordinal = ordinal;
     o->kind = NULL;
     o->note = NULL;
     o->state = HCP_IMP_MISSING;
     /* The language-specific handler of x64 unwind data: only the OS's exception dispatch calls it,
      * and hcpsim dispatches no exceptions (api/README.md "Windows programs"). */
-    if (svc < 0 && strcasecmp(dll, "msvcrt.dll") == 0 && strcmp(o->name, "__C_specific_handler") == 0) {
+    if ((!e || e->kind == HCP_EXPORT_STUB) && hcp_export_dll(dll) && strcmp(hcp_export_dll(dll), "msvcrt.dll") == 0 &&
+        strcmp(o->name, "__C_specific_handler") == 0) {
         o->state = HCP_IMP_NEVER_CALLED;
         o->note = "only exception dispatch calls it, and hcpsim dispatches no exceptions";
         return;
     }
-    if (svc < 0) return;
+    if (!e) return;
+    if (e->kind == HCP_EXPORT_STUB) { /* in the spec, not implemented: a call stops the run */
+        o->note = "known to hcpsim, not implemented";
+        return;
+    }
     o->state = HCP_IMP_IMPLEMENTED;
-    o->kind = data ? "data" : "function";
-    hcp_pe_import r;
-    for (int i = 0; hcp_pe_import_row(i, &r); i++) {
-        if (strcasecmp(r.dll, dll) != 0 || strcmp(r.name, o->name) != 0) continue;
-        o->kind = r.kind;
-        if (strcmp(r.does, "no-op") == 0) {
-            o->state = HCP_IMP_STUB;
-            o->note = "returns 0 and does nothing";
-        } else if (strcmp(r.does, "returns TRUE") == 0) {
-            o->state = HCP_IMP_STUB;
-            o->note = "returns TRUE and does nothing";
-        }
-        break;
+    o->kind = e->kind == HCP_EXPORT_DATA ? "data" : e->kind == HCP_EXPORT_GUEST ? "guest code" : "function";
+    if (e->flags & HCP_EX_NOP) {
+        o->state = HCP_IMP_NOOP;
+        o->note = "returns 0 and does nothing";
+    } else if (e->flags & HCP_EX_TRUE) {
+        o->state = HCP_IMP_NOOP;
+        o->note = "returns TRUE and does nothing";
     }
 }
 
-/* Where a run finds DLL `dll`: "simulated" for a system DLL hcpsim simulates (a DLL of the
- * import table), NULL when it finds none.  This is where a later version looks for a program's
- * own DLL images (its folder, --dll-path): a found image would be read into *img and checked. */
+/* Where a run finds DLL `dll`: the system DLL hcpsim simulates that serves it (an API-set name
+ * too: api/exports.h), NULL when it finds none.  This is where a later version looks for a
+ * program's own DLL images (its folder, --dll-path): a found image would be read into *img and
+ * checked. */
 static const char *locate(const char *dll, uint8_t **img, size_t *n) {
     *img = NULL;
     *n = 0;
-    hcp_pe_import r;
-    for (int i = 0; hcp_pe_import_row(i, &r); i++)
-        if (strcasecmp(r.dll, dll) == 0) return "simulated";
-    return NULL;
+    return hcp_export_dll(dll);
 }
 
 /* A NUL-terminated string of at most maxlen bytes at rva inside the built image, or NULL. */
@@ -248,10 +242,10 @@ void hcp_check_verdict(const hcp_check *c, char *buf, size_t cap) {
     do {                                                                                                               \
         if (len < cap) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);                                     \
     } while (0)
-    int missing = c->n[HCP_IMP_MISSING], stubs = c->n[HCP_IMP_STUB];
+    int missing = c->n[HCP_IMP_MISSING], noops = c->n[HCP_IMP_NOOP];
     if (!missing) {
         ADD("%s can run: nothing it imports is missing", c->image);
-        if (stubs) ADD(" (%d stub%s that do%s nothing)", stubs, stubs == 1 ? "" : "s", stubs == 1 ? "es" : "");
+        if (noops) ADD(" (%d no-op%s)", noops, noops == 1 ? "" : "s");
         return;
     }
     ADD("%s: %d of %d imports missing (", c->image, missing, c->nimports);

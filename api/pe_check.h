@@ -3,10 +3,10 @@
  * (scenarios/README.md "Checking a program"; api/pe_check.c).
  *
  * Every import of the image is looked up DLL by DLL the way hcp_process_load resolves it, and
- * marked implemented, stub (resolved to a function that does nothing), never called (an import
+ * marked implemented, no-op (resolved to a function that does nothing), never-called (an import
  * only exception dispatch would call, which hcpsim does not simulate) or missing (the run stops
- * at its first call).  Each DLL the image names is located as a run would: today only hcpsim's
- * simulated system DLLs are found. */
+ * at its first call: no row of the export spec, or a row not implemented).  Each DLL the image
+ * names is located as a run would: today only hcpsim's simulated system DLLs are found. */
 #ifndef HCPSIM_API_PE_CHECK_H
 #define HCPSIM_API_PE_CHECK_H
 
@@ -16,7 +16,7 @@
 
 typedef enum {
     HCP_IMP_IMPLEMENTED = 0,
-    HCP_IMP_STUB,
+    HCP_IMP_NOOP,
     HCP_IMP_NEVER_CALLED,
     HCP_IMP_MISSING,
     HCP_IMP_STATES
@@ -27,14 +27,15 @@ typedef struct hcp_check_import {
     int ordinal;   /* imported by ordinal N, else -1 */
     hcp_imp_state state;
     const char *kind; /* "function", "data", "guest code" (hcpsim describe --imports); NULL when missing */
-    const char *note; /* a stub: what it does instead; never called: why; else NULL */
+    const char *note; /* a no-op: what it does instead; never-called: why; missing from the spec's DLL: why */
 } hcp_check_import;
 
 typedef struct hcp_check_dll {
-    char name[96];     /* as the importing image spells it */
-    char by[64];       /* the image that imports it */
-    const char *found; /* where it was found: "simulated" (a system DLL hcpsim simulates), NULL: nowhere */
-    int first, count;  /* its imports: imports[first .. first + count) */
+    char name[96]; /* as the importing image spells it */
+    char by[64];   /* the image that imports it */
+    const char
+        *found; /* where a run finds it: the simulated system DLL that serves it ("KERNEL32.dll"), NULL: nowhere */
+    int first, count; /* its imports: imports[first .. first + count) */
     int n[HCP_IMP_STATES];
 } hcp_check_dll;
 
@@ -54,7 +55,7 @@ typedef struct hcp_check {
  * same message) or when host memory runs out. */
 int hcp_pe_check(const char *name, const uint8_t *img, size_t n, hcp_check *out, char *err, size_t cap);
 void hcp_check_free(hcp_check *c);
-/* "implemented", "stub", "never-called", "missing" */
+/* "implemented", "no-op", "never-called", "missing" */
 const char *hcp_check_state_name(hcp_imp_state s);
 /* The one-line verdict: "NAME can run: ..." or "NAME: 2 imports missing (...): ...". */
 void hcp_check_verdict(const hcp_check *c, char *buf, size_t cap);

@@ -1,15 +1,14 @@
-/* api/pe_int.h — the process of a loaded image (api/pe.c, api/win32.c only). */
+/* api/pe_int.h — the process of a loaded image (api/pe.c and the export implementations only). */
 #ifndef HCPSIM_API_PE_INT_H
 #define HCPSIM_API_PE_INT_H
 
 #include "api/api_int.h"
 #include "api/pe.h"
 
-/* Gate services: 0..255 the call gate's own imports (gate.c), HCP_SVC_WIN32 +
- * i the functions of win32.c's table, HCP_SVC_MISSING + k the k-th import
- * hcpsim lacks (each its own thunk, so the call names it). */
-#define HCP_SVC_WIN32 256u
-#define HCP_SVC_MISSING 512u
+/* Gate services: below HCP_SVC_MISSING the rows of the export table (exports.spec: row k is
+ * service k; rows 0..20 the call gate's own imports), HCP_SVC_MISSING + k the k-th import hcpsim
+ * lacks (each its own thunk, so the call names it). */
+#define HCP_SVC_MISSING 2048u
 #define HCP_MAX_MISSING (SIM_GATE_SERVICES - HCP_SVC_MISSING)
 #define HCP_MAX_ATEXIT 64 /* functions atexit/_onexit register (msvcrt guarantees 32) */
 #define HCP_HEAP_SIZE (16u << 20)
@@ -40,8 +39,6 @@ typedef struct heap_block {
 } heap_block;
 
 #define HCP_TLS_SLOTS 1088 /* TlsAlloc's indices: 64 + 1024 expansion slots, as Windows has */
-/* What becomes of a call that blocked when its thread runs again. */
-enum { HCP_RESUME_WAIT = 0, HCP_RESUME_VOID };
 
 /* A thread of the process: the main thread and those CreateThread made. */
 typedef struct hcp_pthread {
@@ -70,10 +67,10 @@ typedef struct hcp_vregion { /* a VirtualAlloc region */
     bool released;
 } hcp_vregion;
 
-typedef struct hcp_export {
+typedef struct hcp_image_export { /* an export of the image */
     char name[64];
     uint64_t addr;
-} hcp_export;
+} hcp_image_export;
 
 struct hcp_process {
     hcp_os *os;
@@ -112,7 +109,7 @@ struct hcp_process {
     int nnamed, capnamed;
     hcp_vregion *va;
     int nva, capva;
-    hcp_export *exports;
+    hcp_image_export *exports;
     int nexports;
 };
 
@@ -122,19 +119,7 @@ hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t);
  * ClientId and Self its own); 0 or -1 (no guest memory). */
 int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
-/* win32.c: the service of DLL!name (case-insensitive DLL), -1 when hcpsim
- * lacks it; *data: a data import (the IAT holds the variable's address). */
-int hcp_win32_lookup(const char *dll, const char *name, bool *data);
-/* An import by ordinal (hcp_pe_import_row's ordinals): its service, and its
- * name in name[cap]; -1 when the DLL has no such ordinal. */
-int hcp_win32_lookup_ordinal(const char *dll, unsigned ordinal, bool *data, char *name, size_t cap);
-/* The address a data import resolves to. */
-uint64_t hcp_win32_data(hcp_process *p, int svc);
-/* Stack bytes the x86 thunk of service svc pops (stdcall 4 x words; cdecl 0). */
-uint32_t hcp_win32_pop(int svc);
-/* The handler of services >= HCP_SVC_WIN32 (gate.c hands them over). */
-uint64_t hcp_win32_call(hcp_os *os, sim_thread *t, uint32_t service, bool resumed, bool *pending);
-/* Guest code of the runtime's functions that call back into the program. */
-sim_err hcp_win32_stubs(hcp_process *p);
+/* crt_guest.c: places msvcrt's guest-code exports (_initterm, _cexit, exit) after the image. */
+sim_err hcp_crt_guest_place(hcp_process *p);
 
 #endif

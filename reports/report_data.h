@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reports/common.h"
+#include "reports/decode.h"
 
 #define SCHEMA_NAME "hcpsim-report"
 #define SCHEMA_VERSION 2
@@ -99,6 +100,7 @@ typedef struct rmachine {
     sim_machine *m; /* NULL once detached */
     hcp_os *os;
     int slot, k;
+    int call_slot; /* its call observer's slot (hcp_add_call_observer), -1 when none */
     char platform[32];
     hcp_semantics sem;
     sim_config cfg;
@@ -223,9 +225,6 @@ const char *rep_derived_str(char *buf, size_t n, const rep_derived *d, int k);
 
 /* A JSON value as compact text (sorted keys), "-" for NULL; heap, NULL when out of memory. */
 char *rep_compact(const json_t *v);
-
-/* An API call as text with parameter names and decoded values (decode.c): heap, NULL when out of memory. */
-char *rep_call_text(const char *fn, bool guest, const json_t *args, const json_t *results, bool done);
 
 /* The writers: 0 or an errno value. */
 int rep_write_json(const rep_view *v, FILE *f);

@@ -28,6 +28,10 @@ rep_trace *rep_trace_open(const char *path);
  * (machine k gets pids 2k+1 and 2k+2).  Returns 0, or -1 when m has no free
  * observer slot or host memory is exhausted (nothing is traced for m then). */
 int rep_trace_attach(rep_trace *tr, sim_machine *m);
+/* Also shows the guest calls of m's OS (its API calls through the dispatcher): one span per call
+ * on a "calls" track beside each thread's.  After rep_trace_attach(tr, m), once the OS exists;
+ * 0, or -1 when m is not attached or the OS has no free call-observer slot. */
+int rep_trace_attach_calls(rep_trace *tr, sim_machine *m, hcp_os *os);
 
 /* Ends the trace of m: closes the spans still open at m's final time (the
  * latest CPU clock), removes the observer.  Call before sim_machine_free(m);

@@ -267,6 +267,8 @@ int lhcp_machine_new(lua_State *L) {
     if (rc != 0) return luaL_error(L, "hcp.machine: %s", msg);
     lm->max_threads = sys.max_threads;
     lm->max_memory = sys.max_memory;
+    if (ctx.trace && rep_trace_attach_calls(ctx.trace, lm->m, lm->os) != 0)
+        return luaL_error(L, "hcp.machine: --trace: cannot observe the machine's API calls (no observer slot)");
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */
         if (rep_report_attach(rr, lm->m, lm->os, lm->platform) != 0)

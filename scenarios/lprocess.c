@@ -296,7 +296,7 @@ static void set_str(lua_State *L, const char *k, const char *v) {
 
 static void push_counts(lua_State *L, const int *n) {
     lua_createtable(L, 0, 4);
-    static const char *const key[HCP_IMP_STATES] = {"implemented", "stub", "never_called", "missing"};
+    static const char *const key[HCP_IMP_STATES] = {"implemented", "no_op", "never_called", "missing"};
     for (int s = 0; s < HCP_IMP_STATES; s++) {
         lua_pushinteger(L, n[s]);
         lua_setfield(L, -2, key[s]);

@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unicorn/unicorn.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "api/exports.h"
 #include "api/pe.h"
 #include "api/pe_check.h"
 #include "api/platform.h"
@@ -682,18 +684,52 @@ static int cmd_describe(int argc, char **argv) {
     return 0;
 }
 
-/* hcpsim describe --imports: the import table of Windows programs (api/win32.c, api/gate.c). */
+/* One row of `hcpsim describe --imports`: its signature as the export spec writes it. */
+static void describe_signature(const hcp_export *e, char *out, size_t cap) {
+    size_t k = 0;
+    if (e->kind == HCP_EXPORT_DATA || e->kind == HCP_EXPORT_GUEST) {
+        snprintf(out, cap, "%s", e->kind == HCP_EXPORT_DATA ? "(a variable)" : "(guest code)");
+        return;
+    }
+    k += (size_t)snprintf(out + k, cap - k, "%s %s(", e->conv == HCP_CC_STDCALL ? "stdcall" : "cdecl", e->name);
+    for (int i = 0; i < e->nparams && k < cap; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s%s%s", i ? ", " : "", hcp_type_name(e->params[i].type),
+                              e->params[i].type == HCP_T_VARARGS ? "" : " ",
+                              e->params[i].type == HCP_T_VARARGS ? "" : e->params[i].name);
+    if (k < cap) snprintf(out + k, cap - k, ") %s", hcp_type_name(e->ret));
+}
+
+/* hcpsim describe --imports: the export table of the simulated system DLLs (api/exports.spec),
+ * DLL by DLL in ordinal order. */
 static int describe_imports(void) {
-    hcp_pe_import r;
     int n = 0;
-    while (hcp_pe_import_row(n, &r)) n++;
+    for (int i = 0; hcp_export_at(i); i++) n += !(hcp_export_at(i)->flags & HCP_EX_INTERNAL);
     printf("import table: %d rows; a program's import of anything else loads, and calling it stops the run\n"
            "(status %d). cost: what a call adds for the caller besides its thunk's 3 user instructions\n"
            "(api/README.md \"Windows programs\")\n\n",
            n, HCP_EXIT_SIMULATION);
-    printf("%-13s %7s  %-28s %-11s %-13s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost");
-    for (int i = 0; hcp_pe_import_row(i, &r); i++)
-        printf("%-13s %7d  %-28s %-11s %-13s %s\n", r.dll, r.ordinal, r.name, r.kind, r.does, r.cost);
+    printf("%-13s %7s  %-28s %-11s %-13s %-22s %s\n", "dll", "ordinal", "function", "kind", "implemented", "cost",
+           "signature");
+    for (int d = 0; hcp_export_dll_at(d); d++) {
+        const char *dll = hcp_export_dll_at(d);
+        int last = 0;
+        for (;;) { /* the next ordinal of this DLL: rows are few, a scan per row is cheap */
+            const hcp_export *next = NULL;
+            for (int i = 0; hcp_export_at(i); i++) {
+                const hcp_export *e = hcp_export_at(i);
+                if (strcmp(e->dll, dll) == 0 && !(e->flags & HCP_EX_INTERNAL) && e->ordinal > last &&
+                    (!next || e->ordinal < next->ordinal))
+                    next = e;
+            }
+            if (!next) break;
+            last = next->ordinal;
+            static const char *const kinds[] = {"function", "stub", "data", "guest code"};
+            char sig[512];
+            describe_signature(next, sig, sizeof sig);
+            printf("%-13s %7d  %-28s %-11s %-13s %-22s %s\n", next->dll, next->ordinal, next->name, kinds[next->kind],
+                   hcp_export_does(next), hcp_export_cost(next), sig);
+        }
+    }
     return 0;
 }
 
@@ -725,7 +761,7 @@ static uint8_t *read_image(const char *path, size_t *n) {
 static json_t *check_counts(const int *n) {
     json_t *o = json_object();
     json_object_set_new(o, "implemented", json_integer(n[HCP_IMP_IMPLEMENTED]));
-    json_object_set_new(o, "stub", json_integer(n[HCP_IMP_STUB]));
+    json_object_set_new(o, "no_op", json_integer(n[HCP_IMP_NOOP]));
     json_object_set_new(o, "never_called", json_integer(n[HCP_IMP_NEVER_CALLED]));
     json_object_set_new(o, "missing", json_integer(n[HCP_IMP_MISSING]));
     return o;
@@ -784,12 +820,15 @@ static void check_text(const hcp_check *c, const char *verdict) {
            c->nimports, c->nimports == 1 ? "" : "s", c->ndlls, c->ndlls == 1 ? "" : "s");
     for (int k = 0; k < c->ndlls; k++) {
         const hcp_check_dll *dl = &c->dlls[k];
-        printf("%s: %s; %d import%s:", dl->name,
-               dl->found ? "found: a system DLL hcpsim simulates"
-                         : "not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images)",
-               dl->count, dl->count == 1 ? "" : "s");
+        if (!dl->found)
+            printf("%s: not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images)", dl->name);
+        else if (strcasecmp(dl->found, dl->name) == 0)
+            printf("%s: found: a system DLL hcpsim simulates", dl->name);
+        else /* another spelling, or an API-set name Windows resolves to it */
+            printf("%s: found: hcpsim's %s serves it", dl->name, dl->found);
+        printf("; %d import%s:", dl->count, dl->count == 1 ? "" : "s");
         static const char *const label[HCP_IMP_STATES][2] = {{"implemented", "implemented"},
-                                                             {"stub", "stubs"},
+                                                             {"no-op", "no-ops"},
                                                              {"never called", "never called"},
                                                              {"missing", "missing"}};
         for (int s = 0, first = 1; s < HCP_IMP_STATES; s++)
@@ -1008,7 +1047,7 @@ static const struct {
     {"check", "usage: hcpsim check [--json] PROGRAM.exe\n"
               "Whether hcpsim can run a Windows program, without running it: each DLL it imports, where a run\n"
               "finds it (a system DLL hcpsim simulates, or not found), and each import marked implemented,\n"
-              "stub (it does nothing), never-called (only exception dispatch calls it) or missing (the run\n"
+              "no-op (it does nothing), never-called (only exception dispatch calls it) or missing (the run\n"
               "stops at its first call, status 125); then a one-line verdict.\n"
               "  --json                   the same facts as one JSON document (schema hcpsim-check)\n"
               "Exit status: 0 nothing is missing, 1 an import is missing, 2 an error (a malformed image).\n"},

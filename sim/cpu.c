@@ -745,6 +745,22 @@ void sim_gate_result_high(sim_thread *t, uint32_t v) {
         sim_reg_set(t->m, UC_X86_REG_EDX, v);
 }
 
+sim_err sim_gate_fparg(sim_thread *t, int k, int fp, uint64_t *bits) {
+    sim_machine *m = t->m;
+    *bits = 0;
+    if (m->gate_thread != t) return SIM_ERR_STATE;
+    if (!m->isa->gate_fparg) return SIM_ERR_ARG;
+    return m->isa->gate_fparg(m, k, fp, bits);
+}
+
+sim_err sim_gate_result_fp(sim_thread *t, uint64_t bits, bool dbl) {
+    sim_machine *m = t->m;
+    if (m->gate_thread != t) return SIM_ERR_STATE;
+    if (!m->isa->set_fp_result) return SIM_ERR_ARG;
+    m->isa->set_fp_result(m, bits, dbl);
+    return SIM_OK;
+}
+
 uint64_t sim_reg(sim_machine *m, int reg) {
     uint64_t v = 0;
     uc_reg_read(m->uc, reg, &v);

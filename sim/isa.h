@@ -70,6 +70,10 @@ struct sim_isa {
     /* A 64-bit argument of this 32-bit convention starts at an even word (AAPCS: an even
      * register or stack pair); else at the next word (x86). */
     bool pair_even;
+    /* Floating-point argument k (x64: by position) or fp (ARM64: by FP count) of a gate call, and the
+     * floating-point result register; NULL where the convention passes them in argument words. */
+    sim_err (*gate_fparg)(sim_machine *m, int k, int fp, uint64_t *bits);
+    void (*set_fp_result)(sim_machine *m, uint64_t bits, bool dbl);
     /* The return value register, as a 64-bit value (32-bit ISAs: sign-extended). */
     uint64_t (*result)(sim_machine *m);
     void (*set_result)(sim_machine *m, uint64_t v);

@@ -360,6 +360,17 @@ static sim_err gate_arg_a32(sim_machine *m, int k, uint64_t *v) {
     return sim_read_word(m, (uint32_t)sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 4), 4, v);
 }
 
+/* AAPCS64: floating-point arguments in d0-d7, counted apart from the integer ones; the
+ * result in d0 (s0, a float, is its low half). */
+static sim_err gate_fparg_a64(sim_machine *m, int k, int fp, uint64_t *v) {
+    (void)k;
+    if (fp >= 8) return SIM_ERR_ARG;
+    *v = sim_reg(m, UC_ARM64_REG_D0 + fp);
+    return SIM_OK;
+}
+static void set_fp_result_a64(sim_machine *m, uint64_t bits, bool dbl) {
+    sim_reg_set(m, UC_ARM64_REG_D0, dbl ? bits : bits & 0xFFFFFFFFu);
+}
 static uint64_t result_a64(sim_machine *m) { return sim_reg(m, UC_ARM64_REG_X0); }
 static void set_result_a64(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_ARM64_REG_X0, v); }
 static uint64_t result_a32(sim_machine *m) { return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_ARM_REG_R0); }
@@ -412,6 +423,8 @@ const sim_isa sim_isa_arm64 = {
     .gate_service = service_thunk,
     .call_setup = setup_a64,
     .gate_arg = gate_arg_a64,
+    .gate_fparg = gate_fparg_a64,
+    .set_fp_result = set_fp_result_a64,
     .result = result_a64,
     .set_result = set_result_a64,
     .intr_fault = arm_intr_fault,

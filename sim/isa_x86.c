@@ -278,6 +278,23 @@ static sim_err gate_arg32(sim_machine *m, int k, uint64_t *v) {
     return sim_read_word(m, (uint32_t)sim_reg(m, UC_X86_REG_ESP) + 4 + 4 * (uint64_t)k, 4, v);
 }
 
+/* A floating-point argument at position k: xmm0-xmm3 for the first four, then the stack word. */
+static sim_err gate_fparg64(sim_machine *m, int k, int fp, uint64_t *v) {
+    (void)fp;
+    if (k >= 4) return gate_arg64(m, k, v);
+    uint8_t x[16] = {0};
+    if (uc_reg_read(m->uc, UC_X86_REG_XMM0 + k, x) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    *v = 0;
+    for (int i = 7; i >= 0; i--) *v = *v << 8 | x[i];
+    return SIM_OK;
+}
+/* xmm0's low 64 (a double) or 32 (a float) bits; its other bits are zeroed. */
+static void set_fp_result64(sim_machine *m, uint64_t bits, bool dbl) {
+    uint8_t x[16] = {0};
+    for (int i = 0; i < (dbl ? 8 : 4); i++) x[i] = (uint8_t)(bits >> (8 * i));
+    uc_reg_write(m->uc, UC_X86_REG_XMM0, x);
+}
+
 static uint64_t result64(sim_machine *m) { return sim_reg(m, UC_X86_REG_RAX); }
 static void set_result64(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_X86_REG_RAX, v); }
 static uint64_t result32(sim_machine *m) { return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX); }
@@ -464,6 +481,8 @@ const sim_isa sim_isa_x64 = {
     .gate_service = service_eax,
     .call_setup = setup64,
     .gate_arg = gate_arg64,
+    .gate_fparg = gate_fparg64,
+    .set_fp_result = set_fp_result64,
     .result = result64,
     .set_result = set_result64,
     .intr_fault = x86_intr_fault,

@@ -297,7 +297,7 @@ const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
  * resumed = true when t runs again, and that return value is rax.  Whenever t
  * is no longer on its CPU after the handler, sim_call_continue returns
  * SIM_CALL_YIELD; continuing the call later resumes after the syscall. */
-#define SIM_GATE_SERVICES 1024
+#define SIM_GATE_SERVICES 4096
 typedef uint64_t (*sim_gate_fn)(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending);
 /* Installs the handler (NULL: none; a thunk's syscall then returns
  * the gate's refusal like any other syscall). */
@@ -321,7 +321,7 @@ sim_err sim_gate_set_pop(sim_machine *m, uint32_t service, uint32_t bytes);
  * convention as the thunk sees them (sim/README.md "Calls"): x64 rcx, rdx, r8,
  * r9, then [rsp+0x28+8(k-4)]; x86 [esp+4+4k]; ARM64 x0-x7, then
  * [sp+8(k-8)]; ARM r0-r3, then [sp+4(k-4)].  32-bit words are zero-extended;
- * a 64-bit argument of a 32-bit convention is two words (api/gate.c pairs
+ * a 64-bit argument of a 32-bit convention is two words (api/dispatch.c pairs
  * them).  Only inside the handler.  SIM_ERR_UNMAPPED: a stack argument is
  * unreadable. */
 sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
@@ -340,6 +340,15 @@ void sim_gate_end_call(sim_thread *t);
 /* Inside the handler, on x86: edx = v, the high half of a 64-bit result
  * (edx:eax, GetTickCount64); a no-op on the other ISAs. */
 void sim_gate_result_high(sim_thread *t, uint32_t v);
+/* A floating-point argument of the gate call, as its IEEE bits (a float in the low 32): on x64
+ * the one at argument position k (xmm0-xmm3, then the stack word k), on ARM64 the fp-th
+ * floating-point argument (d0-d7).  32-bit conventions pass them in argument words
+ * (sim_gate_arg64).  SIM_ERR_ARG where the ISA has no such register.  Only inside the handler. */
+sim_err sim_gate_fparg(sim_thread *t, int k, int fp, uint64_t *bits);
+/* Inside the handler: the floating-point result (IEEE bits; `dbl` false: a float in the low 32
+ * bits) in the ISA's result register: x64 xmm0, ARM64 d0 / s0.  SIM_ERR_ARG on x86 (st0) and
+ * ARM, which hcpsim does not write. */
+sim_err sim_gate_result_fp(sim_thread *t, uint64_t bits, bool dbl);
 
 /* ---- fixed mappings: a loader's images (sim/README.md "Fixed mappings") ------------------ */
 #define SIM_PROT_READ 1u

@@ -2,8 +2,8 @@
 # hcpsim check PROGRAM.exe (scenarios/README.md "Checking a program"): a program's imports DLL by
 # DLL and what a run gives each, without running it.  Its lists are compared with objdump -p's (an
 # independent reader of the import directory) and its marks with hcpsim describe --imports (the
-# table a run resolves against: yes = implemented, no-op and returns TRUE = stub; a name no row has
-# = missing); a program that imports a function hcpsim lacks and a DLL no run finds (built here
+# table a run resolves against: yes = implemented, no-op and returns TRUE = no-op; stub (known, not
+# implemented) and a name no row has = missing); a program that imports a function hcpsim lacks and a DLL no run finds (built here
 # with an import library dlltool makes from a .def) is predicted to stop, and does stop, at the
 # first of them.  hcp.check(path) and p.imports give a scenario the same facts.
 CLAUSE=PE-CHECK
@@ -11,7 +11,7 @@ CLAUSE=PE-CHECK
 pe=$(dirname "$HCPSIM")/pe
 [ -d "$pe" ] || pe=$top/build/pe
 echo "TAP version 13"
-# DLL!Name<TAB>implemented column ("yes", "no-op", "returns TRUE"; the kind "guest code" is two words)
+# DLL!Name<TAB>implemented column ("yes", "no-op", "returns TRUE", "stub"; the kind "guest code" is two words)
 $HCPSIM describe --imports | awk 'NR > 5 { print $1 "!" $3 "\t" ($4 == "guest" ? $6 : $5) }' >table.txt
 
 # imports FILE: "DLL!Name" per import of FILE as objdump -p reads its import tables (by name only).
@@ -24,7 +24,7 @@ imports() {
 marks() {
   awk -F'\t' 'NR == FNR { t[tolower($1)] = $2; next } {
       k = tolower($0); m = "missing"
-      if (k in t) m = (t[k] == "yes" ? "implemented" : "stub")
+      if (k in t) m = (t[k] == "yes" ? "implemented" : t[k] == "stub" ? "missing" : "no-op")
       else if (k == "msvcrt.dll!__c_specific_handler") m = "never-called"
       print $0 "\t" m }' table.txt -
 }
@@ -151,14 +151,14 @@ print(c.runs, table.concat(c.missing, ","), table.concat(c.dlls_not_found, ","),
 local m = hcp.machine {}
 local p = m:process { path = "hello64.exe", echo = false }
 local i = p.imports
-print(i.runs, #i.missing, i.counts.implemented + i.counts.stub + i.counts.never_called, i.dlls[1].name, i.dlls[1].found)
+print(i.runs, #i.missing, i.counts.implemented + i.counts.no_op + i.counts.never_called, i.dlls[1].name, i.dlls[1].found)
 EOF
 $HCPSIM run c.lua >out.txt 2>err.txt
 st=$?
 verdict=$(perl -MJSON::PP -e 'local $/; print JSON::PP->new->decode(<STDIN>)->{verdict}' <made.json)
 nimp=$(imports hello64.exe | wc -l | tr -d ' ')
 want="false	KERNEL32.dll!Beep,made.dll!made_function	made.dll	2	$verdict
-true	0	$nimp	KERNEL32.dll	simulated"
+true	0	$nimp	KERNEL32.dll	KERNEL32.dll"
 [ "$st" = 0 ] && [ "$(cat out.txt)" = "$want" ]
 result $? "hcp.check(path) and p.imports: runs, missing, dlls_not_found, counts and the verdict of hcpsim check" \
   "status $st: $(cat out.txt err.txt); want: $want"

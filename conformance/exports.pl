@@ -1,0 +1,68 @@
+#!/usr/bin/perl
+# conformance/exports.pl — every row of the export spec has a test (api/README.md "The export
+# spec", conformance/README.md "Export coverage").
+#
+#   perl conformance/exports.pl [--spec api/exports.spec] [--tap-dir DIR]
+#
+# A TAP test program run after the suite (make test; DIR defaults to $HCPSIM_TAP_DIR): it reads
+# every TAP stream saved in DIR (scenarios/tests/runtest saves each test program's there) and the
+# spec, and prints one
+# line per importable row of the spec, ok when a passing line of some stream names the row as
+# "DLL!Name:" (the form every test of a Windows function uses: "imports64.exe:
+# KERNEL32.dll!CreateThread: ..."), then one line that fails when a passing line names a
+# "DLL!Name:" the spec does not have (a test of a function that is gone or misspelt).  A stub row
+# (known, not implemented) needs a test too: one that shows a call of it stops the run naming it.
+use strict;
+use warnings;
+
+my ($spec, $tapdir) = ('api/exports.spec', $ENV{HCPSIM_TAP_DIR});
+while (@ARGV) {
+    my $a = shift @ARGV;
+    if ($a eq '--spec') { $spec = shift @ARGV }
+    elsif ($a eq '--tap-dir') { $tapdir = shift @ARGV }
+    else { die "usage: exports.pl [--spec FILE] [--tap-dir DIR]\n" }
+}
+die "exports.pl: no TAP directory (--tap-dir DIR or HCPSIM_TAP_DIR)\n" unless defined $tapdir;
+
+# The rows: "DLL!Name", in spec order; a DLL marked internal is not importable and not listed.
+my (@rows, %row, $dll, $internal);
+open my $s, '<', $spec or die "exports.pl: $spec: $!\n";
+while (<$s>) {
+    s/\s+#.*$//;
+    next if /^\s*(#|$)/;
+    if (/^dll\s+(\S+)(.*)$/) { ($dll, $internal) = ($1, $2 =~ /\binternal\b/ ? 1 : 0); next; }
+    next if $internal || !defined $dll;
+    my ($name) = /^\s*\d+\s+(?:stub\s+)?(?:stdcall|cdecl|data|guest)\s+(\w+)/ or next;
+    push @rows, "$dll!$name";
+    $row{lc "$dll!$name"} = "$dll!$name";
+}
+close $s;
+
+my (%named, %unknown);
+opendir my $dh, $tapdir or die "exports.pl: $tapdir: $!\n";
+for my $f (sort grep { /\.tap$/ && $_ ne 'conformance_exports.pl.tap' } readdir $dh) {
+    my $t = $f;
+    open my $in, '<', "$tapdir/$f" or next;
+    while (<$in>) {
+        next unless /^ok \d+/ && !/#\s*(SKIP|TODO)/i;
+        while (/\b([A-Za-z0-9_.-]+\.dll)!(\w+):/g) {
+            my $k = lc "$1!$2";
+            if ($row{$k}) { $named{$k} = 1 } else { $unknown{"$1!$2"} = $t }
+        }
+    }
+    close $in;
+}
+
+print "TAP version 13\n";
+my $n = 0;
+for my $r (@rows) {
+    $n++;
+    printf "%s %d - export %s has a passing test naming it [PE-IMPORT-TABLE]\n", $named{lc $r} ? 'ok' : 'not ok', $n, $r;
+}
+$n++;
+my @stale = sort keys %unknown;
+printf "%s %d - every DLL!Name a passing test names is a row of the export spec (%d rows) [PE-IMPORT-TABLE]\n",
+    @stale ? 'not ok' : 'ok', $n, scalar @rows;
+print "# not in the spec: $_ (named by $unknown{$_})\n" for @stale;
+print "1..$n\n";
+exit(grep({ !$named{lc $_} } @rows) || @stale ? 1 : 0);
