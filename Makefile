@@ -73,7 +73,7 @@ help:
 	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
 	@echo "                        native and cachegrind reference (BENCH_ROUNDS runs of each, default 3)"
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
-	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
+	@echo "make check-browser      the tour's and a program's HTML reports in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
 	@echo "                        (default 1000), conformance/README.md"
@@ -285,7 +285,8 @@ bench: all
 bench-ir: all
 	sh reports/bench/ir.sh $(BUILD) $(WORKLOADS)
 
-# The tour's HTML report rendered by headless Chromium (not part of `make test`: it takes a while).
+# The tour's and a program's HTML reports rendered by headless Chromium (not part of `make test`:
+# it takes a while).
 deps-browser:
 	@command -v chromium >/dev/null && echo "deps-browser: chromium present" && exit 0; \
 	if [ "$$(id -u)" = 0 ]; then \
@@ -295,7 +296,7 @@ deps-browser:
 	  echo "deps-browser: run: sudo apt-get update && sudo apt-get install -y chromium" >&2; exit 1; \
 	fi
 
-check-browser: all
+check-browser: all $(BUILD)/pe/threads64.exe
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
 NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c

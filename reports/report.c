@@ -633,7 +633,13 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
             rm->m = NULL;
         }
     }
-    rep_view v = {r, exit_status, error};
+    rep_view v = {r,
+                  exit_status,
+                  error,
+                  r->end_status ? r->end_status : rep_status_name(exit_status),
+                  r->end_status ? r->end_limit : NULL,
+                  r->end_status && r->end_has_code,
+                  r->end_code};
     int err = r->err;
     if (!err) {
         int e = r->fmt == REP_FORMAT_JSON       ? rep_write_json(&v, r->f)
@@ -655,6 +661,19 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
     free(r->args);
     free(r->scenario);
     for (int i = 0; i < r->tap_nfailures; i++) free(r->tap_failures[i]);
+    free(r->end_status);
+    free(r->end_limit);
     free(r);
     return err;
+}
+
+void rep_report_set_end(rep_report *r, const char *status, const char *limit, bool has_code, uint32_t exit_code) {
+    if (!r || !status) return;
+    free(r->end_status);
+    free(r->end_limit);
+    r->end_status = rep_dup_str(status);
+    r->end_limit = limit ? rep_dup_str(limit) : NULL;
+    r->end_has_code = has_code;
+    r->end_code = exit_code;
+    if (!r->end_status || (limit && !r->end_limit)) nomem(r);
 }

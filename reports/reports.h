@@ -94,6 +94,14 @@ int rep_report_attach(rep_report *r, sim_machine *m, hcp_os *os, const char *pla
  * sim_machine_free(); afterwards the report never touches m or os. */
 void rep_report_detach(rep_report *r, sim_machine *m);
 
+/* How the run ended (reports/SCHEMA.md "run.status"): `status` one of "complete" (a scenario ran
+ * to its end), "exited" (a program ended itself: exit_code its 32-bit exit code, has_code true),
+ * "limit" (`limit` the option that bounds it: "timeout", "max_cycles", "max_threads", ...),
+ * "missing-import", "unhandled-exception", "deadlock", "interrupted", "error" (any other error).
+ * Strings are copied.  Without a call, the status follows the exit status: 0 and 1 "complete",
+ * 128 and up "interrupted", else "error". */
+void rep_report_set_end(rep_report *r, const char *status, const char *limit, bool has_code, uint32_t exit_code);
+
 /* Writes the report with the run's exit status (0, 1 or 2) and, for a run
  * that failed, its error message (NULL otherwise): status 2 marks the report
  * "partial".  Writes PATH.tmp and renames it to PATH; on a write or rename
