@@ -32,8 +32,8 @@ typedef struct target {
     int (*fn)(const uint8_t *, size_t);
 } target;
 
-static const target targets[] = {
-    {"lua", hcpfz_lua}, {"api", hcpfz_api}, {"marshal", hcpfz_marshal}, {"guest", hcpfz_guest}, {"pe", hcpfz_pe}, {"exports", hcpfz_exports}};
+static const target targets[] = {{"lua", hcpfz_lua},     {"api", hcpfz_api}, {"marshal", hcpfz_marshal},
+                                 {"guest", hcpfz_guest}, {"pe", hcpfz_pe},   {"exports", hcpfz_exports}};
 
 typedef struct input {
     char path[512];
