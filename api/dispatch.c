@@ -108,6 +108,12 @@ const hcp_export *hcp_export_find(const char *dll, const char *name) {
     return NULL;
 }
 
+const hcp_export *hcp_export_named(const char *name) {
+    for (int i = 0; name && i < HCP_EXPORT_ROWS; i++)
+        if (strcmp(hcp_exports[i].name, name) == 0) return &hcp_exports[i];
+    return NULL;
+}
+
 const hcp_export *hcp_export_by_ordinal(const char *dll, unsigned ordinal) {
     const char *d = hcp_export_dll(dll);
     if (!d) return NULL;
@@ -401,9 +407,9 @@ static uint64_t seen(hcp_os *os, hcp_type rt, uint64_t r) { return rt == HCP_T_H
 /* The call observer (hcp_set_call_observer) sees a call: completed when it returned a result. */
 static void observe(hcp_os *os, const hcp_export *e, const char *name, sim_thread *t, const uint64_t *v, int nargs,
                     uint64_t start, uint64_t result, bool pending, bool resumed, bool completed) {
-    if (!os->call_fn) return;
     hcp_call call = {name, e, t, v, nargs, start, result, pending, resumed, completed};
-    os->call_fn(os->call_ud, &call);
+    for (int i = 0; i < HCP_MAX_CALL_OBSERVERS; i++)
+        if (os->call_fn[i]) os->call_fn[i](os->call_ud[i], &call);
 }
 
 static void ctx_init(hcp_ctx *c, hcp_os *os, sim_thread *t, const hcp_export *e) {
@@ -509,9 +515,58 @@ uint64_t hcp_export_thunk(hcp_os *os, const hcp_export *e) {
     return sim_gate_thunk(os->m, svc);
 }
 
-void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
-    os->call_fn = fn;
-    os->call_ud = fn ? ud : NULL;
+int hcp_add_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
+    for (int i = 0; i < HCP_MAX_CALL_OBSERVERS; i++)
+        if (!os->call_fn[i]) {
+            os->call_fn[i] = fn;
+            os->call_ud[i] = ud;
+            return i;
+        }
+    return -1;
+}
+
+void hcp_remove_call_observer(hcp_os *os, int slot) {
+    if (!os || slot < 0 || slot >= HCP_MAX_CALL_OBSERVERS) return;
+    os->call_fn[slot] = NULL;
+    os->call_ud[slot] = NULL;
+}
+
+/* One code point as UTF-8 into out[k..cap-1): the new k, or 0 when it does not fit. */
+static size_t put_utf8(char *out, size_t k, size_t cap, uint32_t cp) {
+    uint8_t b[4];
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (n == 1) b[0] = (uint8_t)cp;
+    if (n == 2) b[0] = (uint8_t)(0xC0 | cp >> 6);
+    if (n == 3) b[0] = (uint8_t)(0xE0 | cp >> 12);
+    if (n == 4) b[0] = (uint8_t)(0xF0 | cp >> 18);
+    for (size_t i = 1; i < n; i++) b[i] = (uint8_t)(0x80 | (cp >> (6 * (n - 1 - i)) & 0x3F));
+    if (k + n >= cap) return 0;
+    memcpy(out + k, b, n);
+    return k + n;
+}
+
+int hcp_guest_string(sim_machine *m, uint64_t at, bool wide, char *out, size_t cap) {
+    size_t k = 0, unit = wide ? 2 : 1;
+    if (cap < 8) return -1;
+    for (uint64_t i = 0;; i++) {
+        uint8_t b[2] = {0, 0};
+        if (sim_mem_read(m, at + i * unit, b, unit) != SIM_OK) {
+            if (!i) return -1;
+            break; /* the rest is not readable: show what was */
+        }
+        uint32_t cp = wide ? (uint32_t)hcp_get16(b) : b[0];
+        if (!cp) break;
+        if (wide && cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD; /* surrogates: not decoded here */
+        size_t nk = put_utf8(out, k, cap - 3, cp);
+        if (!nk) {
+            memcpy(out + k, "...", 3);
+            k += 3;
+            break;
+        }
+        k = nk;
+    }
+    out[k] = '\0';
+    return (int)k;
 }
 
 const char *hcp_import_name(int i) { return i >= 0 && i < HCP_GATE_IMPORTS ? hcp_exports[i].name : NULL; }

@@ -122,8 +122,5 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
 /* crt_guest.c: places msvcrt's guest-code exports (_initterm, _cexit, exit) after the image. */
 sim_err hcp_crt_guest_place(hcp_process *p);
-/* dispatch.c: the thunk address of export e (an x86 stdcall thunk pops its arguments). */
-struct hcp_export;
-uint64_t hcp_export_thunk(hcp_os *os, const struct hcp_export *e);
 
 #endif
