@@ -227,6 +227,24 @@ uint64_t hcp_crt__eof(hcp_ctx *c, const hcp_crt__eof_args *a) {
     return pos >= size;
 }
 
+/* The file's length in bytes; -1 and EBADF for a descriptor that is not open. */
+static int64_t fd_length(hcp_ctx *c, int fd) {
+    crt_fdesc *d = hcp_crt_fd(c, fd);
+    uint64_t size;
+    if (!d || hcp_file_size(d->f, &size)) {
+        hcp_crt_set_errno(c, CRT_EBADF);
+        return -1;
+    }
+    return (int64_t)size;
+}
+uint64_t hcp_crt__filelength(hcp_ctx *c, const hcp_crt__filelength_args *a) {
+    int64_t n = fd_length(c, a->_FileHandle);
+    return (uint32_t)(n > INT32_MAX ? -1 : (int32_t)n); /* a length past LONG's range: -1, as msvcrt */
+}
+uint64_t hcp_crt__filelengthi64(hcp_ctx *c, const hcp_crt__filelengthi64_args *a) {
+    return (uint64_t)fd_length(c, a->_FileHandle);
+}
+
 uint64_t hcp_crt__chsize(hcp_ctx *c, const hcp_crt__chsize_args *a) {
     crt_fdesc *d = hcp_crt_fd(c, a->_FileHandle);
     if (!d || a->_Size < 0) {

@@ -103,15 +103,16 @@ uint64_t hcp_k32_VirtualAlloc(hcp_ctx *c, const hcp_k32_VirtualAlloc_args *a) {
         return hcp_fail(c, ERROR_INVALID_PARAMETER);
     if (prot < 0 || (a->flProtect & 0xFFu) == PAGE_WRITECOPY || (a->flProtect & 0xFFu) == PAGE_EXECUTE_WRITECOPY)
         return hcp_fail(c, page_prot_error(prot)); /* copy-on-write is for mapped views */
-    if (want) { /* inside a region already made: a commit of reserved pages (reserved pages are committed) */
+    if (want) { /* inside a region already made: a commit of its pages (committed ones get the protection) */
         hcp_vregion *r = va_find(p, want);
-        if (r && size <= r->base + r->size - want) {
+        if (r && (type & MEM_COMMIT) && size <= r->base + r->size - want) {
             uint64_t lo = want & ~(uint64_t)0xFFF, hi = (want + size + 0xFFFu) & ~(uint64_t)0xFFF;
-            if ((type & MEM_COMMIT) && sim_protect_pages(c->m, lo, hi - lo, (unsigned)prot) == SIM_OK)
-                for (uint64_t pg = lo; pg < hi; pg += 0x1000) r->pages[(pg - r->base) / 0x1000] = a->flProtect;
+            sim_err e = sim_protect_pages(c->m, lo, hi - lo, (unsigned)prot);
+            if (e != SIM_OK) return hcp_fail(c, e == SIM_ERR_MAPPINGS ? ERROR_NOT_ENOUGH_MEMORY : ERROR_INVALID_ADDRESS);
+            for (uint64_t pg = lo; pg < hi; pg += 0x1000) r->pages[(pg - r->base) / 0x1000] = a->flProtect;
             return lo;
         }
-        if (r) return hcp_fail(c, ERROR_INVALID_ADDRESS);
+        if (r) return hcp_fail(c, ERROR_INVALID_ADDRESS); /* reserving reserved pages, or past the region */
     }
     uint64_t len = (size + 0xFFFu) & ~(uint64_t)0xFFF, top = c->w == 4 ? UINT64_C(0x7FFF0000) : UINT64_C(1) << 46;
     if (len > (uint64_t)1 << 32) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
@@ -127,11 +128,14 @@ uint64_t hcp_k32_VirtualAlloc(hcp_ctx *c, const hcp_k32_VirtualAlloc_args *a) {
     }
     uint32_t *pages = malloc((size_t)(len / 0x1000) * sizeof *pages);
     if (!pages) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
-    if (base + len > top || sim_map_fixed(c->m, base, len, (unsigned)prot, NULL, 0) != SIM_OK) {
+    /* MEM_RESERVE alone: the pages are reserved (no access, PAGE_* 0) until a MEM_COMMIT; MEM_COMMIT
+     * without MEM_RESERVE at no address reserves and commits, as Windows does */
+    bool commit = type & MEM_COMMIT;
+    if (base + len > top || sim_map_fixed(c->m, base, len, commit ? (unsigned)prot : 0u, NULL, 0) != SIM_OK) {
         free(pages);
         return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     }
-    for (uint64_t i = 0; i < len / 0x1000; i++) pages[i] = a->flProtect;
+    for (uint64_t i = 0; i < len / 0x1000; i++) pages[i] = commit ? a->flProtect : 0;
     p->va[p->nva++] = (hcp_vregion){base, len, a->flProtect, false, pages};
     return base;
 }
@@ -144,6 +148,24 @@ uint64_t hcp_k32_VirtualFree(hcp_ctx *c, const hcp_k32_VirtualFree_args *a) {
         if (a->lpAddress != r->base || a->dwSize) return hcp_fail(c, ERROR_INVALID_PARAMETER);
         sim_protect_fixed(c->m, r->base, r->size, 0); /* its pages fault from now on; the range stays taken */
         r->released = true;
+        return 1;
+    }
+    /* MEM_DECOMMIT: the pages of [lpAddress, lpAddress + dwSize) (dwSize 0 at the base: the whole
+     * region) become reserved; their bytes are zeroed now, so a later commit finds zeros */
+    uint64_t lo = a->lpAddress & ~(uint64_t)0xFFF, hi = (a->lpAddress + a->dwSize + 0xFFFu) & ~(uint64_t)0xFFF;
+    if (!a->dwSize) {
+        if (a->lpAddress != r->base) return hcp_fail(c, ERROR_INVALID_PARAMETER);
+        hi = r->base + r->size;
+    }
+    if (hi > r->base + r->size) return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    static const uint8_t zero[0x1000];
+    for (uint64_t pg = lo; pg < hi; pg += 0x1000) {
+        uint32_t *pp = &r->pages[(pg - r->base) / 0x1000];
+        if (!*pp) continue;
+        if (sim_protect_pages(c->m, pg, 0x1000, SIM_PROT_READ | SIM_PROT_WRITE) != SIM_OK ||
+            sim_mem_write(c->m, pg, zero, sizeof zero) != SIM_OK || sim_protect_pages(c->m, pg, 0x1000, 0) != SIM_OK)
+            return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+        *pp = 0;
     }
     return 1;
 }
@@ -162,6 +184,8 @@ uint64_t hcp_k32_VirtualProtect(hcp_ctx *c, const hcp_k32_VirtualProtect_args *a
     hcp_vregion *vr;
     uint32_t *pages = pages_of(c->p, a->lpAddress, &base, &n, &vr);
     if (!pages || hi > base + n * 0x1000 || hi <= lo) return hcp_fail(c, ERROR_INVALID_ADDRESS);
+    for (uint64_t pg = lo; pg < hi; pg += 0x1000)
+        if (!pages[(pg - base) / 0x1000]) return hcp_fail(c, ERROR_INVALID_ADDRESS); /* reserved, not committed */
     uint32_t was = pages[(lo - base) / 0x1000];
     sim_err e = sim_protect_pages(c->m, lo, hi - lo, (unsigned)prot);
     if (e == SIM_ERR_MAPPINGS) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
@@ -185,11 +209,11 @@ uint64_t hcp_k32_VirtualQuery(hcp_ctx *c, const hcp_k32_VirtualQuery_args *a) {
     if (pages) {
         uint64_t i = (at - base) / 0x1000, j = i;
         while (j < np && pages[j] == pages[i]) j++;
-        prot = pages[i];
+        prot = pages[i]; /* 0 for a reserved page */
         size = (j - i) * 0x1000;
         alloc = base;
         aprot = vr ? vr->protect : PAGE_EXECUTE_WRITECOPY;
-        state = MEM_COMMIT;
+        state = prot ? MEM_COMMIT : MEM_RESERVE;
         type = vr ? MEM_PRIVATE : MEM_IMAGE;
     } else if (sim_mem_probe(c->m, at, 1, false) == SIM_OK) { /* the process block, stacks, heaps: committed */
         bool wr = sim_mem_probe(c->m, at, 1, true) == SIM_OK;

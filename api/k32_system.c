@@ -4,6 +4,7 @@
  * error mode, the lstr* string functions and GetComputerName. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/exports_gen.h"
 #include "api/crt_int.h"
@@ -26,6 +27,9 @@ int hcp_process_options(hcp_process *p, const hcp_process_opts *o, char *err, si
     x->tz = o->timezone ? hcp_tz_index(o->timezone) : 0;
     x->debug_stderr = o->debug_stderr;
     if (o->stdin_path) {
+        FILE *in = strcmp(o->stdin_path, "-") ? fopen(o->stdin_path, "rb") : stdin;
+        if (!in) return snprintf(err, cap, "%s: cannot read it as the program's standard input", o->stdin_path), -1;
+        if (in != stdin) fclose(in);
         char *sp = malloc(strlen(o->stdin_path) + 1);
         if (!sp) return snprintf(err, cap, "out of host memory"), -1;
         x->stdin_path = strcpy(sp, o->stdin_path);

@@ -56,6 +56,11 @@ for bits in 64 32; do
   printf '40 2' | $HCPSIM run --cwd d1 --stdin - "stdio$bits.exe" stdin > o.txt 2> err.txt
   [ "$(tr -d "$cr" < o.txt | head -n 1)" = "stdin: 2 numbers, sum 42, then scanf returns EOF: 1" ]
   result $? "stdio$bits.exe stdin: --stdin -: hcpsim's own standard input" "$(cat o.txt)"
+  $HCPSIM run --cwd d1 --stdin no-such-file.txt "stdio$bits.exe" stdin > o.txt 2> err.txt
+  st=$?
+  [ "$st" = 2 ] && [ ! -s o.txt ] && grep -q "no-such-file.txt: cannot read it as the program's standard input" err.txt
+  result $? "stdio$bits.exe: --stdin of a file that cannot be read: status 2 before the program runs, naming it" \
+    "status $st: $(cat err.txt)"
   # the stream locks: two threads, two CPUs
   CLAUSE=PE-STDIO-LOCK
   $HCPSIM run --cpus 2 "printlock$bits.exe" > p1.txt 2> err.txt; st=$?

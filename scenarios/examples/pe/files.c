@@ -19,7 +19,7 @@ static void check(const char *what, int ok, const char *fmt, ...) {
     char got[256] = "";
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(got, sizeof got, fmt, ap);
+    _vsnprintf(got, sizeof got - 1, fmt, ap); /* msvcrt's (mingw-w64's vsnprintf imports _vscprintf) */
     va_end(ap);
     if (!ok) failed++;
     printf(ok ? "ok %s\n" : "not ok %s (got %s)\n", what, got);

@@ -22,7 +22,7 @@ static void check(const char *what, int ok, const char *fmt, ...) {
     char got[256] = "";
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(got, sizeof got, fmt, ap);
+    _vsnprintf(got, sizeof got - 1, fmt, ap); /* msvcrt's (mingw-w64's vsnprintf imports _vscprintf) */
     va_end(ap);
     if (!ok) failed++;
     printf(ok ? "ok %s\n" : "not ok %s (got %s)\n", what, got);
@@ -208,6 +208,10 @@ int main(int argc, char **argv) {
     check(C "_lseek: SEEK_SET 4 returns 4", _lseek(d1, 4, SEEK_SET) == 4, "other");
     check(C "_lseeki64: SEEK_END returns 10", _lseeki64(d1, 0, SEEK_END) == 10, "other");
     check(C "_chsize: to 6 bytes", _chsize(d1, 6) == 0, "other");
+    check(C "_filelength: 6 after _chsize", _filelength(d1) == 6, "%ld", _filelength(d1));
+    check(C "_filelengthi64: 6", _filelengthi64(d1) == 6, "%lld", (long long)_filelengthi64(d1));
+    errno = 0;
+    check(C "_filelength: a descriptor not open: -1, EBADF", _filelength(1000) == -1 && errno == EBADF, "%d", errno);
     check(C "_close: 0", _close(d1) == 0, "other");
     check(C "_close: again: -1, EBADF", _close(d1) == -1 && errno == EBADF, "%d", errno);
     int d2 = _open("low.txt", _O_RDONLY);

@@ -20,7 +20,7 @@ static void check(const char *what, int ok, const char *fmt, ...) {
     char got[256] = "";
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(got, sizeof got, fmt, ap);
+    _vsnprintf(got, sizeof got - 1, fmt, ap); /* msvcrt's (mingw-w64's vsnprintf imports _vscprintf) */
     va_end(ap);
     if (!ok) failed++;
     printf(ok ? "ok %s\n" : "not ok %s (got %s)\n", what, got);
@@ -96,7 +96,7 @@ static void environment(BOOL sim) {
         if (strcmp(s, "ZZ_A=alpha") == 0) found |= 1;
         if (strcmp(s, "ZZ_HCP=from-outside") == 0) found |= 2;
         if (s[0] != '=' && prev[0] && lstrcmpiA(prev, s) > 0 && strchr(s, '=') - s > 0) sorted = 0;
-        if (s[0] != '=') snprintf(prev, sizeof prev, "%.*s", (int)(strchr(s, '=') - s), s);
+        if (s[0] != '=') _snprintf(prev, sizeof prev - 1, "%.*s", (int)(strchr(s, '=') - s), s);
     }
     check(K "GetEnvironmentStrings: \"NAME=VALUE\" strings ending in an empty one, the new variable among them",
           blk && found == 3 && count > 2, "%d %d", found, count);

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
         t[0] = 1; /* an access violation: .rdata is read-only */
         return 0;
     }
-    MEMORY_BASIC_INFORMATION mbi;
+    MEMORY_BASIC_INFORMATION mbi, mbi2;
     SIZE_T q;
     q = VirtualQuery((void *)t, &mbi, sizeof mbi);
     check(K "VirtualQuery: .rdata is PAGE_READONLY in the image", q && mbi.Protect == PAGE_READONLY && mbi.Type == MEM_IMAGE,
@@ -180,6 +180,41 @@ int main(int argc, char **argv) {
     check("generated rdtsc reads the virtual clock: it grows", t2 > t1, "%d %d", t1, t2);
     check(K "VirtualFree: the regions go", VirtualFree(x, 0, MEM_RELEASE) && VirtualFree(y, 0, MEM_RELEASE), "%lu",
           GetLastError());
+    /* ---- reserved and committed pages ---- */
+    char *rv = VirtualAlloc(NULL, 0x3000, MEM_RESERVE, PAGE_READWRITE);
+    check(K "VirtualAlloc: MEM_RESERVE alone", rv != NULL, "%lu", GetLastError());
+    if (!rv) return 1;
+    q = VirtualQuery(rv + 0x1000, &mbi, sizeof mbi);
+    check(K "VirtualQuery: reserved pages: MEM_RESERVE, Protect 0, AllocationProtect as asked, the whole run",
+          q && mbi.State == MEM_RESERVE && mbi.Protect == 0 && mbi.AllocationProtect == PAGE_READWRITE &&
+              mbi.Type == MEM_PRIVATE && mbi.AllocationBase == rv && mbi.RegionSize == 0x2000,
+          "%lx %lx %lx %lx", mbi.State, mbi.Protect, mbi.AllocationProtect, (unsigned long)mbi.RegionSize);
+    SetLastError(0);
+    check(K "VirtualProtect: reserved pages: FALSE, ERROR_INVALID_ADDRESS",
+          !VirtualProtect(rv, 0x1000, PAGE_READONLY, &old) && GetLastError() == ERROR_INVALID_ADDRESS, "%lu",
+          GetLastError());
+    char *cm = VirtualAlloc(rv + 0x1800, 0x10, MEM_COMMIT, PAGE_READWRITE);
+    check(K "VirtualAlloc: MEM_COMMIT inside a reservation returns the page's start", cm == rv + 0x1000, "%p", (void *)cm);
+    if (!cm) return 1;
+    cm[5] = 7;
+    q = VirtualQuery(rv, &mbi, sizeof mbi);
+    SIZE_T q2 = VirtualQuery(rv + 0x1000, &mbi2, sizeof mbi2);
+    check(K "VirtualQuery: one committed page between reserved ones",
+          q && q2 && mbi.State == MEM_RESERVE && mbi.RegionSize == 0x1000 && mbi2.State == MEM_COMMIT &&
+              mbi2.Protect == PAGE_READWRITE && mbi2.RegionSize == 0x1000,
+          "%lx %lx", mbi.State, mbi2.State);
+    SetLastError(0);
+    check(K "VirtualAlloc: MEM_RESERVE of reserved pages: NULL, ERROR_INVALID_ADDRESS",
+          !VirtualAlloc(rv, 0x1000, MEM_RESERVE, PAGE_READWRITE) && GetLastError() == ERROR_INVALID_ADDRESS, "%lu",
+          GetLastError());
+    check(K "VirtualFree: MEM_DECOMMIT of the page", VirtualFree(cm, 0x1000, MEM_DECOMMIT), "%lu", GetLastError());
+    q = VirtualQuery(cm, &mbi, sizeof mbi);
+    check(K "VirtualQuery: decommitted, the page is reserved again", q && mbi.State == MEM_RESERVE && mbi.RegionSize == 0x2000,
+          "%lx", mbi.State);
+    cm = VirtualAlloc(cm, 0x1000, MEM_COMMIT, PAGE_READWRITE);
+    check(K "VirtualAlloc: committed again, the page holds zeros", cm && cm[5] == 0, "%d", cm ? cm[5] : -1);
+    check(K "VirtualFree: the reservation goes", VirtualFree(rv, 0, MEM_RELEASE), "%lu", GetLastError());
+
     if (prof) DisableThreadProfiling(prof);
     printf("%d failed\n", failed);
     return failed ? 1 : 0;
