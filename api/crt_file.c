@@ -51,9 +51,9 @@ static int crt_open(hcp_ctx *c, const uint16_t *name, size_t n, uint32_t oflag, 
         hcp_crt_set_errno(c, CRT_EINVAL);
         return -1;
     }
-    uint32_t disp = (oflag & CRT_O_CREAT) ? ((oflag & CRT_O_EXCL)    ? CREATE_NEW
-                                             : (oflag & CRT_O_TRUNC) ? CREATE_ALWAYS
-                                                                     : OPEN_ALWAYS)
+    uint32_t disp = (oflag & CRT_O_CREAT)   ? ((oflag & CRT_O_EXCL)    ? CREATE_NEW
+                                               : (oflag & CRT_O_TRUNC) ? CREATE_ALWAYS
+                                                                       : OPEN_ALWAYS)
                     : (oflag & CRT_O_TRUNC) ? TRUNCATE_EXISTING
                                             : OPEN_EXISTING;
     uint32_t flags = 0;
@@ -201,7 +201,8 @@ uint64_t hcp_crt__open_osfhandle(hcp_ctx *c, const hcp_crt__open_osfhandle_args 
     uint32_t flags = (uint32_t)a->_Flags;
     bool text = (flags & CRT_O_BINARY) ? false : (flags & CRT_O_TEXT) ? true : text_default(c);
     int fd = fd_new(c, f, (uint64_t)a->_OSFileHandle, text, (flags & CRT_O_APPEND) != 0);
-    if (fd < 0) hcp_crt_set_errno(c, CRT_EMFILE);
+    if (fd < 0)
+        hcp_crt_set_errno(c, CRT_EMFILE);
     else if (hcp_file_type(f) != HCP_FT_DISK && (uint64_t)a->_OSFileHandle < 16)
         hcp_crt_fd(c, fd)->console = true;
     return (uint32_t)fd;
@@ -269,14 +270,26 @@ uint64_t hcp_crt__chsize(hcp_ctx *c, const hcp_crt__chsize_args *a) {
 static bool parse_mode(const char *m, uint32_t *oflag, bool *rd, bool *wr) {
     uint32_t o;
     switch (*m++) {
-    case 'r': o = CRT_O_RDONLY; *rd = true, *wr = false; break;
-    case 'w': o = CRT_O_WRONLY | CRT_O_CREAT | CRT_O_TRUNC; *rd = false, *wr = true; break;
-    case 'a': o = CRT_O_WRONLY | CRT_O_CREAT | CRT_O_APPEND; *rd = false, *wr = true; break;
+    case 'r':
+        o = CRT_O_RDONLY;
+        *rd = true, *wr = false;
+        break;
+    case 'w':
+        o = CRT_O_WRONLY | CRT_O_CREAT | CRT_O_TRUNC;
+        *rd = false, *wr = true;
+        break;
+    case 'a':
+        o = CRT_O_WRONLY | CRT_O_CREAT | CRT_O_APPEND;
+        *rd = false, *wr = true;
+        break;
     default: return false;
     }
     for (; *m; m++) {
         switch (*m) {
-        case '+': o = (o & ~3u) | CRT_O_RDWR; *rd = *wr = true; break;
+        case '+':
+            o = (o & ~3u) | CRT_O_RDWR;
+            *rd = *wr = true;
+            break;
         case 'b': o |= CRT_O_BINARY; break;
         case 't': o |= CRT_O_TEXT; break;
         case 'T': o |= CRT_O_SHORT_LIVED; break;
@@ -344,7 +357,9 @@ static uint64_t open_stream(hcp_ctx *c, uint64_t name, uint64_t mode, bool wide)
     if (!at) fd_close(c, fd);
     return at;
 }
-uint64_t hcp_crt_fopen(hcp_ctx *c, const hcp_crt_fopen_args *a) { return open_stream(c, a->_Filename, a->_Mode, false); }
+uint64_t hcp_crt_fopen(hcp_ctx *c, const hcp_crt_fopen_args *a) {
+    return open_stream(c, a->_Filename, a->_Mode, false);
+}
 uint64_t hcp_crt__wfopen(hcp_ctx *c, const hcp_crt__wfopen_args *a) {
     return open_stream(c, a->_Filename, a->_Mode, true);
 }
@@ -423,8 +438,10 @@ int hcp_stream_getc(hcp_ctx *c, crt_stream *s) {
     uint8_t ch;
     int64_t r = hcp_crt_read(c, s->fd, &ch, 1, false);
     if (r == 1) return ch;
-    if (r == 0) s->eof = true;
-    else s->err = true;
+    if (r == 0)
+        s->eof = true;
+    else
+        s->err = true;
     hcp_stream_sync(c, s);
     return -1;
 }
@@ -542,8 +559,10 @@ uint64_t hcp_crt_fgets(hcp_ctx *c, const hcp_crt_fgets_args *a) {
             }
             int64_t r = hcp_crt_read(c, s->fd, b + got, (size_t)n - 1 - got, true);
             if (r <= 0) {
-                if (r == 0) s->eof = true;
-                else s->err = true;
+                if (r == 0)
+                    s->eof = true;
+                else
+                    s->err = true;
                 break;
             }
             got += (size_t)r;
@@ -600,9 +619,7 @@ uint64_t hcp_crt_ftell(hcp_ctx *c, const hcp_crt_ftell_args *a) {
     }
     return (uint32_t)r;
 }
-uint64_t hcp_crt__ftelli64(hcp_ctx *c, const hcp_crt__ftelli64_args *a) {
-    return (uint64_t)stream_tell(c, a->_File);
-}
+uint64_t hcp_crt__ftelli64(hcp_ctx *c, const hcp_crt__ftelli64_args *a) { return (uint64_t)stream_tell(c, a->_File); }
 uint64_t hcp_crt_rewind(hcp_ctx *c, const hcp_crt_rewind_args *a) {
     crt_stream *s = hcp_stream_of(c, a->_File);
     if (!s) return 0;
@@ -694,7 +711,9 @@ static uint64_t by_name(hcp_ctx *c, uint64_t name, bool wide, uint32_t (*op)(hcp
     }
     return 0;
 }
-uint64_t hcp_crt_remove(hcp_ctx *c, const hcp_crt_remove_args *a) { return by_name(c, a->_Filename, false, hcp_fs_delete); }
+uint64_t hcp_crt_remove(hcp_ctx *c, const hcp_crt_remove_args *a) {
+    return by_name(c, a->_Filename, false, hcp_fs_delete);
+}
 uint64_t hcp_crt__wremove(hcp_ctx *c, const hcp_crt__wremove_args *a) {
     return by_name(c, a->_Filename, true, hcp_fs_delete);
 }
@@ -777,8 +796,8 @@ uint64_t hcp_crt_tmpfile(hcp_ctx *c) {
         hcp_crt_set_errno(c, hcp_crt_errno_of(err));
         return 0;
     }
-    int fd = crt_open(c, name, n, CRT_O_RDWR | CRT_O_BINARY | CRT_O_TEMPORARY, 0x180,
-                      FILE_SHARE_READ | FILE_SHARE_WRITE);
+    int fd =
+        crt_open(c, name, n, CRT_O_RDWR | CRT_O_BINARY | CRT_O_TEMPORARY, 0x180, FILE_SHARE_READ | FILE_SHARE_WRITE);
     free(name);
     if (fd < 0) return 0;
     uint64_t at = stream_make(c, fd, true, true);
@@ -847,8 +866,8 @@ static void st_of(const hcp_finfo *in, const uint16_t *name, size_t n, crt_st *o
     }
     mode |= (mode & 0x1C0) >> 3;
     mode |= (mode & 0x1C0) >> 6;
-    *o = (crt_st){2, (uint16_t)mode, (int64_t)in->size, unix_time(in->atime), unix_time(in->mtime),
-                  unix_time(in->ctime)};
+    *o = (crt_st){
+        2, (uint16_t)mode, (int64_t)in->size, unix_time(in->atime), unix_time(in->mtime), unix_time(in->ctime)};
 }
 
 /* Writes the structure: kind 0 _stat32 (36 bytes), 1 _stat64i32 (48), 2 _stat64 (56). */

@@ -9,7 +9,7 @@
 #define CRT_MAX_STREAMS 512 /* _getmaxstdio's default */
 #define CRT_IOB_ENTRIES 20  /* _iob[]: stdin, stdout, stderr and 17 more */
 #define CRT_STREAM_LOCKS 16 /* _lock(16 + i) is _iob[i]'s (msvcrt.dll's and mingw-w64's internal.h) */
-#define CRT_TOTAL_LOCKS 64 /* numbered locks _lock accepts (msvcrt has 36) */
+#define CRT_TOTAL_LOCKS 64  /* numbered locks _lock accepts (msvcrt has 36) */
 #define CRT_EOF ((uint32_t)-1)
 #define CRT_MAX_UNGET 4
 

@@ -42,8 +42,10 @@ static int get(src *r) {
 static void unget(src *r, int ch) {
     if (ch < 0) return;
     r->consumed--;
-    if (r->st) r->peeked = ch;
-    else r->i--;
+    if (r->st)
+        r->peeked = ch;
+    else
+        r->i--;
 }
 static bool space(int ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
 
@@ -69,7 +71,10 @@ static bool store_int(hcp_ctx *c, uint64_t at, uint64_t v, int size) {
 }
 
 static int digit_of(int ch, unsigned base) {
-    int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'Z' ? ch - 'A' + 10 : 99;
+    int d = ch >= '0' && ch <= '9'   ? ch - '0'
+            : ch >= 'a' && ch <= 'z' ? ch - 'a' + 10
+            : ch >= 'A' && ch <= 'Z' ? ch - 'A' + 10
+                                     : 99;
     return d < (int)base ? d : -1;
 }
 
@@ -106,7 +111,8 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
         if (space(fc)) {
             while (i < fn && space(f[i])) i++;
             int ch;
-            while ((ch = get(r)) >= 0 && space(ch)) {}
+            while ((ch = get(r)) >= 0 && space(ch)) {
+            }
             unget(r, ch);
             continue;
         }
@@ -123,7 +129,8 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
         i++;
         if (i < fn && f[i] == '%') {
             int ch;
-            while ((ch = get(r)) >= 0 && space(ch)) {}
+            while ((ch = get(r)) >= 0 && space(ch)) {
+            }
             if (ch < 0) goto input_end;
             if (ch != '%') {
                 unget(r, ch);
@@ -142,15 +149,20 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
             switch (f[i]) {
             case 'h': size = 1, wide_ch = false, i++; break;
             case 'l':
-                if (i + 1 < fn && f[i + 1] == 'l') size = 3, i += 2;
-                else size = 2, dbl = true, wide_ch = true, i++;
+                if (i + 1 < fn && f[i + 1] == 'l')
+                    size = 3, i += 2;
+                else
+                    size = 2, dbl = true, wide_ch = true, i++;
                 break;
             case 'L': size = 3, dbl = true, i++; break;
             case 'w': wide_ch = true, i++; break;
             case 'I':
-                if (i + 2 < fn && f[i + 1] == '6' && f[i + 2] == '4') size = 3, i += 3;
-                else if (i + 2 < fn && f[i + 1] == '3' && f[i + 2] == '2') size = 2, i += 3;
-                else size = 4, i++;
+                if (i + 2 < fn && f[i + 1] == '6' && f[i + 2] == '4')
+                    size = 3, i += 3;
+                else if (i + 2 < fn && f[i + 1] == '3' && f[i + 2] == '2')
+                    size = 2, i += 3;
+                else
+                    size = 4, i++;
                 break;
             default: more = false;
             }
@@ -165,7 +177,8 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
         convs++;
         int ch;
         if (conv != 'c' && conv != '[') { /* leading white space */
-            while ((ch = get(r)) >= 0 && space(ch)) {}
+            while ((ch = get(r)) >= 0 && space(ch)) {
+            }
             unget(r, ch);
         }
         switch (conv) {
@@ -190,7 +203,8 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                 ch = left > 0 ? get(r) : (unget(r, ch), -1);
                 if (!left) ch = -1;
             }
-            if (base == 17) base = 16;      /* %p: hexadecimal digits, no "0x" (msvcrt reads "0x1" as 0) */
+            if (base == 17)
+                base = 16; /* %p: hexadecimal digits, no "0x" (msvcrt reads "0x1" as 0) */
             else if (ch == '0' && left > 0 && (base == 0 || base == 16)) {
                 nd = 1;
                 left--;
@@ -239,9 +253,12 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
             ch = get(r);
             if ((ch == '+' || ch == '-') && left > 0) buf[k++] = (char)ch, left--, ch = get(r);
             while (ch >= 0 && left > 0 && k < 500) {
-                if (ch >= '0' && ch <= '9') digits = true;
-                else if (ch == '.' && !dot) dot = true;
-                else break;
+                if (ch >= '0' && ch <= '9')
+                    digits = true;
+                else if (ch == '.' && !dot)
+                    dot = true;
+                else
+                    break;
                 buf[k++] = (char)ch, left--;
                 ch = get(r);
             }
@@ -283,8 +300,10 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
             uint64_t at = suppress ? 0 : next_ptr(a);
             while (got < count && (ch = get(r)) >= 0) {
                 if (!suppress) {
-                    if (wide_ch) hcp_wr16(c, at + 2 * (uint64_t)got, (uint16_t)ch);
-                    else hcp_wr(c, at + (uint64_t)got, &(uint8_t){(uint8_t)ch}, 1);
+                    if (wide_ch)
+                        hcp_wr16(c, at + 2 * (uint64_t)got, (uint16_t)ch);
+                    else
+                        hcp_wr(c, at + (uint64_t)got, &(uint8_t){(uint8_t)ch}, 1);
                 }
                 got++;
             }
@@ -309,8 +328,10 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                     break;
                 }
                 if (!suppress) {
-                    if (wide_ch) hcp_wr16(c, at + 2 * (uint64_t)got, (uint16_t)ch);
-                    else hcp_wr(c, at + (uint64_t)got, &(uint8_t){(uint8_t)ch}, 1);
+                    if (wide_ch)
+                        hcp_wr16(c, at + 2 * (uint64_t)got, (uint16_t)ch);
+                    else
+                        hcp_wr(c, at + (uint64_t)got, &(uint8_t){(uint8_t)ch}, 1);
                 }
                 got++;
                 left--;
@@ -320,15 +341,18 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                 goto done;
             }
             if (!suppress) {
-                if (wide_ch) hcp_wr16(c, at + 2 * (uint64_t)got, 0);
-                else hcp_wr(c, at + (uint64_t)got, "", 1);
+                if (wide_ch)
+                    hcp_wr16(c, at + 2 * (uint64_t)got, 0);
+                else
+                    hcp_wr(c, at + (uint64_t)got, "", 1);
                 stored++;
             }
             break;
         }
         default: { /* msvcrt: an unknown conversion character is matched as itself ("%\"" reads '"') */
             convs--;
-            while ((ch = get(r)) >= 0 && space(ch)) {}
+            while ((ch = get(r)) >= 0 && space(ch)) {
+            }
             if (ch < 0) goto input_end;
             if (ch != conv) {
                 unget(r, ch);
@@ -407,7 +431,9 @@ uint64_t hcp_crt__snscanf(hcp_ctx *c, const hcp_crt__snscanf_args *a) {
 uint64_t hcp_crt_swscanf(hcp_ctx *c, const hcp_crt_swscanf_args *a) {
     return scan_string(c, a->_Src, 0, false, a->_Format, a->va.word, true);
 }
-uint64_t hcp_crt_fscanf(hcp_ctx *c, const hcp_crt_fscanf_args *a) { return scan_stream(c, a->_File, a->_Format, a->va.word); }
+uint64_t hcp_crt_fscanf(hcp_ctx *c, const hcp_crt_fscanf_args *a) {
+    return scan_stream(c, a->_File, a->_Format, a->va.word);
+}
 uint64_t hcp_crt_scanf(hcp_ctx *c, const hcp_crt_scanf_args *a) {
     return scan_stream(c, c->p->d.iob, a->_Format, a->va.word);
 }

@@ -21,9 +21,9 @@
  * character). */
 #include <stdlib.h>
 
+#include "api/crt_int.h"
 #include "api/exports_gen.h"
 #include "api/files_int.h"
-#include "api/crt_int.h"
 
 /* ---- state ---- */
 
@@ -95,7 +95,7 @@ int hcp_crt_errno_of(uint32_t w) { /* msvcrt's _dosmaperr */
     case ERROR_ALREADY_EXISTS: return CRT_EEXIST;
     case ERROR_DISK_FULL: return CRT_ENOSPC;
     case ERROR_DIR_NOT_EMPTY: return CRT_ENOTEMPTY;
-    case ERROR_BROKEN_PIPE: return 32; /* EPIPE */
+    case ERROR_BROKEN_PIPE: return 32;     /* EPIPE */
     case ERROR_NOT_SAME_DEVICE: return 18; /* EXDEV */
     default: return CRT_EINVAL;
     }

@@ -68,8 +68,8 @@ void hcp_wbuf_adda(hcp_wbuf *b, const char *s); /* ASCII/Latin-1 bytes, one unit
 void hcp_wbuf_free(hcp_wbuf *b);
 size_t hcp_wlen(const uint16_t *s);
 uint16_t *hcp_wdup(const uint16_t *s, size_t n); /* n units and a NUL; NULL: no host memory */
-uint16_t *hcp_wfroma(const char *s);               /* Latin-1 bytes widened */
-uint16_t hcp_wupper(uint16_t u);                   /* the upcase table: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic */
+uint16_t *hcp_wfroma(const char *s);             /* Latin-1 bytes widened */
+uint16_t hcp_wupper(uint16_t u); /* the upcase table: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic */
 int hcp_wcmp_ci(const uint16_t *a, size_t an, const uint16_t *b, size_t bn);
 /* UTF-16 <-> UTF-8 (host file names, messages): NULL on an unpaired surrogate or invalid UTF-8. */
 char *hcp_w_to_utf8(const uint16_t *s, size_t n);
@@ -115,7 +115,7 @@ typedef struct hcp_procx {
     /* system */
     uint32_t error_mode;
     bool debug_stderr;
-    int tz; /* index in k32_tz.c's table */
+    int tz;                 /* index in k32_tz.c's table */
     const char *stdin_path; /* the program's standard input: a host file, "-" hcpsim's own, NULL empty */
     uint8_t *stdin_data;
     size_t stdin_n, stdin_pos;
@@ -147,7 +147,7 @@ int hcp_crtenv_init(hcp_process *p, const uint64_t *strings);
 /* Names a zone of the table (api/README.md "Time zone"), case-insensitively; false when none. */
 bool hcp_tz_known(const char *name);
 int hcp_tz_index(const char *name); /* its index in the table (0: UTC), -1 for none */
-const char *hcp_tz_names(void); /* "UTC, ..." for messages */
+const char *hcp_tz_names(void);     /* "UTC, ..." for messages */
 /* Local time = UTC time - bias: the bias in minutes at UTC FILETIME t, and whether daylight
  * saving time is in force (the process's zone).  The C runtime's localtime asks this. */
 int32_t hcp_tz_bias_at(hcp_process *p, uint64_t utc, bool *dst);
@@ -167,7 +167,8 @@ void hcp_fs_free(hcp_process *p);
 
 /* CreateFile's arguments, after the A/W string. */
 typedef struct hcp_open {
-    uint32_t access, share, disposition, flags; /* dwDesiredAccess, dwShareMode, dwCreationDisposition, dwFlagsAndAttributes */
+    uint32_t access, share, disposition,
+        flags; /* dwDesiredAccess, dwShareMode, dwCreationDisposition, dwFlagsAndAttributes */
 } hcp_open;
 /* Opens or creates `path` (UTF-16, as given): the file or 0 with *err a Win32 code; *existed: the
  * file was there before (CREATE_ALWAYS and OPEN_ALWAYS then set ERROR_ALREADY_EXISTS). */

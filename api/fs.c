@@ -135,9 +135,20 @@ int hcp_fs_init(hcp_process *p, const char *host_dir, char *err, size_t cap) {
     fs->cwd = hcp_wdup(root_path, ROOT_PATH_N);
     fs->cwdn = ROOT_PATH_N;
     if (!fs->cwd) return snprintf(err, cap, "out of host memory"), -1;
-    for (int i = 0; i < 3; i++) fs->std[i] = (hcp_file){i == 0 ? FK_CONIN : i == 1 ? FK_CONOUT : FK_CONERR, -1, 0, 0,
-                                                        i == 0 ? FILE_GENERIC_READ : FILE_GENERIC_WRITE, 7u, 0, 1,
-                                                        false, NULL, 0};
+    for (int i = 0; i < 3; i++)
+        fs->std[i] = (hcp_file){i == 0   ? FK_CONIN
+                                : i == 1 ? FK_CONOUT
+                                         : FK_CONERR,
+                                -1,
+                                0,
+                                0,
+                                i == 0 ? FILE_GENERIC_READ : FILE_GENERIC_WRITE,
+                                7u,
+                                0,
+                                1,
+                                false,
+                                NULL,
+                                0};
     if (!host_dir) return 0;
     int fd = open(host_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct stat st;
@@ -299,9 +310,10 @@ uint32_t hcp_fs_fullpath(hcp_process *p, const uint16_t *path, size_t n, uint16_
             if (file) *file = 4;
             return 0;
         } else {
-            err = rn >= 4 && hcp_wupper(r[0]) == 'U' && hcp_wupper(r[1]) == 'N' && hcp_wupper(r[2]) == 'C' && is_sep(r[3])
-                      ? ERROR_BAD_NETPATH
-                      : ERROR_PATH_NOT_FOUND;
+            err =
+                rn >= 4 && hcp_wupper(r[0]) == 'U' && hcp_wupper(r[1]) == 'N' && hcp_wupper(r[2]) == 'C' && is_sep(r[3])
+                    ? ERROR_BAD_NETPATH
+                    : ERROR_PATH_NOT_FOUND;
         }
     } else if (n >= 2 && is_sep(path[0]) && is_sep(path[1])) {
         err = ERROR_BAD_NETPATH; /* \\server\share */
@@ -380,7 +392,8 @@ static int device_of(const uint16_t *s, size_t n) {
     if (!strcmp(up, "CONIN$")) return DEV_CONIN;
     if (!strcmp(up, "CONOUT$")) return DEV_CONOUT;
     if (!strcmp(up, "PRN") || !strcmp(up, "AUX")) return DEV_MISSING;
-    if (m == 4 && (!strncmp(up, "COM", 3) || !strncmp(up, "LPT", 3)) && up[3] >= '1' && up[3] <= '9') return DEV_MISSING;
+    if (m == 4 && (!strncmp(up, "COM", 3) || !strncmp(up, "LPT", 3)) && up[3] >= '1' && up[3] <= '9')
+        return DEV_MISSING;
     return DEV_NONE;
 }
 
@@ -737,9 +750,9 @@ hcp_file *hcp_fs_open(hcp_ctx *c, const uint16_t *path, size_t n, const hcp_open
     if (e) return *err = e, NULL;
     if (dev != DEV_NONE) { /* a device */
         if (dev == DEV_MISSING) return *err = ERROR_FILE_NOT_FOUND, NULL;
-        int kind = dev == DEV_NUL      ? FK_NUL
-                   : dev == DEV_CONIN  ? FK_CONIN
-                   : dev == DEV_CONOUT ? FK_CONOUT
+        int kind = dev == DEV_NUL                                                                  ? FK_NUL
+                   : dev == DEV_CONIN                                                              ? FK_CONIN
+                   : dev == DEV_CONOUT                                                             ? FK_CONOUT
                    : (access & (FILE_WRITE_DATA | FILE_APPEND_DATA)) && !(access & FILE_READ_DATA) ? FK_CONOUT
                    : (access & FILE_READ_DATA) && !(access & (FILE_WRITE_DATA | FILE_APPEND_DATA)) ? FK_CONIN
                                                                                                    : -1;
@@ -759,8 +772,10 @@ hcp_file *hcp_fs_open(hcp_ctx *c, const uint16_t *path, size_t n, const hcp_open
     bool wants_write = access & (FILE_WRITE_DATA | FILE_APPEND_DATA);
     if (w.exists) {
         *existed = true;
-        if (refused(fs, &w.st)) e = ERROR_ACCESS_DENIED;
-        else if (disp == CREATE_NEW) e = ERROR_FILE_EXISTS;
+        if (refused(fs, &w.st))
+            e = ERROR_ACCESS_DENIED;
+        else if (disp == CREATE_NEW)
+            e = ERROR_FILE_EXISTS;
         else if (S_ISDIR(w.st.st_mode)) {
             if (!(o->flags & FILE_FLAG_BACKUP_SEMANTICS) || disp == CREATE_ALWAYS || disp == TRUNCATE_EXISTING)
                 e = ERROR_ACCESS_DENIED;
@@ -770,12 +785,15 @@ hcp_file *hcp_fs_open(hcp_ctx *c, const uint16_t *path, size_t n, const hcp_open
         truncate = !e && (disp == CREATE_ALWAYS || disp == TRUNCATE_EXISTING);
         if (!e) {
             bool isdir = S_ISDIR(w.st.st_mode);
-            int flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (isdir ? O_RDONLY | O_DIRECTORY
-                                                               : wants_write || truncate ? O_RDWR
-                                                                                          : O_RDONLY);
+            int flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+                        (isdir                     ? O_RDONLY | O_DIRECTORY
+                         : wants_write || truncate ? O_RDWR
+                                                   : O_RDONLY);
             fd = w.name ? openat(w.dir, w.name, flags) : dup(w.dir);
-            if (fd < 0) e = host_err(errno);
-            else if (fstat(fd, &st) != 0 || refused(fs, &st) || st.st_ino != w.st.st_ino) e = ERROR_ACCESS_DENIED;
+            if (fd < 0)
+                e = host_err(errno);
+            else if (fstat(fd, &st) != 0 || refused(fs, &st) || st.st_ino != w.st.st_ino)
+                e = ERROR_ACCESS_DENIED;
         }
     } else if (disp == OPEN_EXISTING || disp == TRUNCATE_EXISTING) {
         e = l.trailing ? ERROR_PATH_NOT_FOUND : ERROR_FILE_NOT_FOUND;
@@ -784,9 +802,12 @@ hcp_file *hcp_fs_open(hcp_ctx *c, const uint16_t *path, size_t n, const hcp_open
     } else {
         mode_t mode = (o->flags & FILE_ATTRIBUTE_READONLY) ? 0444 : 0666;
         fd = openat(w.dir, w.name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-        if (fd < 0) e = host_err(errno);
-        else if (fstat(fd, &st) != 0) e = ERROR_ACCESS_DENIED;
-        else created = true;
+        if (fd < 0)
+            e = host_err(errno);
+        else if (fstat(fd, &st) != 0)
+            e = ERROR_ACCESS_DENIED;
+        else
+            created = true;
     }
     if (!e && !sharing(fs, st.st_dev, st.st_ino, access, share)) e = ERROR_SHARING_VIOLATION;
     if (!e && (o->flags & FILE_FLAG_DELETE_ON_CLOSE) && !(share & FILE_SHARE_DELETE) && !created &&
@@ -810,8 +831,10 @@ hcp_file *hcp_fs_open(hcp_ctx *c, const uint16_t *path, size_t n, const hcp_open
     f->path = full;
     f->pathn = fulln;
     f->delete_on_close = (o->flags & FILE_FLAG_DELETE_ON_CLOSE) != 0;
-    if (created || truncate) touch(c, st.st_dev, st.st_ino, created);
-    else times_of(c, st.st_dev, st.st_ino, true); /* its index: in the order the program meets files */
+    if (created || truncate)
+        touch(c, st.st_dev, st.st_ino, created);
+    else
+        times_of(c, st.st_dev, st.st_ino, true); /* its index: in the order the program meets files */
     walk_free(&w);
     loc_free(&l);
     return f;
@@ -823,7 +846,7 @@ bool hcp_file_can(const hcp_file *f, bool write) {
     return write ? (f->access & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0 : (f->access & FILE_READ_DATA) != 0;
 }
 
-/* The program's standard input, read whole at its first use (api/README.md "Files"). */
+/* The program's standard input, read whole at its first use (api/README.md "msvcrt's stdio": standard input). */
 static void stdin_load(hcp_ctx *c) {
     hcp_procx *x = c->p->x;
     if (x->stdin_loaded) return;
@@ -919,8 +942,10 @@ uint32_t hcp_file_write(hcp_ctx *c, hcp_file *f, const uint8_t *b, uint32_t n, u
 
 void hcp_file_unread(hcp_ctx *c, hcp_file *f, uint32_t n) {
     if (!n) return;
-    if (f->kind == FK_DISK) f->pos = f->pos >= n ? f->pos - n : 0;
-    else if (f->kind == FK_CONIN) c->p->x->stdin_pos -= n <= c->p->x->stdin_pos ? n : c->p->x->stdin_pos;
+    if (f->kind == FK_DISK)
+        f->pos = f->pos >= n ? f->pos - n : 0;
+    else if (f->kind == FK_CONIN)
+        c->p->x->stdin_pos -= n <= c->p->x->stdin_pos ? n : c->p->x->stdin_pos;
 }
 
 uint32_t hcp_file_size(hcp_file *f, uint64_t *size) {
@@ -989,10 +1014,14 @@ uint32_t hcp_fs_attributes(hcp_ctx *c, const uint16_t *path, size_t n, hcp_finfo
     uint32_t e = resolve(c, path, n, false, &l, &w, &dev);
     if (e) return e;
     if (dev != DEV_NONE) return ERROR_FILE_NOT_FOUND; /* devices have no attributes here */
-    if (!w.exists) e = l.trailing ? ERROR_PATH_NOT_FOUND : ERROR_FILE_NOT_FOUND;
-    else if (refused(fs, &w.st) && !S_ISLNK(w.st.st_mode)) e = ERROR_ACCESS_DENIED;
-    else if (l.trailing && !S_ISDIR(w.st.st_mode)) e = ERROR_INVALID_NAME; /* "file\": not a folder */
-    else info_of(c, &w.st, out);
+    if (!w.exists)
+        e = l.trailing ? ERROR_PATH_NOT_FOUND : ERROR_FILE_NOT_FOUND;
+    else if (refused(fs, &w.st) && !S_ISLNK(w.st.st_mode))
+        e = ERROR_ACCESS_DENIED;
+    else if (l.trailing && !S_ISDIR(w.st.st_mode))
+        e = ERROR_INVALID_NAME; /* "file\": not a folder */
+    else
+        info_of(c, &w.st, out);
     walk_free(&w);
     loc_free(&l);
     return e;
@@ -1005,8 +1034,10 @@ uint32_t hcp_fs_mkdir(hcp_ctx *c, const uint16_t *path, size_t n) {
     uint32_t e = resolve(c, path, n, false, &l, &w, &dev);
     if (e) return e;
     if (dev != DEV_NONE) return ERROR_ACCESS_DENIED;
-    if (w.exists || !w.name) e = ERROR_ALREADY_EXISTS;
-    else if (mkdirat(w.dir, w.name, 0777) != 0) e = host_err(errno);
+    if (w.exists || !w.name)
+        e = ERROR_ALREADY_EXISTS;
+    else if (mkdirat(w.dir, w.name, 0777) != 0)
+        e = host_err(errno);
     else {
         struct stat st;
         if (fstatat(w.dir, w.name, &st, AT_SYMLINK_NOFOLLOW) == 0) touch(c, st.st_dev, st.st_ino, true);
@@ -1033,13 +1064,20 @@ static uint32_t delete_path(hcp_ctx *c, const uint16_t *path, size_t n, bool dir
     if (dev != DEV_NONE) return dev == DEV_MISSING ? ERROR_FILE_NOT_FOUND : ERROR_ACCESS_DENIED;
     uint16_t *full = NULL;
     size_t fn = 0;
-    if (!w.exists) e = l.trailing && !dir ? ERROR_INVALID_NAME : ERROR_FILE_NOT_FOUND;
-    else if (!w.name) e = dir ? ERROR_SHARING_VIOLATION : ERROR_ACCESS_DENIED; /* C:\hcpsim */
-    else if (refused(fs, &w.st)) e = ERROR_ACCESS_DENIED;
-    else if (dir && !S_ISDIR(w.st.st_mode)) e = ERROR_DIRECTORY;
-    else if (!dir && S_ISDIR(w.st.st_mode)) e = ERROR_ACCESS_DENIED;
-    else if (!dir && !force && !(w.st.st_mode & S_IWUSR)) e = ERROR_ACCESS_DENIED; /* read-only */
-    else if (!force && open_without_delete_share(fs, w.st.st_dev, w.st.st_ino)) e = ERROR_SHARING_VIOLATION;
+    if (!w.exists)
+        e = l.trailing && !dir ? ERROR_INVALID_NAME : ERROR_FILE_NOT_FOUND;
+    else if (!w.name)
+        e = dir ? ERROR_SHARING_VIOLATION : ERROR_ACCESS_DENIED; /* C:\hcpsim */
+    else if (refused(fs, &w.st))
+        e = ERROR_ACCESS_DENIED;
+    else if (dir && !S_ISDIR(w.st.st_mode))
+        e = ERROR_DIRECTORY;
+    else if (!dir && S_ISDIR(w.st.st_mode))
+        e = ERROR_ACCESS_DENIED;
+    else if (!dir && !force && !(w.st.st_mode & S_IWUSR))
+        e = ERROR_ACCESS_DENIED; /* read-only */
+    else if (!force && open_without_delete_share(fs, w.st.st_dev, w.st.st_ino))
+        e = ERROR_SHARING_VIOLATION;
     else if (dir && !(e = hcp_fs_fullpath(c->p, path, n, &full, &fn, NULL)) && holds_cwd(fs, full, fn))
         e = ERROR_SHARING_VIOLATION;
     if (!e && unlinkat(w.dir, w.name, dir ? AT_REMOVEDIR : 0) != 0)
@@ -1076,11 +1114,16 @@ uint32_t hcp_fs_move(hcp_ctx *c, const uint16_t *from, size_t fnn, const uint16_
     }
     uint16_t *fa = NULL, *fb = NULL;
     size_t na = 0, nb = 0;
-    if (devb != DEV_NONE) e = ERROR_ACCESS_DENIED;
-    else if (!a.exists) e = ERROR_FILE_NOT_FOUND;
-    else if (!a.name || refused(fs, &a.st)) e = ERROR_ACCESS_DENIED;
-    else if (!b.name) e = ERROR_ACCESS_DENIED;
-    else if (open_without_delete_share(fs, a.st.st_dev, a.st.st_ino)) e = ERROR_SHARING_VIOLATION;
+    if (devb != DEV_NONE)
+        e = ERROR_ACCESS_DENIED;
+    else if (!a.exists)
+        e = ERROR_FILE_NOT_FOUND;
+    else if (!a.name || refused(fs, &a.st))
+        e = ERROR_ACCESS_DENIED;
+    else if (!b.name)
+        e = ERROR_ACCESS_DENIED;
+    else if (open_without_delete_share(fs, a.st.st_dev, a.st.st_ino))
+        e = ERROR_SHARING_VIOLATION;
     if (!e) {
         e = hcp_fs_fullpath(c->p, from, fnn, &fa, &na, NULL);
         if (!e) e = hcp_fs_fullpath(c->p, to, tn, &fb, &nb, NULL);
@@ -1090,10 +1133,14 @@ uint32_t hcp_fs_move(hcp_ctx *c, const uint16_t *from, size_t fnn, const uint16_
         e = ERROR_SHARING_VIOLATION; /* into itself */
     bool same = !e && b.exists && b.st.st_dev == a.st.st_dev && b.st.st_ino == a.st.st_ino;
     if (!e && b.exists && !same) {
-        if (!(flags & MOVEFILE_REPLACE_EXISTING)) e = ERROR_ALREADY_EXISTS;
-        else if (refused(fs, &b.st) || S_ISDIR(b.st.st_mode) || S_ISDIR(a.st.st_mode)) e = ERROR_ACCESS_DENIED;
-        else if (!(b.st.st_mode & S_IWUSR)) e = ERROR_ACCESS_DENIED;
-        else if (open_without_delete_share(fs, b.st.st_dev, b.st.st_ino) || !sharing(fs, b.st.st_dev, b.st.st_ino, DELETE_ACCESS, 0))
+        if (!(flags & MOVEFILE_REPLACE_EXISTING))
+            e = ERROR_ALREADY_EXISTS;
+        else if (refused(fs, &b.st) || S_ISDIR(b.st.st_mode) || S_ISDIR(a.st.st_mode))
+            e = ERROR_ACCESS_DENIED;
+        else if (!(b.st.st_mode & S_IWUSR))
+            e = ERROR_ACCESS_DENIED;
+        else if (open_without_delete_share(fs, b.st.st_dev, b.st.st_ino) ||
+                 !sharing(fs, b.st.st_dev, b.st.st_ino, DELETE_ACCESS, 0))
             e = ERROR_SHARING_VIOLATION;
     }
     if (!e) {
@@ -1158,10 +1205,14 @@ uint32_t hcp_fs_chdir(hcp_ctx *c, const uint16_t *path, size_t n) {
     if (dev != DEV_NONE) return ERROR_DIRECTORY;
     uint16_t *full = NULL;
     size_t fn = 0;
-    if (!w.exists) e = ERROR_FILE_NOT_FOUND;
-    else if (refused(fs, &w.st)) e = ERROR_ACCESS_DENIED;
-    else if (!S_ISDIR(w.st.st_mode)) e = ERROR_DIRECTORY;
-    else e = hcp_fs_fullpath(c->p, path, n, &full, &fn, NULL);
+    if (!w.exists)
+        e = ERROR_FILE_NOT_FOUND;
+    else if (refused(fs, &w.st))
+        e = ERROR_ACCESS_DENIED;
+    else if (!S_ISDIR(w.st.st_mode))
+        e = ERROR_DIRECTORY;
+    else
+        e = hcp_fs_fullpath(c->p, path, n, &full, &fn, NULL);
     walk_free(&w);
     loc_free(&l);
     if (e) return e;
@@ -1222,8 +1273,8 @@ static bool find_add(hcp_find *f, int *cap, const uint16_t *name, size_t n, cons
     }
     uint16_t *w = hcp_wdup(name, n);
     if (!w) return false;
-    f->e[f->n++] = (hcp_fentry){w, n, in->attr, in->size, in->ctime, in->atime, in->mtime,
-                                link ? IO_REPARSE_TAG_SYMLINK : 0};
+    f->e[f->n++] =
+        (hcp_fentry){w, n, in->attr, in->size, in->ctime, in->atime, in->mtime, link ? IO_REPARSE_TAG_SYMLINK : 0};
     return true;
 }
 

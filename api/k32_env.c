@@ -110,8 +110,10 @@ int hcp_env_init(hcp_process *p, const char *const *add, int nadd, char *err, si
         total += n + 1;
         if (n > MAX_ENV_UNITS || total > MAX_ENV_BLOCK / 2) {
             free(w);
-            snprintf(err, cap, "environment variable '%.40s...': the environment may hold at most %u characters a "
-                               "variable and %u in all", add[i], MAX_ENV_UNITS, MAX_ENV_BLOCK / 2);
+            snprintf(err, cap,
+                     "environment variable '%.40s...': the environment may hold at most %u characters a "
+                     "variable and %u in all",
+                     add[i], MAX_ENV_UNITS, MAX_ENV_BLOCK / 2);
             return -1;
         }
         bool ok = env_set(x, w, nl, w + nl + 1, n - nl - 1);

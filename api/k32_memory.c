@@ -108,7 +108,8 @@ uint64_t hcp_k32_VirtualAlloc(hcp_ctx *c, const hcp_k32_VirtualAlloc_args *a) {
         if (r && (type & MEM_COMMIT) && size <= r->base + r->size - want) {
             uint64_t lo = want & ~(uint64_t)0xFFF, hi = (want + size + 0xFFFu) & ~(uint64_t)0xFFF;
             sim_err e = sim_protect_pages(c->m, lo, hi - lo, (unsigned)prot);
-            if (e != SIM_OK) return hcp_fail(c, e == SIM_ERR_MAPPINGS ? ERROR_NOT_ENOUGH_MEMORY : ERROR_INVALID_ADDRESS);
+            if (e != SIM_OK)
+                return hcp_fail(c, e == SIM_ERR_MAPPINGS ? ERROR_NOT_ENOUGH_MEMORY : ERROR_INVALID_ADDRESS);
             for (uint64_t pg = lo; pg < hi; pg += 0x1000) r->pages[(pg - r->base) / 0x1000] = a->flProtect;
             return lo;
         }

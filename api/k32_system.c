@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/exports_gen.h"
 #include "api/crt_int.h"
+#include "api/exports_gen.h"
 
 #define COMPUTER_NAME "HCPSIM" /* GetComputerName: fixed */
 #define IMAGE_FOLDER "C:\\hcpsim\\"
@@ -118,12 +118,12 @@ uint64_t hcp_k32_GlobalMemoryStatusEx(hcp_ctx *c, const hcp_k32_GlobalMemoryStat
     if (used > total) used = total;
     memset(b, 0, sizeof b);
     hcp_put32(b, 64);
-    hcp_put32(b + 4, (uint32_t)(used * 100 / total)); /* dwMemoryLoad */
-    hcp_put64(b + 8, total);                            /* ullTotalPhys */
-    hcp_put64(b + 16, total - used);                    /* ullAvailPhys */
-    hcp_put64(b + 24, total);                           /* ullTotalPageFile: no paging file */
-    hcp_put64(b + 32, total - used);                    /* ullAvailPageFile */
-    hcp_put64(b + 40, vtotal);                          /* ullTotalVirtual */
+    hcp_put32(b + 4, (uint32_t)(used * 100 / total));            /* dwMemoryLoad */
+    hcp_put64(b + 8, total);                                     /* ullTotalPhys */
+    hcp_put64(b + 16, total - used);                             /* ullAvailPhys */
+    hcp_put64(b + 24, total);                                    /* ullTotalPageFile: no paging file */
+    hcp_put64(b + 32, total - used);                             /* ullAvailPageFile */
+    hcp_put64(b + 40, vtotal);                                   /* ullTotalVirtual */
     hcp_put64(b + 48, vtotal - (used < vtotal ? used : vtotal)); /* ullAvailVirtual */
     hcp_put64(b + 56, 0);                                        /* ullAvailExtendedVirtual: always 0 */
     return hcp_wr(c, a->lpBuffer, b, 64) ? 1 : 0;
@@ -210,7 +210,7 @@ static const struct {
 #define FORMAT_MESSAGE_FROM_SYSTEM 0x1000u
 #define FORMAT_MESSAGE_ARGUMENT_ARRAY 0x2000u
 #define FORMAT_MESSAGE_MAX_WIDTH_MASK 0xFFu
-#define ERROR_RESOURCE_LANG_NOT_FOUND_ 15100u /* ERROR_MUI_FILE_NOT_LOADED's neighbour: no such language */
+#define ERROR_MUI_FILE_NOT_FOUND_ 15100u /* no message file of that language (Vista and later) */
 
 /* An insert's argument: word k of the array, or the k-th of a va_list (both pointer-sized
  * words; a 64-bit integer insert takes two on 32-bit guests, as the caller pushed it). */
@@ -278,12 +278,18 @@ static void format_insert(hcp_ctx *c, const inserts *in, unsigned idx, const cha
     bool left = false, zero = false, plus = false, space = false, alt = false;
     const char *q = fmt;
     for (;; q++) {
-        if (*q == '-') left = true;
-        else if (*q == '0') zero = true;
-        else if (*q == '+') plus = true;
-        else if (*q == ' ') space = true;
-        else if (*q == '#') alt = true;
-        else break;
+        if (*q == '-')
+            left = true;
+        else if (*q == '0')
+            zero = true;
+        else if (*q == '+')
+            plus = true;
+        else if (*q == ' ')
+            space = true;
+        else if (*q == '#')
+            alt = true;
+        else
+            break;
     }
     int width = 0, prec = -1;
     while (*q >= '0' && *q <= '9') width = width * 10 + (*q++ - '0');
@@ -312,9 +318,12 @@ static void format_insert(hcp_ctx *c, const inserts *in, unsigned idx, const cha
     if (conv == 'p' && prec < 0) prec = (int)(2 * c->w);
     char pre[4];
     int np = 0;
-    if (neg) pre[np++] = '-';
-    else if (plus && (conv == 'd' || conv == 'i')) pre[np++] = '+';
-    else if (space && (conv == 'd' || conv == 'i')) pre[np++] = ' ';
+    if (neg)
+        pre[np++] = '-';
+    else if (plus && (conv == 'd' || conv == 'i'))
+        pre[np++] = '+';
+    else if (space && (conv == 'd' || conv == 'i'))
+        pre[np++] = ' ';
     if (alt && v && (conv == 'x' || conv == 'X')) pre[np++] = '0', pre[np++] = (char)conv;
     if (alt && conv == 'o' && (prec <= nd)) prec = nd + 1;
     int zeros = prec > nd ? prec - nd : 0;
@@ -369,8 +378,10 @@ static void format_message(hcp_ctx *c, const uint16_t *s, size_t n, const insert
                 line_start = o->n;
                 continue;
             }
-            if (e == 'r') e = '\r';
-            else if (e == 't') e = '\t';
+            if (e == 'r')
+                e = '\r';
+            else if (e == 't')
+                e = '\t';
             hcp_wbuf_add(o, &e, 1);
             continue;
         }
@@ -414,7 +425,7 @@ static uint64_t format_message_call(hcp_ctx *c, uint32_t flags, uint64_t source,
     } else if (flags & FORMAT_MESSAGE_FROM_SYSTEM) {
         if ((flags & FORMAT_MESSAGE_FROM_HMODULE) && source) return hcp_fail(c, ERROR_MR_MID_NOT_FOUND);
         if (lang && (lang & 0x3FF) != 0 && (lang & 0x3FF) != 0x09) /* LANG_NEUTRAL or LANG_ENGLISH */
-            return hcp_fail(c, ERROR_RESOURCE_LANG_NOT_FOUND_);
+            return hcp_fail(c, ERROR_MUI_FILE_NOT_FOUND_);
         for (size_t i = 0; i < sizeof messages / sizeof messages[0] && !text; i++)
             if (messages[i].code == id) {
                 char m[256];

@@ -32,17 +32,48 @@ typedef struct tz_zone {
 /* The zones (Windows' registry values for them, rules of 2007 on). */
 static const tz_zone zones[] = {
     {"UTC", "Etc/UTC", 0, "Coordinated Universal Time", "Coordinated Universal Time", {0}, {0}, 0},
-    {"GMT Standard Time", "Europe/London", 0, "GMT Standard Time", "GMT Daylight Time", {10, 0, 5, 2}, {3, 0, 5, 1}, -60},
-    {"W. Europe Standard Time", "Europe/Berlin", -60, "W. Europe Standard Time", "W. Europe Daylight Time",
-     {10, 0, 5, 3}, {3, 0, 5, 2}, -60},
-    {"Eastern Standard Time", "America/New_York", 300, "Eastern Standard Time", "Eastern Daylight Time",
-     {11, 0, 1, 2}, {3, 0, 2, 2}, -60},
-    {"Pacific Standard Time", "America/Los_Angeles", 480, "Pacific Standard Time", "Pacific Daylight Time",
-     {11, 0, 1, 2}, {3, 0, 2, 2}, -60},
+    {"GMT Standard Time",
+     "Europe/London",
+     0,
+     "GMT Standard Time",
+     "GMT Daylight Time",
+     {10, 0, 5, 2},
+     {3, 0, 5, 1},
+     -60},
+    {"W. Europe Standard Time",
+     "Europe/Berlin",
+     -60,
+     "W. Europe Standard Time",
+     "W. Europe Daylight Time",
+     {10, 0, 5, 3},
+     {3, 0, 5, 2},
+     -60},
+    {"Eastern Standard Time",
+     "America/New_York",
+     300,
+     "Eastern Standard Time",
+     "Eastern Daylight Time",
+     {11, 0, 1, 2},
+     {3, 0, 2, 2},
+     -60},
+    {"Pacific Standard Time",
+     "America/Los_Angeles",
+     480,
+     "Pacific Standard Time",
+     "Pacific Daylight Time",
+     {11, 0, 1, 2},
+     {3, 0, 2, 2},
+     -60},
     {"India Standard Time", "Asia/Kolkata", -330, "India Standard Time", "India Daylight Time", {0}, {0}, 0},
     {"Tokyo Standard Time", "Asia/Tokyo", -540, "Tokyo Standard Time", "Tokyo Daylight Time", {0}, {0}, 0},
-    {"AUS Eastern Standard Time", "Australia/Sydney", -600, "AUS Eastern Standard Time", "AUS Eastern Daylight Time",
-     {4, 0, 1, 3}, {10, 0, 1, 2}, -60},
+    {"AUS Eastern Standard Time",
+     "Australia/Sydney",
+     -600,
+     "AUS Eastern Standard Time",
+     "AUS Eastern Daylight Time",
+     {4, 0, 1, 3},
+     {10, 0, 1, 2},
+     -60},
 };
 #define NZONES (int)(sizeof zones / sizeof zones[0])
 
@@ -232,8 +263,7 @@ static bool read_tzi(hcp_ctx *c, uint64_t at, tzinfo *z) {
     return true;
 }
 
-uint64_t hcp_k32_SystemTimeToTzSpecificLocalTime(hcp_ctx *c,
-                                                 const hcp_k32_SystemTimeToTzSpecificLocalTime_args *a) {
+uint64_t hcp_k32_SystemTimeToTzSpecificLocalTime(hcp_ctx *c, const hcp_k32_SystemTimeToTzSpecificLocalTime_args *a) {
     tzinfo z = zone_info(c->p->x->tz);
     if (a->lpTimeZoneInformation && !read_tzi(c, a->lpTimeZoneInformation, &z)) return 0;
     systime s;
@@ -254,12 +284,12 @@ uint64_t hcp_k32_GetTimeZoneInformation(hcp_ctx *c, const hcp_k32_GetTimeZoneInf
     tzinfo z = zone_info(i);
     uint8_t b[TZI_SIZE] = {0};
     hcp_put32(b, (uint32_t)zz->bias);
-    for (int k = 0; zz->std_name[k] && k < 31; k++) hcp_put16(b + 4 + 2 * k, (uint8_t)zz->std_name[k]);
+    for (int k = 0; k < 31 && zz->std_name[k]; k++) hcp_put16(b + 4 + 2 * k, (uint8_t)zz->std_name[k]);
     systime sd = {0, zz->std.month, zz->std.dow, zz->std.day, zz->std.hour, 0, 0, 0};
     systime dd = {0, zz->dst.month, zz->dst.dow, zz->dst.day, zz->dst.hour, 0, 0, 0};
     put_systime(b + 68, &sd);
     hcp_put32(b + 84, 0);
-    for (int k = 0; zz->dst_name[k] && k < 31; k++) hcp_put16(b + 88 + 2 * k, (uint8_t)zz->dst_name[k]);
+    for (int k = 0; k < 31 && zz->dst_name[k]; k++) hcp_put16(b + 88 + 2 * k, (uint8_t)zz->dst_name[k]);
     put_systime(b + 152, &dd);
     hcp_put32(b + 168, (uint32_t)zz->dst_bias);
     if (!hcp_wr(c, a->lpTimeZoneInformation, b, TZI_SIZE)) return 0;

@@ -459,7 +459,8 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     size_t env_bytes = hcp_env_block_a(p, NULL, 0);
     int nenv = hcp_env_count(p);
     uint32_t block_size = DATA_BLOCK;
-    if (env_bytes > 1024) block_size += (uint32_t)((4 * env_bytes + (size_t)w * (size_t)(nenv + 1) + 0xFFFF) & ~(size_t)0xFFFF);
+    if (env_bytes > 1024)
+        block_size += (uint32_t)((4 * env_bytes + (size_t)w * (size_t)(nenv + 1) + 0xFFFF) & ~(size_t)0xFFFF);
     char *envb = malloc(env_bytes);
     if (!envb) return fail(err, cap, "out of host memory");
     hcp_env_block_a(p, envb, env_bytes);
@@ -518,7 +519,8 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     /* msvcrt's variables */
     d->file_size = x64 ? 48 : 32;
     d->iob = put(&k, NULL, 20 * d->file_size, 16); /* _iob[20] (_IOB_ENTRIES); 0-2 are open */
-    for (unsigned i = 0; i < 3; i++) { /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
+    /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
+    for (unsigned i = 0; i < 3; i++) {
         wr(&k, d->iob + i * d->file_size + (x64 ? 24 : 12), i == 0 ? 0x1 : 0x2, 4);
         wr(&k, d->iob + i * d->file_size + (x64 ? 28 : 16), i, 4);
     }

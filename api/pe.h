@@ -63,8 +63,8 @@ typedef struct hcp_process_opts {
                                files (every path is refused) */
     const char *const *env; /* "NAME=VALUE" added to the fixed environment or replacing its variable */
     int nenv;
-    const char *timezone; /* a zone of the table (hcpsim describe), NULL: UTC */
-    bool debug_stderr;    /* OutputDebugString also writes to stderr */
+    const char *timezone;   /* a zone of k32_tz.c's table (a Windows or IANA name), NULL: UTC */
+    bool debug_stderr;      /* OutputDebugString also writes to stderr */
     const char *stdin_path; /* the program's standard input: a host file, "-" hcpsim's own; NULL: empty */
 } hcp_process_opts;
 /* The time zones a process may have (api/README.md "Time zone"): a name's validity, and the list

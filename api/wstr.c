@@ -61,7 +61,7 @@ uint16_t *hcp_wfroma(const char *s) {
 uint16_t hcp_wupper(uint16_t u) {
     if (u >= 'a' && u <= 'z') return (uint16_t)(u - 32);
     if (u < 0xB5) return u;
-    if (u == 0xB5) return 0x39C;                                      /* micro sign -> Greek capital mu */
+    if (u == 0xB5) return 0x39C;                                          /* micro sign -> Greek capital mu */
     if ((u >= 0xE0 && u <= 0xFE && u != 0xF7)) return (uint16_t)(u - 32); /* Latin-1 */
     if (u == 0xFF) return 0x178;
     if (u >= 0x100 && u <= 0x17F) { /* Latin Extended-A: pairs, capital first (but for the odd runs) */
@@ -130,11 +130,16 @@ uint16_t *hcp_utf8_to_w(const char *s, size_t *n) {
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         int more;
-        if (p[i] < 0x80) cp = p[i], more = 0;
-        else if ((p[i] & 0xE0) == 0xC0) cp = p[i] & 0x1Fu, more = 1;
-        else if ((p[i] & 0xF0) == 0xE0) cp = p[i] & 0x0Fu, more = 2;
-        else if ((p[i] & 0xF8) == 0xF0) cp = p[i] & 0x07u, more = 3;
-        else goto bad;
+        if (p[i] < 0x80)
+            cp = p[i], more = 0;
+        else if ((p[i] & 0xE0) == 0xC0)
+            cp = p[i] & 0x1Fu, more = 1;
+        else if ((p[i] & 0xF0) == 0xE0)
+            cp = p[i] & 0x0Fu, more = 2;
+        else if ((p[i] & 0xF8) == 0xF0)
+            cp = p[i] & 0x07u, more = 3;
+        else
+            goto bad;
         if (i + (size_t)more >= len + (more ? 0 : 1)) goto bad;
         for (int j = 1; j <= more; j++) {
             if ((p[i + (size_t)j] & 0xC0) != 0x80) goto bad;

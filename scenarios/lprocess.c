@@ -399,11 +399,13 @@ static bool host_io_allowed(lua_State *L) {
  * on the stack (the caller pops to its mark after loading). */
 static void process_opts(lua_State *L, int t, hcp_process_opts *o, const char **env, int maxenv) {
     if (lua_getfield(L, t, "env") != LUA_TNIL) {
-        if (!lua_istable(L, -1)) luaL_error(L, "m:process: 'env' must be a table (\"NAME=VALUE\" strings, or NAME = value)");
+        if (!lua_istable(L, -1))
+            luaL_error(L, "m:process: 'env' must be a table (\"NAME=VALUE\" strings, or NAME = value)");
         int et = lua_gettop(L);
         lua_Integer n = luaL_len(L, et);
         for (lua_Integer i = 1; i <= n; i++) {
-            if (lua_rawgeti(L, et, i) != LUA_TSTRING) luaL_error(L, "m:process: env[%d] must be a string NAME=VALUE", (int)i);
+            if (lua_rawgeti(L, et, i) != LUA_TSTRING)
+                luaL_error(L, "m:process: env[%d] must be a string NAME=VALUE", (int)i);
             if (o->nenv >= maxenv) luaL_error(L, "m:process: at most %d environment variables", maxenv);
             env[o->nenv++] = lua_tostring(L, -1);
         }
@@ -445,10 +447,9 @@ static void process_opts(lua_State *L, int t, hcp_process_opts *o, const char **
     }
     if (lua_getfield(L, t, "stdin") != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "m:process: 'stdin' must be a string (a file, or \"-\")");
-        if (!host_io_allowed(L))
-            luaL_error(L, "m:process: 'stdin' reads a host file: it needs hcpsim run --unsafe-io");
+        if (!host_io_allowed(L)) luaL_error(L, "m:process: 'stdin' reads a host file: it needs hcpsim run --unsafe-io");
         o->stdin_path = strcmp(lua_tostring(L, -1), "-") == 0 || driven(L) ? lua_tostring(L, -1)
-                                                                            : push_path(L, lua_tostring(L, -1));
+                                                                           : push_path(L, lua_tostring(L, -1));
     }
     if (lua_getfield(L, t, "timezone") != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "m:process: 'timezone' must be a string");

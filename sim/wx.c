@@ -126,7 +126,8 @@ bool sim_wx_allows(const sim_machine *m, const region *r, uint64_t addr, size_t 
 sim_err sim_wx_written(sim_machine *m, uint64_t addr, size_t n) {
     if (!n) return SIM_OK;
     uint64_t last = addr + n - 1;
-    for (uint64_t a = addr & ~(uint64_t)(SIM_PAGE - 1); a <= last && a >= (addr & ~(uint64_t)(SIM_PAGE - 1)); a += SIM_PAGE) {
+    for (uint64_t a = addr & ~(uint64_t)(SIM_PAGE - 1); a <= last && a >= (addr & ~(uint64_t)(SIM_PAGE - 1));
+         a += SIM_PAGE) {
         region *r = fixed_at(m, a);
         if (!r) continue;
         uint8_t pp = r->pp[(a - r->base) / SIM_PAGE];
@@ -147,7 +148,8 @@ int sim_wx_fault(sim_machine *m, bool fetch, uint64_t addr, uint64_t rip, char *
     sim_err e;
     if (fetch) {
         if (m->wx_armed && m->wx_page == page && m->wx_rip == rip) { /* the store's own block runs from there */
-            snprintf(err, cap, "self-modifying code: the store at 0x%llx writes the page 0x%llx its own block runs from",
+            snprintf(err, cap,
+                     "self-modifying code: the store at 0x%llx writes the page 0x%llx its own block runs from",
                      (unsigned long long)rip, (unsigned long long)page);
             return -1;
         }

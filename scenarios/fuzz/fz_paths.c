@@ -30,11 +30,50 @@
 static const char PT[] = "paths";
 #define PATHS_CALLS 64
 
-static const char *const paths_frags[] = {
-    "..", ".", "...", "sub", "SUB", "f.txt", "F.TXT", "link-file", "link-dir", "secret", "new", "x.", "x ", "C:",
-    "C:\\", "c:/", "D:", "\\\\?\\C:\\hcpsim", "\\\\?\\UNC\\srv\\s", "\\\\.\\", "\\\\.\\NUL", "\\\\server\\share",
-    "\\", "/", "//", "hcpsim", "HCPSIM", "NUL", "con.txt", "COM1", "CONIN$", "*", "?", "a<b", "\xC3\xA9", "inside",
-    "outside", "\\hcpsim\\", "C:\\hcpsim\\..", "C:\\Windows", "lpt9.x", "..\\..\\..", "\x01", "deep\\er"};
+static const char *const paths_frags[] = {"..",
+                                          ".",
+                                          "...",
+                                          "sub",
+                                          "SUB",
+                                          "f.txt",
+                                          "F.TXT",
+                                          "link-file",
+                                          "link-dir",
+                                          "secret",
+                                          "new",
+                                          "x.",
+                                          "x ",
+                                          "C:",
+                                          "C:\\",
+                                          "c:/",
+                                          "D:",
+                                          "\\\\?\\C:\\hcpsim",
+                                          "\\\\?\\UNC\\srv\\s",
+                                          "\\\\.\\",
+                                          "\\\\.\\NUL",
+                                          "\\\\server\\share",
+                                          "\\",
+                                          "/",
+                                          "//",
+                                          "hcpsim",
+                                          "HCPSIM",
+                                          "NUL",
+                                          "con.txt",
+                                          "COM1",
+                                          "CONIN$",
+                                          "*",
+                                          "?",
+                                          "a<b",
+                                          "\xC3\xA9",
+                                          "inside",
+                                          "outside",
+                                          "\\hcpsim\\",
+                                          "C:\\hcpsim\\..",
+                                          "C:\\Windows",
+                                          "lpt9.x",
+                                          "..\\..\\..",
+                                          "\x01",
+                                          "deep\\er"};
 #define PATHS_NFRAGS (int)(sizeof paths_frags / sizeof paths_frags[0])
 
 /* A path of 1-8 pieces (fragments, separators or raw bytes) as UTF-16. */
@@ -91,8 +130,10 @@ static void paths_remove(int parent, const char *name, int depth) {
             free(names[i]);
         }
         free(names);
-        if (d) closedir(d);
-        else if (fd >= 0) close(fd);
+        if (d)
+            closedir(d);
+        else if (fd >= 0)
+            close(fd);
         unlinkat(parent, name, AT_REMOVEDIR);
     } else {
         unlinkat(parent, name, 0);
@@ -208,14 +249,16 @@ int hcpfz_paths(const uint8_t *data, size_t size) {
             if (!b) break;
             e = op % 11 == 5 ? hcp_fs_move(&c, a, n, b, n2, hcpfz_u8(&in) & 3u)
                              : hcp_fs_copy(&c, a, n, b, n2, hcpfz_u8(&in) & 1);
-            if (!e && !paths_reachable(p, b, n2)) hcpfz_fail(PT, "a move or copy to a path outside the folder succeeded");
+            if (!e && !paths_reachable(p, b, n2))
+                hcpfz_fail(PT, "a move or copy to a path outside the folder succeeded");
             break;
         case 7: e = hcp_fs_chdir(&c, a, n); break;
         case 8: {
             hcp_find *f;
             e = hcp_fs_find(&c, a, n, &f);
             if (!e) {
-                while (hcp_find_next(f)) {}
+                while (hcp_find_next(f)) {
+                }
                 hcp_find_free(f);
             }
             break;
