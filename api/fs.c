@@ -1178,13 +1178,11 @@ uint32_t hcp_fs_copy(hcp_ctx *c, const uint16_t *from, size_t fnn, const uint16_
     }
     e = dst->kind == FK_DISK && dst->dev == src->dev && dst->ino == src->ino ? ERROR_SHARING_VIOLATION : 0;
     uint8_t buf[65536];
-    uint64_t total = 0;
     while (!e) {
         uint32_t got, put;
         e = hcp_file_read(c, src, buf, sizeof buf, &got);
         if (e || !got) break;
         e = hcp_file_write(c, dst, buf, got, &put);
-        total += put;
     }
     if (!e && dst->kind == FK_DISK) { /* the copy keeps the source's write time; created now */
         ftimes *ts = times_of(c, src->dev, src->ino, true), *td = times_of(c, dst->dev, dst->ino, true);
