@@ -422,7 +422,10 @@ static uint64_t print_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, vargs *v)
     int fd = hcp_file_fd(c, file);
     if (fd >= 0 && !hcp_stream_enter(c, file)) return 0; /* another thread holds the stream: this call waits */
     char *f = hcp_gstr(c, fmt, NULL);
-    if (!f) return (uint64_t)-1;
+    if (!f) {
+        if (fd >= 0) hcp_stream_leave(c, file);
+        return (uint32_t)-1;
+    }
     obuf o = {0};
     format(c, f, v, &o);
     free(f);
