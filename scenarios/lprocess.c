@@ -444,6 +444,7 @@ int lhcp_m_process(lua_State *L) {
     lp->pref = luaL_ref(L, LUA_REGISTRYINDEX);
     hcp_process_set_spawn(p, spawn, lp);
     hcp_process_set_missing_fail(p, missing_fail);
+    hcp_process_set_memory_limit(p, lm->max_memory);
     hcp_set_warning_handler(lm->os, on_api_warning, lp);
     /* its main thread: named after the image, priority 8 */
     lua_createtable(L, 0, 2);
