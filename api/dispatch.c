@@ -423,12 +423,54 @@ static void ctx_init(hcp_ctx *c, hcp_os *os, sim_thread *t, const hcp_export *e)
     snprintf(c->fn, sizeof c->fn, "%s!%s", e->dll, e->name);
 }
 
-/* A call of an import hcpsim lacks (or a stub's): it stops the run, naming the function. */
-static uint64_t missing_call(hcp_os *os, sim_thread *t, const char *full) {
+/* The spec's DLL `dll` passes arguments cdecl (the caller pops them): its functions are. */
+static bool dll_cdecl(const char *dll) {
+    const char *d = hcp_export_dll(dll);
+    for (int i = 0; d && i < HCP_EXPORT_ROWS; i++)
+        if (hcp_exports[i].kind == HCP_EXPORT_FUNCTION && strcmp(hcp_exports[i].dll, d) == 0)
+            return hcp_exports[i].conv == HCP_CC_CDECL;
+    return false;
+}
+
+/* A call of an import hcpsim lacks, or of a stub row `stub` (NULL for an import the spec does not
+ * know): by default it stops the run naming the function; under --missing-imports=fail it returns
+ * what a function missing from a Windows DLL returns (0 and ERROR_CALL_NOT_IMPLEMENTED; ntdll's
+ * Nt and Zw functions STATUS_NOT_IMPLEMENTED), warned once per function.  On x86 the callee pops
+ * a stdcall function's arguments: a function the spec does not describe cannot return there. */
+static uint64_t missing_call(hcp_os *os, sim_thread *t, uint32_t service, const char *full, const hcp_export *stub) {
     hcp_process *p = os->proc;
     if (!p) return STATUS_INVALID_SYSTEM_SERVICE;
-    snprintf(p->failure, sizeof p->failure, "%s called %s, which hcpsim does not implement", p->name, full);
-    observe(os, NULL, full, t, NULL, 0, sim_clock(os->m), 0, false, false, false);
+    char dll[96];
+    snprintf(dll, sizeof dll, "%s", full);
+    char *bang = strchr(dll, '!');
+    const char *fn = bang ? bang + 1 : full;
+    if (bang) *bang = '\0';
+    bool x86_unknown = hcp_ptr_size(os) == 4 && !stub && !dll_cdecl(dll);
+    if (p->missing_fail && !x86_unknown) {
+        if (!p->warned) p->warned = calloc(SIM_GATE_SERVICES, 1);
+        if (p->warned && service < SIM_GATE_SERVICES && !p->warned[service] && os->warn_fn) {
+            p->warned[service] = 1;
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "called %s, which hcpsim does not implement: it returns failure (--missing-imports=fail)", full);
+            os->warn_fn(os->warn_ud, t, msg);
+        }
+        bool nt = hcp_export_dll(dll) && strcmp(hcp_export_dll(dll), "ntdll.dll") == 0 &&
+                  (strncmp(fn, "Nt", 2) == 0 || strncmp(fn, "Zw", 2) == 0);
+        uint64_t r = nt ? STATUS_NOT_IMPLEMENTED : 0;
+        if (!nt) hcp_SetLastError(os, ERROR_CALL_NOT_IMPLEMENTED);
+        observe(os, stub, full, t, NULL, 0, sim_clock(os->m), r, false, false, true);
+        return r;
+    }
+    if (x86_unknown && p->missing_fail)
+        snprintf(p->failure, sizeof p->failure,
+                 "%s called %s, which hcpsim does not implement; --missing-imports=fail cannot return from it on "
+                 "x86, where the callee pops arguments the spec does not describe",
+                 p->name, full);
+    else
+        snprintf(p->failure, sizeof p->failure, "%s called %s, which hcpsim does not implement", p->name, full);
+    p->failure_missing = true;
+    observe(os, stub, full, t, NULL, 0, sim_clock(os->m), 0, false, false, false);
     sim_gate_end_call(t);
     return 0;
 }
@@ -440,7 +482,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
         hcp_process *p = os->proc;
         uint32_t k = service - HCP_SVC_MISSING;
         if (!p || k >= (uint32_t)p->nmissing) return STATUS_INVALID_SYSTEM_SERVICE;
-        return missing_call(os, t, p->missing[k]);
+        return missing_call(os, t, service, p->missing[k], NULL);
     }
     if (service >= HCP_EXPORT_ROWS) return STATUS_INVALID_SYSTEM_SERVICE;
     const hcp_export *e = &hcp_exports[service];
@@ -449,7 +491,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     if (e->kind == HCP_EXPORT_STUB) {
         char full[96];
         snprintf(full, sizeof full, "%s!%s", e->dll, e->name);
-        return missing_call(os, t, full);
+        return missing_call(os, t, service, full, e);
     }
     if (e->kind != HCP_EXPORT_FUNCTION) return STATUS_INVALID_SYSTEM_SERVICE;
     hcp_ctx c;

@@ -272,6 +272,7 @@ static fncount *fn_of(rmachine *rm, const char *name) {
     fncount *fc = &rm->fns[rm->nfns];
     if (!(fc->name = rep_clean_utf8(name))) return NULL;
     fc->lua = fc->guest = 0;
+    fc->missing = false;
     rm->nfns++;
     return fc;
 }
@@ -339,6 +340,10 @@ static void cb_call(void *ud, const hcp_call *c) {
         json_array_append_new(args, c->ex ? rep_guest_arg(rm->m, c->ex->params[i].type, c->args[i])
                                           : json_integer((json_int_t)c->args[i]));
     long id = call_new(rm, c->thread, c->name, true, c->start, args);
+    if (!c->ex || c->ex->kind == HCP_EXPORT_STUB) { /* a function hcpsim lacks: the report lists it */
+        fncount *fc = fn_of(rm, c->name);
+        if (fc) fc->missing = true;
+    }
     if (c->pending) {
         if (rt) rt->pending = id;
         return;

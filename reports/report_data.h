@@ -93,6 +93,7 @@ typedef struct rinterval {
 typedef struct fncount {
     char *name;
     uint64_t lua, guest;
+    bool missing; /* a function hcpsim lacks (an import the spec does not know, or a stub row) */
 } fncount;
 
 typedef struct rmachine {

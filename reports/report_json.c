@@ -216,6 +216,10 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
         jset(byfn, rm->fns[i].name, x);
     }
     jset(api, "by_function", byfn);
+    json_t *missing = json_array();
+    for (int i = 0; i < rm->nfns; i++)
+        if (rm->fns[i].missing) json_array_append_new(missing, json_string(rm->fns[i].name));
+    jset(api, "missing", missing);
     json_t *calls = json_array();
     uint64_t seq = 0;
     for (size_t i = 0; i < r->ncalls; i++) {

@@ -119,10 +119,8 @@ static int after_run(lua_State *L, lprocess *lp, bool last) {
         for (int i = 0; i < n; i++) lhcp_warn(L, where, "%s", lp->pending[i]);
     }
     const char *failure = hcp_process_failure(lp->p);
-    if (failure) { /* api/ words a call of an import hcpsim lacks "X.exe called DLL!Name, which hcpsim does not
-                    * implement"; its other failures are the program's misuse of a function */
-        lhcp_set_end(L, strstr(failure, ", which hcpsim does not implement") ? LHCP_END_MISSING_IMPORT : LHCP_END_ERROR,
-                     NULL, failure);
+    if (failure) { /* a call of an import hcpsim lacks, or the program's misuse of a function */
+        lhcp_set_end(L, hcp_process_failure_missing(lp->p) ? LHCP_END_MISSING_IMPORT : LHCP_END_ERROR, NULL, failure);
         lua_pushstring(L, failure);
         return lua_error(L);
     }
@@ -464,7 +462,8 @@ static void process_opts(lua_State *L, int t, hcp_process_opts *o, const char **
 }
 
 int lhcp_m_process(lua_State *L) {
-    static const char *const keys[] = {"path", "args", "echo", "cwd", "env", "stdin", "timezone", "debug_output", NULL};
+    static const char *const keys[] = {"path", "args",  "echo",     "missing_imports", "cwd",
+                                       "env",  "stdin", "timezone", "debug_output",    NULL};
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:process", keys);
@@ -490,6 +489,14 @@ int lhcp_m_process(lua_State *L) {
     if (lua_getfield(L, 2, "echo") != LUA_TNIL) {
         if (!lua_isboolean(L, -1)) return luaL_error(L, "m:process: 'echo' must be a boolean");
         echo = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    bool missing_fail = false; /* what a call of an import hcpsim lacks does: "stop" the run, or "fail" */
+    if (lua_getfield(L, 2, "missing_imports") != LUA_TNIL) {
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(v, "stop") != 0 && strcmp(v, "fail") != 0)
+            return luaL_error(L, "m:process: 'missing_imports' must be \"stop\" or \"fail\"");
+        missing_fail = strcmp(v, "fail") == 0;
     }
     lua_pop(L, 1);
     hcp_process_opts popts = {0};
@@ -527,6 +534,8 @@ int lhcp_m_process(lua_State *L) {
     lua_pushvalue(L, pidx);
     lp->pref = luaL_ref(L, LUA_REGISTRYINDEX);
     hcp_process_set_spawn(p, spawn, lp);
+    hcp_process_set_missing_fail(p, missing_fail);
+    hcp_process_set_memory_limit(p, lm->max_memory);
     hcp_set_warning_handler(lm->os, on_api_warning, lp);
     /* its main thread: named after the image, priority 8 */
     lua_createtable(L, 0, 2);
@@ -627,6 +636,7 @@ int lhcp_file_kind(const char *file) {
 #define PROGRAM_COUNTERS "hcpsim.program_counters"
 #define PROGRAM_PROCESS "hcpsim.program_process"
 #define PROGRAM_TIMEOUT "hcpsim.program_timeout" /* --timeout, in nanoseconds of simulated time */
+#define PROGRAM_MISSING "hcpsim.program_missing" /* --missing-imports stop|fail */
 
 /* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
 /* Options of the program's process rather than its machine (m:process's fields). */
@@ -641,7 +651,9 @@ static const char *option_name(const char *name, char *buf, size_t n) {
     snprintf(buf, n, "%s", name);
     for (char *c = buf; *c; c++)
         if (*c == '-') *c = '_';
-    if (strcmp(buf, "counters") == 0 || strcmp(buf, "timeout") == 0 || process_option(buf)) return buf;
+    if (strcmp(buf, "counters") == 0 || strcmp(buf, "timeout") == 0 || strcmp(buf, "missing_imports") == 0 ||
+        process_option(buf))
+        return buf;
     const hcp_option *o = hcp_option_find(buf);
     return o ? o->name : NULL;
 }
@@ -755,6 +767,20 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
         } else {
             lua_pushinteger(L, (lua_Integer)ns);
             lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_TIMEOUT);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
+    if (strcmp(key, "missing_imports") == 0) { /* m:process{missing_imports = ...} of the program */
+        if (strcmp(value, "stop") != 0 && strcmp(value, "fail") != 0) {
+            snprintf(msg, msglen,
+                     "--missing-imports %s: stop (a call of an import hcpsim lacks ends the run, the "
+                     "default) or fail (it returns failure and the program goes on)",
+                     value);
+            rc = -1;
+        } else {
+            lua_pushstring(L, value);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_MISSING);
         }
         lua_settop(L, t - 1);
         return rc;
@@ -962,6 +988,10 @@ static int driver(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "args");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_MISSING) == LUA_TSTRING)
+        lua_setfield(L, -2, "missing_imports");
+    else
+        lua_pop(L, 1);
     lua_pushliteral(L, "."); /* the program's folder is where hcpsim runs, unless --cwd says */
     lua_setfield(L, -2, "cwd");
     if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_PROCESS) == LUA_TTABLE) { /* --cwd, --env, ... */

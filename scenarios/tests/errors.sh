@@ -53,6 +53,7 @@ USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
        hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]
+                  [--missing-imports stop|fail]
                   [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]
        hcpsim check [--json] PROGRAM.exe
        hcpsim describe [--platform P] | --imports
