@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/exports_gen.h"
+#include "api/files_int.h"
 
 /* The pseudo handle of a simulated DLL (as the spec spells its name): the first three kept the
  * values they have always had; the others follow in spec order. */
@@ -32,6 +33,8 @@ static const char *dll_of_handle(uint64_t h) {
     }
     return NULL;
 }
+
+const char *hcp_module_dll_name(uint64_t h) { return dll_of_handle(h); }
 
 /* The handle of module `name` (a file name, any case, ".dll" optional): the image or a
  * simulated system DLL; 0 for none. */
@@ -83,6 +86,7 @@ uint64_t hcp_export_address(hcp_process *p, const hcp_export *e) {
     case HCP_VAR_mb_cur_max: return d->v_mb_cur_max;
     case HCP_VAR_iob: return d->iob;
     case HCP_VAR_environ: return d->v_environ;
+    case HCP_VAR_wenviron: return p->x->v_wenviron;
     case HCP_VAR_argc: return d->v_argc;
     case HCP_VAR_argv: return d->v_argv;
     default: return 0;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "api/exports_int.h"
+#include "api/files_int.h"
 #include "api/system.h"
 
 #define IMAGE_FILE_RELOCS_STRIPPED 0x0001u
@@ -445,11 +446,6 @@ static void wr(blk *k, uint64_t at, uint64_t v, unsigned w) {
         hcp_put16(k->b + (at - k->base), (uint16_t)v);
 }
 
-/* The fixed environment (api/README.md "Windows programs"). */
-static const char *const env_vars[] = {
-    "HCPSIM=1", "PATH=C:\\Windows\\system32;C:\\Windows", "SystemRoot=C:\\Windows", "TEMP=C:\\Temp", "TMP=C:\\Temp",
-    NULL};
-
 static bool needs_quotes(const char *s) { return !*s || strpbrk(s, " \t\"") != NULL; }
 
 #define DATA_BLOCK 0x10000u
@@ -459,9 +455,25 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     unsigned w = ptrw(p);
     bool x64 = w == 8;
     uint64_t base;
-    if (sim_alloc(m, DATA_BLOCK, &base) != SIM_OK) return fail(err, cap, "no guest memory for the process block");
-    blk k = {calloc(1, DATA_BLOCK), 0, DATA_BLOCK, base};
-    if (!k.b) return fail(err, cap, "out of host memory");
+    /* The environment (k32_env.c), in ANSI and UTF-16 and as envp's strings: a larger block when
+     * the variables the run added need it (the fixed environment fits the first 64 KiB). */
+    size_t env_bytes = hcp_env_block_a(p, NULL, 0);
+    int nenv = hcp_env_count(p);
+    uint32_t block_size = DATA_BLOCK;
+    if (env_bytes > 1024)
+        block_size += (uint32_t)((4 * env_bytes + (size_t)w * (size_t)(nenv + 1) + 0xFFFF) & ~(size_t)0xFFFF);
+    char *envb = malloc(env_bytes);
+    if (!envb) return fail(err, cap, "out of host memory");
+    hcp_env_block_a(p, envb, env_bytes);
+    if (sim_alloc(m, block_size, &base) != SIM_OK) {
+        free(envb);
+        return fail(err, cap, "no guest memory for the process block");
+    }
+    blk k = {calloc(1, block_size), 0, block_size, base};
+    if (!k.b) {
+        free(envb);
+        return fail(err, cap, "out of host memory");
+    }
     hcp_proc_data *d = &p->d;
     d->base = base;
     d->peb = put(&k, NULL, 0x800, 16);
@@ -475,6 +487,7 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
         c += (size_t)snprintf(cmd + c, sizeof cmd - c, needs_quotes(args[i]) ? " \"%s\"" : " %s", args[i]);
     if (c >= sizeof cmd - 1) {
         free(k.b);
+        free(envb);
         return fail(err, cap, "the command line is longer than %zu bytes", sizeof cmd - 2);
     }
     uint32_t cmd_bytes = 0, path_bytes = 0;
@@ -482,10 +495,7 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     d->cmdline_w = put_w(&k, cmd, &cmd_bytes);
     d->image_w = put_w(&k, path, &path_bytes);
     /* environment: "A=B\0C=D\0\0", ANSI and UTF-16 */
-    char envb[256];
-    size_t e = 0;
-    for (int i = 0; env_vars[i]; i++) e += (size_t)snprintf(envb + e, sizeof envb - e, "%s", env_vars[i]) + 1;
-    envb[e++] = '\0';
+    size_t e = env_bytes;
     d->env_a = put(&k, envb, (uint32_t)e, 2);
     d->env_w = put(&k, NULL, (uint32_t)(2 * e), 2);
     for (size_t i = 0; i < e; i++) wr(&k, d->env_w + 2 * i, (uint8_t)envb[i], 2);
@@ -494,14 +504,24 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     wr(&k, d->argv, put_a(&k, path), w);
     for (int i = 0; i < nargs; i++) wr(&k, d->argv + w * (unsigned)(i + 1), put_a(&k, args[i]), w);
     p->argc = nargs + 1;
-    int nenv = 0;
-    while (env_vars[nenv]) nenv++;
     d->envp = put(&k, NULL, w * (unsigned)(nenv + 1), 16);
-    for (int i = 0; i < nenv; i++) wr(&k, d->envp + w * (unsigned)i, put_a(&k, env_vars[i]), w);
+    uint64_t *envs = calloc((size_t)nenv + 1, sizeof *envs);
+    for (size_t i = 0, at = 0; envs && (int)i < nenv; i++, at += strlen(envb + at) + 1) {
+        envs[i] = put_a(&k, envb + at);
+        wr(&k, d->envp + w * (unsigned)i, envs[i], w);
+    }
+    free(envb);
+    if (!envs || hcp_crtenv_init(p, envs) != 0) {
+        free(envs);
+        free(k.b);
+        return fail(err, cap, "out of host memory");
+    }
+    free(envs);
     /* msvcrt's variables */
     d->file_size = x64 ? 48 : 32;
-    d->iob = put(&k, NULL, 3 * d->file_size, 16);
-    for (unsigned i = 0; i < 3; i++) { /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
+    d->iob = put(&k, NULL, 20 * d->file_size, 16); /* _iob[20] (_IOB_ENTRIES); 0-2 are open */
+    /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
+    for (unsigned i = 0; i < 3; i++) {
         wr(&k, d->iob + i * d->file_size + (x64 ? 24 : 12), i == 0 ? 0x1 : 0x2, 4);
         wr(&k, d->iob + i * d->file_size + (x64 ? 28 : 16), i, 4);
     }
@@ -509,6 +529,7 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     wr(&k, d->v_initenv, d->envp, w);
     d->v_environ = put(&k, NULL, w, 16);
     wr(&k, d->v_environ, d->envp, w);
+    p->x->v_wenviron = put(&k, NULL, w, 16); /* _wenviron: NULL until made (k32_env.c) */
     d->v_acmdln = put(&k, NULL, w, 16);
     wr(&k, d->v_acmdln, d->cmdline_a, w);
     d->v_argc = put(&k, NULL, 4, 16);
@@ -563,6 +584,11 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
 
 hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
                               int nargs, char *err, size_t cap) {
+    return hcp_process_load_ex(os, name, img, n, args, nargs, NULL, err, cap);
+}
+
+hcp_process *hcp_process_load_ex(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                                 int nargs, const hcp_process_opts *opts, char *err, size_t cap) {
     char msg[384];
     const char *nm = name;
     for (const char *s = name; *s; s++)
@@ -580,7 +606,13 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
     p->mem_limit = HCP_DEFAULT_MAX_MEMORY;
     snprintf(p->name, sizeof p->name, "%s", nm);
     uint8_t *im = NULL;
+    if (!(p->x = calloc(1, sizeof *p->x))) {
+        free(p);
+        snprintf(err, cap, "%s: out of host memory", nm);
+        return NULL;
+    }
     int rc = hcp_pe_parse(img, n, &p->pe, msg, sizeof msg);
+    if (!rc) rc = hcp_process_options(p, opts, msg, sizeof msg);
     sim_arch arch = sim_machine_config(os->m)->arch;
     if (!rc && (arch == SIM_ARCH_X64) != p->pe.pe32plus)
         rc = fail(msg, sizeof msg, "a %s image cannot run on this machine (its guest is %s; platform %s runs it)",
@@ -628,6 +660,10 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
 
 void hcp_process_free(hcp_process *p) {
     if (!p) return;
+    if (p->x) {
+        hcp_process_options_free(p);
+        free(p->x);
+    }
     free(p->missing);
     free(p->warned);
     free(p->teb_free);
@@ -636,6 +672,7 @@ void hcp_process_free(hcp_process *p) {
     free(p->thr);
     free(p->cs);
     free(p->named);
+    for (int i = 0; i < p->nva; i++) free(p->va[i].pages);
     free(p->va);
     free(p->exports);
     free(p);

@@ -56,6 +56,24 @@ typedef void (*hcp_output_fn)(void *ud, int fd, const char *bytes, size_t n);
  * guest-memory limit.  The process belongs to os from then on (freed with it). */
 hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
                               int nargs, char *err, size_t cap);
+/* What a process gets besides its image and arguments (api/README.md "Files", "The environment",
+ * "Time zone"); every field may be left 0. */
+typedef struct hcp_process_opts {
+    const char *cwd;        /* the host folder the program sees as C:\hcpsim, its current directory; NULL: no
+                               files (every path is refused) */
+    const char *const *env; /* "NAME=VALUE" added to the fixed environment or replacing its variable */
+    int nenv;
+    const char *timezone;   /* a zone of k32_tz.c's table (a Windows or IANA name), NULL: UTC */
+    bool debug_stderr;      /* OutputDebugString also writes to stderr */
+    const char *stdin_path; /* the program's standard input: a host file, "-" hcpsim's own; NULL: empty */
+} hcp_process_opts;
+/* The time zones a process may have (api/README.md "Time zone"): a name's validity, and the list
+ * for messages. */
+bool hcp_timezone_known(const char *name);
+const char *hcp_timezone_names(void);
+/* hcp_process_load with options (opts NULL: the defaults). */
+hcp_process *hcp_process_load_ex(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                                 int nargs, const hcp_process_opts *opts, char *err, size_t cap);
 void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud);
 /* CreateThread's factory (scenarios/ supplies it): a new Ready thread of the
  * machine, named `name`, whose body calls start(param) in guest code and exits

@@ -66,8 +66,9 @@ typedef struct hcp_named { /* a named event, mutex or semaphore */
 
 typedef struct hcp_vregion { /* a VirtualAlloc region */
     uint64_t base, size;
-    uint32_t protect; /* PAGE_* */
+    uint32_t protect; /* PAGE_* it was allocated with */
     bool released;
+    uint32_t *pages; /* each page's PAGE_* now (VirtualProtect) */
 } hcp_vregion;
 
 typedef struct hcp_image_export { /* an export of the image */
@@ -96,7 +97,6 @@ struct hcp_process {
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
     int natexit;
-    bool binary[3]; /* _setmode(fd, _O_BINARY): no "\n" -> "\r\n" on that stream */
     hcp_output_fn out;
     void *out_ud;
     /* the C runtime heap: segments of guest memory, their blocks by address, first fit */
@@ -121,6 +121,7 @@ struct hcp_process {
     int nva, capva;
     hcp_image_export *exports;
     int nexports;
+    struct hcp_procx *x; /* files, environment, time zone, stdio (api/files_int.h) */
 };
 
 /* Charges n bytes to the process's memory budget: false (nothing charged) when they do not fit. */

@@ -119,7 +119,7 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
         m->regions[i] = m->regions[i - 1];
         i--;
     }
-    m->regions[i] = (region){base, size, prot, k, owner};
+    m->regions[i] = (region){base, size, prot, k, owner, NULL};
     m->nregions++;
     return SIM_OK;
 }
@@ -227,6 +227,7 @@ void sim_machine_free(sim_machine *m) {
         pmu_bp_free(m->cpus[i].bp);
         pmu_cache_free(m->cpus[i].cache);
     }
+    for (int i = 0; i < m->nregions; i++) free(m->regions[i].pp);
     free(m->regions);
     free(m->heap_free);
     free(m->free_slots);
@@ -317,9 +318,11 @@ bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size) {
 }
 
 sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n) {
-    if (!sim_range_free(m, base, size) || n > size || (n && !bytes) || prot > 7) return SIM_ERR_ARG;
+    if (!sim_range_free(m, base, size) || n > size || (n && !bytes) || prot > 7 || size % SIM_PAGE) return SIM_ERR_ARG;
+    /* a writable and executable page starts as code: read + execute (wx.c) */
     uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0) |
                   ((prot & SIM_PROT_EXEC) ? UC_PROT_EXEC : 0);
+    if (prot & SIM_PROT_EXEC) up = UC_PROT_READ | UC_PROT_EXEC;
     int before = m->nexits;
     sim_err e = SIM_OK;
     if ((prot & SIM_PROT_EXEC) && n) e = sim_cpu_code_traps(m, base, bytes, n);
@@ -328,9 +331,21 @@ sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned pro
         m->nexits = before;
         return e;
     }
+    e = sim_wx_init_region(m, (region *)sim_region_find(m, base), prot);
+    if (e != SIM_OK) return e;
     if (prot & SIM_PROT_EXEC) e = sim_cpu_exits_sync(m);
     if (e == SIM_OK && n && uc_mem_write(m->uc, base, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
     return e;
+}
+
+uint64_t sim_mapped_bytes(const sim_machine *m) {
+    uint64_t n = 0;
+    for (int i = 0; i < m->nregions; i++) {
+        const region *r = &m->regions[i];
+        if (r->kind == RK_GUARD) continue;
+        n += r->kind == RK_HEAP ? (m->heap_mapped > r->base ? m->heap_mapped - r->base : 0) : r->size;
+    }
+    return n;
 }
 
 sim_err sim_alloc(sim_machine *m, size_t n, uint64_t *addr) {
@@ -346,6 +361,7 @@ static sim_err check_range(const sim_machine *m, uint64_t addr, size_t n, uint32
         /* runs past the region: report unmapped unless the next byte is mapped */
         return sim_region_find(m, r->base + r->size) ? SIM_ERR_PROT : SIM_ERR_UNMAPPED;
     }
+    if (r->pp) return sim_wx_allows(m, r, addr, n, need) ? SIM_OK : SIM_ERR_PROT; /* per page */
     if ((r->prot & need) != need) return SIM_ERR_PROT;
     return SIM_OK;
 }
@@ -364,6 +380,7 @@ sim_err sim_mem_read(sim_machine *m, uint64_t addr, void *buf, size_t n) {
 sim_err sim_mem_write(sim_machine *m, uint64_t addr, const void *buf, size_t n) {
     sim_err e = check_range(m, addr, n, UC_PROT_READ | UC_PROT_WRITE);
     if (e == SIM_OK && !sim_heap_cover(m, addr, n)) e = SIM_ERR_NOMEM;
+    if (e == SIM_OK) e = sim_wx_written(m, addr, n); /* written code is code again only when run */
     if (e == SIM_OK && n && uc_mem_write(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
     return e;
 }
@@ -525,11 +542,8 @@ sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid) {
 
 sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot) {
     region *r = (region *)sim_region_find(m, base);
-    if (!r || r->base != base || r->size != size || r->kind != RK_DATA || r->owner != -1 ||
+    if (!r || r->base != base || r->size != size || !r->pp || r->owner != -1 ||
         (prot & ~(SIM_PROT_READ | SIM_PROT_WRITE)))
         return SIM_ERR_ARG;
-    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0);
-    if (uc_mem_protect(m->uc, base, (size_t)size, up) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    r->prot = up;
-    return SIM_OK;
+    return sim_protect_pages(m, base, size, prot);
 }

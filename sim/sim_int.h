@@ -27,7 +27,8 @@ typedef struct region {
     uint64_t base, size;
     uint32_t prot; /* UC_PROT_* */
     region_kind kind;
-    int owner; /* thread index for stacks/guards, else -1 */
+    int owner;   /* thread index for stacks/guards, else -1 */
+    uint8_t *pp; /* a fixed mapping's (sim_map_fixed) protection per page, SIM_PROT_* and wx.c's state; else NULL */
 } region;
 
 /* A decoded block: statistics added each time it runs. */
@@ -226,6 +227,9 @@ struct sim_machine {
     int intno;
     uint64_t memerr_addr;
     int memerr_type;
+    /* written code (wx.c): the page the last store fault made data, and the store's address */
+    bool wx_armed;
+    uint64_t wx_page, wx_rip;
 };
 
 /* machine.c */
@@ -253,6 +257,18 @@ bool sim_engine_recycling(void);
  * the exits to the engine (cpu.c). */
 sim_err sim_cpu_code_traps(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 sim_err sim_cpu_exits_sync(sim_machine *m);
+/* The code of [lo, hi) may have changed: its blocks' statistics, served instructions, trap points
+ * and the engine's translations of it (and of blocks reaching into it) are forgotten (cpu.c).
+ * Never while runs are pending (it is called from gate handlers and between engine passes). */
+void sim_cpu_forget_code(sim_machine *m, uint64_t lo, uint64_t hi);
+/* wx.c: page protections of fixed mappings and written code (sim/README.md "Written code") */
+sim_err sim_wx_init_region(sim_machine *m, region *r, unsigned prot);
+bool sim_wx_allows(const sim_machine *m, const region *r, uint64_t addr, size_t n, uint32_t need);
+sim_err sim_wx_written(sim_machine *m, uint64_t addr, size_t n); /* host bytes written there */
+/* A protection fault of the engine at addr (a fetch or a store) by the instruction at rip: 1 when
+ * it was a state change of a writable, executable page (the instruction runs again), 0 for a real
+ * fault, -1 for an error (its text in err). */
+int sim_wx_fault(sim_machine *m, bool fetch, uint64_t addr, uint64_t rip, char *err, size_t cap);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */
