@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/exports_gen.h"
+#include "api/sync_int.h"
 
 #define THREAD_PRIORITY_TIME_CRITICAL 15
 #define THREAD_PRIORITY_IDLE (-15)
@@ -49,15 +49,26 @@ uint64_t hcp_k32_CreateThread(hcp_ctx *c, const hcp_k32_CreateThread_args *a) {
     sim_thread *nt = p->spawn(p->spawn_ud, name, a->lpStartAddress, a->lpParameter, why, sizeof why);
     if (!nt) return hcp_stop(c, "%s", why);
     if (hcp_process_add_thread(p, nt) != 0) return hcp_stop(c, "no guest memory for the thread's TEB");
-    if ((a->dwCreationFlags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK)
+    if ((a->dwCreationFlags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK) {
         hcp_process_thread(p, nt)->suspend = 1;
+        hcp_process_thread(p, nt)->held = true;
+    }
+    int base = hcp_class_priority(c, 0); /* the process's priority class */
+    if (base != sim_thread_priority(nt)) sim_thread_set_priority(nt, base);
     uint64_t h = hcp_thread_handle(c->os, nt, THREAD_ALL_ACCESS);
     if (!h) return hcp_fail(c, hcp_handle_error(c->os));
     if (a->lpThreadId) hcp_wr32(c, a->lpThreadId, sim_thread_id(nt));
     return h;
 }
 
-uint64_t hcp_k32_ExitThread(hcp_ctx *c, const hcp_k32_ExitThread_args *a) { return hcp_end_thread(c, a->dwExitCode); }
+/* ExitThread: the thread's FLS callbacks run first (as the loader's thread detach runs them). */
+uint64_t hcp_k32_ExitThread(hcp_ctx *c, const hcp_k32_ExitThread_args *a) {
+    if (!c->p || !hcp_process_thread(c->p, c->t) || !hcp_fls_pending(c->os, c->p, c->t))
+        return hcp_end_thread(c, a->dwExitCode);
+    hcp_ucb_frame *f = hcp_ucb_start(c, UCB_THREAD_EXIT, 0);
+    if (f) f->u[0] = a->dwExitCode;
+    return 0;
+}
 
 static sim_thread *thread_arg(hcp_ctx *c, uint64_t h, uint32_t access) {
     sim_thread *t;
@@ -77,7 +88,44 @@ uint64_t hcp_k32_TerminateThread(hcp_ctx *c, const hcp_k32_TerminateThread_args 
     return 1;
 }
 
-/* The previous suspend count; 0 makes a suspended thread Ready. */
+/* ---- suspension ----
+ * The count is the process's (hcp_pthread.suspend): CREATE_SUSPENDED's 1, then SuspendThread's.
+ * The first suspension of a thread that has run takes it off the scheduler (sim_thread_suspend:
+ * it waits with reason Suspended); the last resumption gives it back (a created-suspended thread
+ * becomes Ready for the first time). */
+#define MAXIMUM_SUSPEND_COUNT 127u
+
+static uint64_t suspended_self(hcp_ctx *c) {
+    hcp_xthread *x = hcp_xthread_of(c->os, c->t);
+    return x ? x->suspend_prev : 0;
+}
+
+uint64_t hcp_k32_SuspendThread(hcp_ctx *c, const hcp_k32_SuspendThread_args *a) {
+    sim_thread *t;
+    uint32_t st = hcp_ref_thread(c->os, a->hThread, THREAD_SUSPEND_RESUME, &t);
+    hcp_pthread *r = st == STATUS_SUCCESS ? hcp_process_thread(c->p, t) : NULL;
+    if (st == STATUS_SUCCESS && !r) st = STATUS_INVALID_HANDLE; /* not a thread of the process */
+    if (st == STATUS_SUCCESS && sim_thread_state_of(t) == SIM_TS_TERMINATED) st = STATUS_THREAD_IS_TERMINATING;
+    if (st == STATUS_SUCCESS && r->suspend >= MAXIMUM_SUSPEND_COUNT) st = STATUS_SUSPEND_COUNT_EXCEEDED;
+    if (st != STATUS_SUCCESS) {
+        hcp_nt_fail(c, st);
+        return 0xFFFFFFFFu;
+    }
+    uint32_t prev = r->suspend++;
+    if (prev == 0 && !r->held) {
+        sim_thread_suspend(t);
+        if (t == c->t) { /* the caller: it returns the count when it is resumed */
+            hcp_xthread *x = hcp_xthread_of(c->os, c->t);
+            if (x) x->suspend_prev = prev;
+            c->pending = true;
+            c->resume = suspended_self;
+            return 0;
+        }
+    }
+    return prev;
+}
+
+/* The previous suspend count; 0 makes a suspended thread run again. */
 uint64_t hcp_k32_ResumeThread(hcp_ctx *c, const hcp_k32_ResumeThread_args *a) {
     sim_thread *t;
     uint32_t st = hcp_ref_thread(c->os, a->hThread, THREAD_SUSPEND_RESUME, &t);
@@ -89,7 +137,12 @@ uint64_t hcp_k32_ResumeThread(hcp_ctx *c, const hcp_k32_ResumeThread_args *a) {
     if (!r || !r->suspend) return 0;
     uint32_t prev = r->suspend--;
     if (!r->suspend) {
-        sim_thread_release(t);
+        if (r->held) {
+            r->held = false;
+            sim_thread_release(t);
+        } else {
+            sim_thread_resume(t);
+        }
         sim_sched_preempt_pending(c->t);
     }
     return prev;
@@ -97,9 +150,14 @@ uint64_t hcp_k32_ResumeThread(hcp_ctx *c, const hcp_k32_ResumeThread_args *a) {
 
 /* ---- priority, affinity, processors ---- */
 
+/* A process thread's relative priority is kept (THREAD_PRIORITY_*), its base priority comes from
+ * it and the process's class (hcp_class_priority); a Lua body's thread maps back from its priority
+ * in the normal class. */
 uint64_t hcp_k32_GetThreadPriority(hcp_ctx *c, const hcp_k32_GetThreadPriority_args *a) {
     sim_thread *t = thread_arg(c, a->hThread, THREAD_QUERY_LIMITED_INFORMATION);
     if (!t) return THREAD_PRIORITY_ERROR_RETURN;
+    hcp_xthread *x = hcp_process_thread(c->p, t) ? hcp_xthread_of(c->os, t) : NULL;
+    if (x) return (uint32_t)x->rel_priority;
     int pr = sim_thread_priority(t), rel = pr - PROCESS_BASE_PRIORITY;
     if (pr >= 15) rel = THREAD_PRIORITY_TIME_CRITICAL;
     if (pr <= 1) rel = THREAD_PRIORITY_IDLE;
@@ -110,15 +168,16 @@ uint64_t hcp_k32_SetThreadPriority(hcp_ctx *c, const hcp_k32_SetThreadPriority_a
     int32_t n = a->nPriority;
     sim_thread *t = thread_arg(c, a->hThread, THREAD_SET_LIMITED_INFORMATION);
     if (!t) return 0;
-    int pr;
-    if (n >= -2 && n <= 2)
-        pr = PROCESS_BASE_PRIORITY + n;
-    else if (n == THREAD_PRIORITY_TIME_CRITICAL)
-        pr = 15;
-    else if (n == THREAD_PRIORITY_IDLE)
-        pr = 1;
-    else
+    bool realtime = hcp_class_priority(c, 0) == 24;
+    if (!((n >= -2 && n <= 2) || n == THREAD_PRIORITY_TIME_CRITICAL || n == THREAD_PRIORITY_IDLE ||
+          (realtime && n >= -7 && n <= 6)))
         return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    hcp_xthread *x = hcp_process_thread(c->p, t) ? hcp_xthread_of(c->os, t) : NULL;
+    if (x) x->rel_priority = n;
+    int pr = x ? hcp_class_priority(c, n)
+               : n == THREAD_PRIORITY_TIME_CRITICAL ? 15
+               : n == THREAD_PRIORITY_IDLE          ? 1
+                                                    : PROCESS_BASE_PRIORITY + n;
     sim_thread_set_priority(t, pr);
     sim_sched_preempt_pending(c->t); /* a Ready thread above the caller now takes its CPU */
     return 1;
