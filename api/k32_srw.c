@@ -432,7 +432,6 @@ uint64_t hcp_k32_SleepConditionVariableCS(hcp_ctx *c, const hcp_k32_SleepConditi
 }
 uint64_t hcp_k32_SleepConditionVariableSRW(hcp_ctx *c, const hcp_k32_SleepConditionVariableSRW_args *a) {
     int mode = (a->Flags & CONDITION_VARIABLE_LOCKMODE_SHARED) ? CVL_SRW_SHARED : CVL_SRW_EXCL;
-    if (a->Flags & ~CONDITION_VARIABLE_LOCKMODE_SHARED) return hcp_fail(c, ERROR_INVALID_PARAMETER);
     return cv_sleep_on(c, a->ConditionVariable, a->SRWLock, mode, ms_cycles(c, a->dwMilliseconds), false);
 }
 uint64_t hcp_nt_RtlSleepConditionVariableCS(hcp_ctx *c, const hcp_nt_RtlSleepConditionVariableCS_args *a) {
@@ -442,7 +441,6 @@ uint64_t hcp_nt_RtlSleepConditionVariableCS(hcp_ctx *c, const hcp_nt_RtlSleepCon
 }
 uint64_t hcp_nt_RtlSleepConditionVariableSRW(hcp_ctx *c, const hcp_nt_RtlSleepConditionVariableSRW_args *a) {
     uint64_t t;
-    if (a->Flags & ~CONDITION_VARIABLE_LOCKMODE_SHARED) return STATUS_INVALID_PARAMETER;
     if (!hcp_nt_timeout(c, a->TimeOut, &t)) return 0;
     int mode = (a->Flags & CONDITION_VARIABLE_LOCKMODE_SHARED) ? CVL_SRW_SHARED : CVL_SRW_EXCL;
     return cv_sleep_on(c, a->ConditionVariable, a->SRWLock, mode, t, true);
