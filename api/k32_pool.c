@@ -50,6 +50,7 @@ struct tpobj {
     bool closed;  /* the program let it go: freed when nothing is outstanding */
     /* timers (TP_TIMER, TP_TQTIMER) */
     bool armed;
+    bool set; /* TP_TIMER: set with a due time and not stopped (IsThreadpoolTimerSet: after it expired too) */
     uint64_t due, period;
     /* waits (TP_WAIT, TP_RWAIT) */
     bool waiting;
@@ -647,24 +648,26 @@ uint64_t hcp_k32_SetThreadpoolTimer(hcp_ctx *c, const hcp_k32_SetThreadpoolTimer
     tpobj *o = arg_obj(c, a->pti, TP_TIMER);
     if (!o) return 0;
     if (!a->pftDueTime) { /* NULL: the timer stops; callbacks already queued still run */
-        o->armed = false;
+        o->armed = o->set = false;
         return 0;
     }
     if (!filetime_due(c, a->pftDueTime, &o->due)) return 0;
     o->period = sim_ms_to_cycles(c->m, a->msPeriod);
-    o->armed = true;
+    o->armed = o->set = true;
     waiter_poke(c);
     return 0;
 }
 
+/* TRUE from a SetThreadpoolTimer with a due time until one with NULL (after a one-shot timer's
+ * expiry too, as Windows' TpIsTimerSet: Wine's tests record it). */
 uint64_t hcp_k32_IsThreadpoolTimerSet(hcp_ctx *c, const hcp_k32_IsThreadpoolTimerSet_args *a) {
     tpobj *o = arg_obj(c, a->pti, TP_TIMER);
-    return o && o->armed;
+    return o && o->set;
 }
 
 uint64_t hcp_k32_WaitForThreadpoolTimerCallbacks(hcp_ctx *c, const hcp_k32_WaitForThreadpoolTimerCallbacks_args *a) {
     tpobj *o = arg_obj(c, a->pti, TP_TIMER);
-    if (o && a->fCancelPendingCallbacks) o->armed = false;
+    if (o && a->fCancelPendingCallbacks) o->armed = o->set = false;
     return wait_callbacks(c, o, a->fCancelPendingCallbacks != 0);
 }
 

@@ -45,7 +45,8 @@ uint64_t hcp_k32_CreateThread(hcp_ctx *c, const hcp_k32_CreateThread_args *a) {
     if (a->lpThreadId && sim_mem_probe(c->m, a->lpThreadId, 4, true) != SIM_OK) return hcp_fail(c, ERROR_NOACCESS);
     if (!p->spawn) return hcp_fail(c, ERROR_NOT_SUPPORTED);
     char name[96], why[256] = "";
-    snprintf(name, sizeof name, "%s#%d", p->name, p->nthr);
+    hcp_xproc *x = hcp_xproc_of(c); /* CreateThread's threads count apart from the pool's */
+    snprintf(name, sizeof name, "%s#%d", p->name, x ? ++x->ncreated : p->nthr);
     sim_thread *nt = p->spawn(p->spawn_ud, name, a->lpStartAddress, a->lpParameter, why, sizeof why);
     if (!nt) return hcp_stop(c, "%s", why);
     if (hcp_process_add_thread(p, nt) != 0) return hcp_stop(c, "no guest memory for the thread's TEB");

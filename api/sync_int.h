@@ -122,6 +122,7 @@ typedef struct hcp_xproc {
     struct hcp_wtimer *wt;
     int nwt, capwt;
     bool timer_hook;
+    int ncreated;            /* CreateThread's threads ever made (their names: PROGRAM.exe#k) */
     int nworkers;            /* pool worker threads ever made (their names) */
     int nwaiters;            /* pool waiter threads ever made */
 } hcp_xproc;
