@@ -457,16 +457,20 @@ uint64_t hcp_k32_GetThreadDescription(hcp_ctx *c, const hcp_k32_GetThreadDescrip
 
 static int fls_max(const hcp_ctx *c) { return c->os->plat->win8 ? 4080 : 128; }
 
+static bool fls_init(hcp_ctx *c, hcp_xproc *x) {
+    if (x->fls_used) return true;
+    int max = fls_max(c);
+    x->fls_used = calloc((size_t)max, 1);
+    x->fls_cb = calloc((size_t)max, sizeof *x->fls_cb);
+    if (!x->fls_used || !x->fls_cb) return false;
+    x->nfls = max;
+    return true;
+}
+
 uint64_t hcp_k32_FlsAlloc(hcp_ctx *c, const hcp_k32_FlsAlloc_args *a) {
     hcp_xproc *x = hcp_xproc_of(c);
-    int max = fls_max(c);
-    if (x && !x->fls_used) {
-        x->fls_used = calloc((size_t)max, 1);
-        x->fls_cb = calloc((size_t)max, sizeof *x->fls_cb);
-        if (!x->fls_used || !x->fls_cb) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY), FLS_OUT_OF_INDEXES;
-        x->nfls = max;
-    }
-    for (int i = 1; x && i < x->nfls; i++)
+    if (!x || !fls_init(c, x)) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY), FLS_OUT_OF_INDEXES;
+    for (int i = 1; i < x->nfls; i++)
         if (!x->fls_used[i]) {
             x->fls_used[i] = 1;
             x->fls_cb[i] = a->lpCallback;
@@ -480,29 +484,33 @@ uint64_t hcp_k32_FlsAlloc(hcp_ctx *c, const hcp_k32_FlsAlloc_args *a) {
     return FLS_OUT_OF_INDEXES;
 }
 
-static bool fls_valid(hcp_ctx *c, uint32_t i) {
-    hcp_xproc *x = hcp_xproc_of(c);
-    return x && x->fls_used && i > 0 && (int)i < x->nfls && x->fls_used[i];
-}
+/* FlsGetValue and FlsSetValue check the index's bounds only (Windows reads and writes an index
+ * that is not allocated: Wine's tests record it); FlsFree checks that it is allocated. */
+static bool fls_in_bounds(hcp_ctx *c, uint32_t i) { return i > 0 && (int)i < fls_max(c); }
 
 uint64_t hcp_k32_FlsGetValue(hcp_ctx *c, const hcp_k32_FlsGetValue_args *a) {
-    if (!fls_valid(c, a->dwFlsIndex)) return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    if (!fls_in_bounds(c, a->dwFlsIndex)) return hcp_fail(c, ERROR_INVALID_PARAMETER);
     hcp_xthread *xt = hcp_xthread_of(c->os, c->t);
     hcp_SetLastError(c->os, ERROR_SUCCESS);
     return xt && (int)a->dwFlsIndex < xt->nfls ? xt->fls[a->dwFlsIndex] : 0;
 }
 
 uint64_t hcp_k32_FlsSetValue(hcp_ctx *c, const hcp_k32_FlsSetValue_args *a) {
-    if (!fls_valid(c, a->dwFlsIndex)) return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    if (!fls_in_bounds(c, a->dwFlsIndex)) return hcp_fail(c, ERROR_INVALID_PARAMETER);
     hcp_xthread *xt = hcp_xthread_of(c->os, c->t);
     hcp_xproc *x = hcp_xproc_of(c);
-    if (!xt) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    if (!xt || !x || !fls_init(c, x)) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     if (!xt->fls) {
         if (!(xt->fls = calloc((size_t)x->nfls, sizeof *xt->fls))) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
         xt->nfls = x->nfls;
     }
     xt->fls[a->dwFlsIndex] = a->lpFlsData;
     return 1;
+}
+
+static bool fls_valid(hcp_ctx *c, uint32_t i) {
+    hcp_xproc *x = hcp_xproc_of(c);
+    return x && x->fls_used && i > 0 && (int)i < x->nfls && x->fls_used[i];
 }
 
 uint64_t hcp_k32_FlsFree(hcp_ctx *c, const hcp_k32_FlsFree_args *a) {
