@@ -42,7 +42,7 @@ CLAUSE=PE-APC
 . "$top/scenarios/tests/lib/pe_family.sh"
 echo "TAP version 13"
 cat > want.txt <<EOT
-KERNEL32.dll!QueueUserAPC, KERNEL32.dll!SleepEx: not alertable runs none (0); alertable runs them in order (123) on the caller (1), then 192
+KERNEL32.dll!QueueUserAPC: KERNEL32.dll!SleepEx: not alertable runs none (0); alertable runs them in order (123) on the caller (1), then 192
 KERNEL32.dll!WaitForSingleObjectEx: a signalled object before an APC 0 (ran 0); then 192 (x)
 KERNEL32.dll!WaitForMultipleObjectsEx: 192 (m)
 KERNEL32.dll!QueueUserAPC: an APC that queues one: both run (ab), 192
@@ -52,8 +52,8 @@ KERNEL32.dll!QueueUserAPC: to a thread in an alertable wait: it runs there (1, w
 sim the sleeper woken by the APC: switch-ins 1, wait reasons 0x10
 KERNEL32.dll!QueueUserAPC: to a thread that ended 0 error 31; without THREAD_SET_CONTEXT 0 error 5
 ntdll.dll!NtQueueApcThread: 0x0; ntdll.dll!NtTestAlert: runs it (n, 11 22 33), 0x0
-ntdll.dll!NtDelayExecution, ntdll.dll!NtWaitForSingleObject: alertable with an APC 0xc0 0xc0 (do)
-KERNEL32.dll!CreateWaitableTimerW, KERNEL32.dll!SetWaitableTimer: manual reset: set 1, before 258, waits 0, stays signalled 0
+ntdll.dll!NtDelayExecution: ntdll.dll!NtWaitForSingleObject: alertable with an APC 0xc0 0xc0 (do)
+KERNEL32.dll!CreateWaitableTimerW: KERNEL32.dll!SetWaitableTimer: manual reset: set 1, before 258, waits 0, stays signalled 0
 sim the wait for the timer: switch-ins 1, wait reasons 0x40
 KERNEL32.dll!CreateWaitableTimerExW: a synchronization timer: waits 0, then reset 258
 KERNEL32.dll!SetWaitableTimer: a period and a completion routine: 192 192 192, calls 3, arg 7, times increasing 1 and past 1
@@ -62,8 +62,8 @@ KERNEL32.dll!CancelWaitableTimer: cancels an outstanding completion routine: 0, 
 KERNEL32.dll!SetWaitableTimer: fResume 1 error 50; a negative period 0 error 87; an event 0 error 6
 KERNEL32.dll!SetWaitableTimerEx: an absolute due time: not yet 258, then 0
 KERNEL32.dll!SetWaitableTimerEx: 1, waits 0
-KERNEL32.dll!CreateWaitableTimerA, KERNEL32.dll!OpenWaitableTimerA, KERNEL32.dll!OpenWaitableTimerW, KERNEL32.dll!CreateWaitableTimerExA: again 1 error 183; open 1 1; ex 1
-KERNEL32.dll!CreateTimerQueue, KERNEL32.dll!CreateTimerQueueTimer: 1 1, its callback 0 on another thread 1, TimerOrWaitFired 1
+KERNEL32.dll!CreateWaitableTimerA: KERNEL32.dll!OpenWaitableTimerA: KERNEL32.dll!OpenWaitableTimerW: KERNEL32.dll!CreateWaitableTimerExA: again 1 error 183; open 1 1; ex 1
+KERNEL32.dll!CreateTimerQueue: KERNEL32.dll!CreateTimerQueueTimer: 1 1, its callback 0 on another thread 1, TimerOrWaitFired 1
 KERNEL32.dll!DeleteTimerQueueTimer: 1; a periodic timer in the timer thread: 3 calls 0, deleted 1, no more 1
 KERNEL32.dll!ChangeTimerQueueTimer: 1, brings it to 10 ms: 0; KERNEL32.dll!DeleteTimerQueueEx: 1, its event 0
 KERNEL32.dll!DeleteTimerQueue: the default queue's timer 0, deleted 1; an empty queue 1

@@ -63,7 +63,7 @@ KERNEL32.dll!CreateEventA: SECURITY_ATTRIBUTES.bInheritHandle gives HANDLE_FLAG_
 KERNEL32.dll!SetHandleInformation: a protected handle does not close (0, error 6), then does (1)
 KERNEL32.dll!DuplicateHandle: access 0 without DUPLICATE_SAME_ACCESS: wait 4294967295 error 5
 KERNEL32.dll!DuplicateHandle: DUPLICATE_CLOSE_SOURCE closes the source even when it fails (0, error 6): close again 0
-KERNEL32.dll!DuplicateHandle: the thread pseudo handle gives a real handle to the caller: real 1, same thread 1
+KERNEL32.dll!DuplicateHandle: the thread pseudo handle gives a real handle to the caller: real 1, KERNEL32.dll!GetThreadId: the same thread 1
 $dbg
 KERNEL32.dll!InitializeCriticalSection: LockCount -1 RecursionCount 0 OwningThread 0
 KERNEL32.dll!EnterCriticalSection: held twice: LockCount -2 RecursionCount 2 OwningThread is the caller 1

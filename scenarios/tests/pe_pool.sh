@@ -36,20 +36,20 @@ CLAUSE=PE-POOL
 . "$top/scenarios/tests/lib/pe_family.sh"
 echo "TAP version 13"
 cat > want.txt <<EOT
-KERNEL32.dll!CreateThreadpoolWork, KERNEL32.dll!SubmitThreadpoolWork, KERNEL32.dll!WaitForThreadpoolWorkCallbacks: 1, 5 submitted, 5 ran with their arguments on workers (bad 0)
+KERNEL32.dll!CreateThreadpoolWork: KERNEL32.dll!SubmitThreadpoolWork: KERNEL32.dll!WaitForThreadpoolWorkCallbacks: 1, 5 submitted, 5 ran with their arguments on workers (bad 0)
 sim workers used by 5 callbacks submitted at once on one CPU: 1
-KERNEL32.dll!CloseThreadpoolWork, KERNEL32.dll!WaitForThreadpoolWorkCallbacks: cancelling drops the 5 queued callbacks and waits for the running one: ran 1, none after 1
+KERNEL32.dll!CloseThreadpoolWork: KERNEL32.dll!WaitForThreadpoolWorkCallbacks: cancelling drops the 5 queued callbacks and waits for the running one: ran 1, none after 1
 KERNEL32.dll!TrySubmitThreadpoolCallback: 1, ran 0 with its context 1
 sim an idle worker woken for the next callback: switch-ins 1, wait reasons 0x8000
-KERNEL32.dll!CreateThreadpoolTimer, KERNEL32.dll!SetThreadpoolTimer, KERNEL32.dll!IsThreadpoolTimerSet: before 0, set 1, after its one expiry 1 (calls 1)
-KERNEL32.dll!WaitForThreadpoolTimerCallbacks, KERNEL32.dll!CloseThreadpoolTimer: a period of 10 ms: at least 3 calls 1, none after the timer stops 1
-KERNEL32.dll!CreateThreadpoolWait, KERNEL32.dll!SetThreadpoolWait, KERNEL32.dll!WaitForThreadpoolWaitCallbacks, KERNEL32.dll!CloseThreadpoolWait: signalled 0, timed out 258, stopped: calls 2, the event still set 0
-KERNEL32.dll!CreateThreadpool, KERNEL32.dll!SetThreadpoolThreadMaximum, KERNEL32.dll!SetThreadpoolThreadMinimum: 1 1, 3 callbacks 3 on 1 thread 1
-KERNEL32.dll!CreateThreadpoolCleanupGroup, KERNEL32.dll!CloseThreadpoolCleanupGroupMembers, KERNEL32.dll!CloseThreadpoolCleanupGroup: 1, waits for its members' callbacks: 3
-KERNEL32.dll!SetEventWhenCallbackReturns 0, KERNEL32.dll!ReleaseSemaphoreWhenCallbackReturns 2, KERNEL32.dll!ReleaseMutexWhenCallbackReturns 0, KERNEL32.dll!LeaveCriticalSectionWhenCallbackReturns 1, KERNEL32.dll!CallbackMayRunLong 1
+KERNEL32.dll!CreateThreadpoolTimer: KERNEL32.dll!SetThreadpoolTimer: KERNEL32.dll!IsThreadpoolTimerSet: before 0, set 1, after its one expiry 1 (calls 1)
+KERNEL32.dll!WaitForThreadpoolTimerCallbacks: KERNEL32.dll!CloseThreadpoolTimer: a period of 10 ms: at least 3 calls 1, none after the timer stops 1
+KERNEL32.dll!CreateThreadpoolWait: KERNEL32.dll!SetThreadpoolWait: KERNEL32.dll!WaitForThreadpoolWaitCallbacks: KERNEL32.dll!CloseThreadpoolWait: signalled 0, timed out 258, stopped: calls 2, the event still set 0
+KERNEL32.dll!CreateThreadpool: KERNEL32.dll!SetThreadpoolThreadMaximum: KERNEL32.dll!SetThreadpoolThreadMinimum: 1 1, 3 callbacks 3 on 1 thread 1
+KERNEL32.dll!CreateThreadpoolCleanupGroup: KERNEL32.dll!CloseThreadpoolCleanupGroupMembers: KERNEL32.dll!CloseThreadpoolCleanupGroup: 1, waits for its members' callbacks: 3
+KERNEL32.dll!SetEventWhenCallbackReturns: 0; KERNEL32.dll!ReleaseSemaphoreWhenCallbackReturns: 2; KERNEL32.dll!ReleaseMutexWhenCallbackReturns: 0; KERNEL32.dll!LeaveCriticalSectionWhenCallbackReturns: 1; KERNEL32.dll!CallbackMayRunLong: 1
 KERNEL32.dll!DisassociateCurrentThreadFromCallback: the wait for callbacks returns while it runs 1, then it finishes 1
 KERNEL32.dll!QueueUserWorkItem: 1, ran 0 with its context 1
-KERNEL32.dll!RegisterWaitForSingleObject, KERNEL32.dll!UnregisterWaitEx: 1, a repeating wait's callbacks 3 (timeouts 0), unregistered 1
+KERNEL32.dll!RegisterWaitForSingleObject: KERNEL32.dll!UnregisterWaitEx: 1, a repeating wait's callbacks 3 (timeouts 0), unregistered 1
 KERNEL32.dll!RegisterWaitForSingleObject: a 10 ms timeout repeats: 1, callbacks with TimerOrWaitFired TRUE 1, unregistered 1
 KERNEL32.dll!UnregisterWait: WT_EXECUTEONLYONCE: 1, one callback 1, unregistered 1, the second signal left 0
 EOT
@@ -57,9 +57,17 @@ for bits in 64 32; do
   pe_expect pool $bits want.txt
   pe_twice pool $bits
   $HCPSIM run "pool$bits.exe" --report r$bits.json > /dev/null 2>&1
-  grep -q "\"pool$bits.exe#worker1\"" r$bits.json && grep -q "\"pool$bits.exe#waiter1\"" r$bits.json &&
-    grep -q '"WrQueue"' r$bits.json && grep -q "\"pool$bits.exe#1\"" r$bits.json
-  result $? "pool$bits.exe: the run report lists the pool's threads: pool$bits.exe#worker1 (with WrQueue waits) and pool$bits.exe#waiter1, and CreateThread's pool$bits.exe#1"
+  perl -MJSON::PP -e '
+    my ($f, $p) = @ARGV;
+    local $/;
+    open my $h, "<", $f or exit 1;
+    my %t = map { $_->{name} => $_ } @{ decode_json(<$h>)->{machines}[0]{threads} };
+    my $w1 = $t{"$p#worker1"};
+    exit !($w1 && $w1->{switches}{out}{WrQueue} && $t{"$p#waiter1"} && $t{"$p#1"} &&
+           $t{"$p#worker2"} && $t{"$p#worker2"}{switches}{exit} == 1 &&
+           $t{"$p#worker3"} && $t{"$p#worker3"}{switches}{exit} == 1 && $w1->{switches}{exit} == 0);
+  ' r$bits.json pool$bits.exe
+  result $? "pool$bits.exe: KERNEL32.dll!CloseThreadpool: the run report lists the pool's threads (pool$bits.exe\\#worker1 with its WrQueue waits, pool$bits.exe\\#waiter1, CreateThread's pool$bits.exe\\#1); the workers of the two pools closed (\\#worker2, \\#worker3) end on their own, the default pool's at ExitProcess"
 done
 # Wine 8.0 never ends a repeating registered wait with a timeout (it does not re-arm the timeout
 # after a callback): that check is left out of Wine's run, and out of hcpsim's run it is compared

@@ -53,19 +53,19 @@ echo "TAP version 13"
 for bits in 64 32; do
   if [ $bits = 64 ]; then native=0x8664; else native=0x14c; fi
   cat > want$bits.txt <<EOT
-KERNEL32.dll!GetPriorityClass, KERNEL32.dll!SetPriorityClass: 0x20, set HIGH 1, now 0x80, thread's relative priority 0
+KERNEL32.dll!GetPriorityClass: KERNEL32.dll!SetPriorityClass: 0x20, set HIGH 1, now 0x80, thread's relative priority 0
 prio KERNEL32.dll!SetThreadPriority: the base priorities of Windows' table: 8 13 15 2 7 9 15 1 24 31 16 17 30
 KERNEL32.dll!SetThreadPriority: -7 outside the realtime class 0 error 87; KERNEL32.dll!SetPriorityClass: 0x12345 0 error 87
 prio KERNEL32.dll!CreateThread: a new thread of an above-normal process: 10
-KERNEL32.dll!SuspendThread, KERNEL32.dll!ResumeThread: a suspended thread's counts 1 2 1, running 0
+KERNEL32.dll!SuspendThread: KERNEL32.dll!ResumeThread: a suspended thread's counts 1 2 1, running 0
 KERNEL32.dll!SuspendThread: a running thread (0) stops (1) until resumed (1, runs 1)
 KERNEL32.dll!SuspendThread: a thread that ended 0xffffffff error 5
 KERNEL32.dll!SuspendThread: a waiting thread's wait takes nothing while it is suspended (main takes the event: 0), and goes on after ResumeThread (1)
 KERNEL32.dll!SuspendThread: of itself: returns 0 when resumed (KERNEL32.dll!ResumeThread: 1)
 sim the thread that suspended itself: switch-ins 1, wait reasons 0x20
 KERNEL32.dll!SuspendThread: the count stops at MAXIMUM_SUSPEND_COUNT: last 126, then 0xffffffff error 156
-cpu KERNEL32.dll!GetActiveProcessorCount, KERNEL32.dll!GetMaximumProcessorCount: 1 1 1, as GetSystemInfo 1
-KERNEL32.dll!GetActiveProcessorGroupCount, KERNEL32.dll!GetMaximumProcessorGroupCount: 1 1
+cpu KERNEL32.dll!GetActiveProcessorCount: KERNEL32.dll!GetMaximumProcessorCount: 1 1 1, as GetSystemInfo 1
+KERNEL32.dll!GetActiveProcessorGroupCount: KERNEL32.dll!GetMaximumProcessorGroupCount: 1 1
 KERNEL32.dll!GetLogicalProcessorInformation: a size query 0 error 122, its size a whole number of entries 1; filled 1
 cpu KERNEL32.dll!GetLogicalProcessorInformation: cores 1 (mask 0x1), packages 1, NUMA nodes 1
 model KERNEL32.dll!GetLogicalProcessorInformation: 3 caches; CPU 0's L1 32768 B (line 64, 8 ways), L2 1048576 B (64, 16), L3 8388608 B (64, 16)
@@ -73,16 +73,16 @@ cpu KERNEL32.dll!GetLogicalProcessorInformationEx: RelationGroup 1: groups 1, ac
 cpu KERNEL32.dll!GetLogicalProcessorInformationEx: RelationProcessorCore 1: 1 records, each one group 1
 KERNEL32.dll!GetLogicalProcessorInformationEx: RelationAll into 8 bytes 0 error 122, needs more 1
 KERNEL32.dll!GetCurrentProcessorNumberEx: group 0, number as GetCurrentProcessorNumber 1, reserved 0; ntdll.dll!NtGetCurrentProcessorNumber: the same 1
-KERNEL32.dll!GetThreadGroupAffinity, KERNEL32.dll!SetThreadGroupAffinity: 1 group 0 mask as the process 1; set CPU 0 1 (previous the same 1), now on 0; group 1 0 error 87
+KERNEL32.dll!GetThreadGroupAffinity: KERNEL32.dll!SetThreadGroupAffinity: 1 group 0 mask as the process 1; set CPU 0 1 (previous the same 1), now on 0; group 1 0 error 87
 KERNEL32.dll!GetProcessGroupAffinity: 1, 1 group(s), group 0
 KERNEL32.dll!IsWow64Process: 1, 0; KERNEL32.dll!IsWow64Process2: 1, process 0x0, native $native
-KERNEL32.dll!SetThreadDescription, KERNEL32.dll!GetThreadDescription, KERNEL32.dll!LocalFree: 0x0 0x0 the same 1, freed 1; another thread's is empty (0x0 1); without THREAD_QUERY_LIMITED_INFORMATION 0xd0000022
+KERNEL32.dll!SetThreadDescription: KERNEL32.dll!GetThreadDescription: KERNEL32.dll!LocalFree: 0x0 0x0 the same 1, freed 1; another thread's is empty (0x0 1); without THREAD_QUERY_LIMITED_INFORMATION 0xd0000022
 ntdll.dll!NtQueryInformationThread: ThreadBasicInformation 0x0, length 1, TEB 1, ids 1 1, exit status 0x103
 ntdll.dll!NtQueryInformationThread: an ended thread's exit status 7, ThreadIsTerminated 0x0 1; ThreadTimes 0x0, 16 bytes 0xc0000004; class 200 0xc0000003
 ntdll.dll!NtSetInformationThread: ThreadHideFromDebugger 0x0, ThreadPriority 10 0x0, ThreadBasePriority 0 0x0, class 200 0xc0000003
 prio ntdll.dll!NtSetInformationThread: ThreadPriority 10 gives priority 10
 KERNEL32.dll!LocalAlloc: LMEM_ZEROINIT gives zeroed memory 1, freed 1
-KERNEL32.dll!FlsAlloc, KERNEL32.dll!FlsGetValue, KERNEL32.dll!FlsSetValue: index > 0 1; unset NULL 1 error 0; set 1, reads 0x10
+KERNEL32.dll!FlsAlloc: KERNEL32.dll!FlsGetValue: KERNEL32.dll!FlsSetValue: index > 0 1; unset NULL 1 error 0; set 1, reads 0x10
 KERNEL32.dll!FlsSetValue: the callback runs on a thread that returns (1) and on one that calls ExitThread (1, exit code 5)
 KERNEL32.dll!FlsFree: 1, runs the callback for the caller's value on the caller 1; then FlsGetValue 1 error 0
 KERNEL32.dll!FlsSetValue: index 0 0 error 87; KERNEL32.dll!FlsFree: index 0 0 error 87

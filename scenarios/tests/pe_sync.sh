@@ -49,38 +49,38 @@ echo "TAP version 13"
 for bits in 64 32; do
   if [ $bits = 64 ]; then bit=0x2000000000; else bit=0x200000; fi
   cat > want$bits.txt <<EOT
-KERNEL32.dll!TryAcquireSRWLockExclusive: on an exclusive lock 0; KERNEL32.dll!TryAcquireSRWLockShared: 0
+KERNEL32.dll!InitializeSRWLock: KERNEL32.dll!TryAcquireSRWLockExclusive: on an exclusive lock 0; KERNEL32.dll!TryAcquireSRWLockShared: 0; KERNEL32.dll!ReleaseSRWLockExclusive: frees it
 KERNEL32.dll!ReleaseSRWLockShared: two readers (1 1) keep a writer out (0) until both leave (1)
 KERNEL32.dll!AcquireSRWLockExclusive: 4 threads x 200 increments that yield inside the lock: 800, overlaps 0
 KERNEL32.dll!AcquireSRWLockShared: 3 readers hold it together: 3
-ntdll.dll!RtlAcquireSRWLockExclusive, ntdll.dll!RtlAcquireSRWLockShared, ntdll.dll!RtlReleaseSRWLockShared, ntdll.dll!RtlTryAcquireSRWLockExclusive, ntdll.dll!RtlTryAcquireSRWLockShared, ntdll.dll!RtlReleaseSRWLockExclusive, ntdll.dll!RtlInitializeSRWLock: 0 0 1
-KERNEL32.dll!SleepConditionVariableCS, KERNEL32.dll!WakeConditionVariable: 20 items through a one-item buffer: sum 210
+ntdll.dll!RtlAcquireSRWLockExclusive: ntdll.dll!RtlAcquireSRWLockShared: ntdll.dll!RtlReleaseSRWLockShared: ntdll.dll!RtlTryAcquireSRWLockExclusive: ntdll.dll!RtlTryAcquireSRWLockShared: ntdll.dll!RtlReleaseSRWLockExclusive: ntdll.dll!RtlInitializeSRWLock: 0 0 1
+KERNEL32.dll!SleepConditionVariableCS: KERNEL32.dll!WakeConditionVariable: 20 items through a one-item buffer: sum 210
 sim CS producer/consumer: consumer switch-ins 20, wait reasons $bit
-KERNEL32.dll!SleepConditionVariableSRW, KERNEL32.dll!WakeConditionVariable: 20 items through a one-item buffer: sum 210
+KERNEL32.dll!SleepConditionVariableSRW: KERNEL32.dll!WakeConditionVariable: 20 items through a one-item buffer: sum 210
 sim SRW producer/consumer: consumer switch-ins 20, wait reasons $bit
 KERNEL32.dll!WakeAllConditionVariable: wakes 3 sleepers in CONDITION_VARIABLE_LOCKMODE_SHARED: 3
-KERNEL32.dll!InitializeConditionVariable, KERNEL32.dll!SleepConditionVariableCS: nobody wakes it: 0, error 1460, the section held again 1
+KERNEL32.dll!InitializeConditionVariable: KERNEL32.dll!SleepConditionVariableCS: nobody wakes it: 0, error 1460, the section held again 1
 KERNEL32.dll!SleepConditionVariableSRW: shared, nobody wakes it: 0, error 1460, held shared again 1
-ntdll.dll!RtlSleepConditionVariableCS, ntdll.dll!RtlSleepConditionVariableSRW, ntdll.dll!RtlInitializeConditionVariable, ntdll.dll!RtlWakeConditionVariable, ntdll.dll!RtlWakeAllConditionVariable: timeouts 0x102 0x102
-KERNEL32.dll!InitOnceExecuteOnce: 1 1, calls 1, context 0x40, word 0x42
+ntdll.dll!RtlSleepConditionVariableCS: ntdll.dll!RtlSleepConditionVariableSRW: ntdll.dll!RtlInitializeConditionVariable: ntdll.dll!RtlWakeConditionVariable: ntdll.dll!RtlWakeAllConditionVariable: timeouts 0x102 0x102
+KERNEL32.dll!InitOnceInitialize: KERNEL32.dll!InitOnceExecuteOnce: 1 1, calls 1, context 0x40, word 0x42
 KERNEL32.dll!InitOnceExecuteOnce: 4 threads, a function that sleeps: calls 1, context seen by 4
 KERNEL32.dll!InitOnceExecuteOnce: a function that fails: 0, last error 0xdeadbeef, word 0
-KERNEL32.dll!InitOnceBeginInitialize, KERNEL32.dll!InitOnceComplete: begin 1 pending 1; check-only 0 error 31; a context with low bits 0 error 87; complete 1; begin 1 pending 0 context 0x80
+KERNEL32.dll!InitOnceBeginInitialize: KERNEL32.dll!InitOnceComplete: begin 1 pending 1; check-only 0 error 31; a context with low bits 0 error 87; complete 1; begin 1 pending 0 context 0x80
 KERNEL32.dll!InitOnceBeginInitialize: async 1 word 3; sync on it 0 error 87; KERNEL32.dll!InitOnceComplete: async 1, again 0 error 31, word 0x102
-ntdll.dll!RtlRunOnceInitialize, ntdll.dll!RtlRunOnceBeginInitialize, ntdll.dll!RtlRunOnceComplete, ntdll.dll!RtlRunOnceExecuteOnce: 0x103 0x0 0x0 context 0x10; fails 0xc0000001, then 0x0
+ntdll.dll!RtlRunOnceInitialize: ntdll.dll!RtlRunOnceBeginInitialize: ntdll.dll!RtlRunOnceComplete: ntdll.dll!RtlRunOnceExecuteOnce: 0x103 0x0 0x0 context 0x10; fails 0xc0000001, then 0x0
 KERNEL32.dll!WaitOnAddress: values differ 1; equal, 10 ms 0 error 1460; size 3 0 error 87
-KERNEL32.dll!WakeByAddressSingle, KERNEL32.dll!WakeByAddressAll: waiters that saw the new value: 4
-ntdll.dll!RtlWaitOnAddress, ntdll.dll!RtlWakeAddressSingle, ntdll.dll!RtlWakeAddressAll: 0x102 0x0 0xc000000d
-KERNEL32.dll!InitializeSListHead, KERNEL32.dll!InterlockedPushEntrySList: returns the old first (NULL 1, item 1 1), KERNEL32.dll!QueryDepthSList: 3
+KERNEL32.dll!WakeByAddressSingle: KERNEL32.dll!WakeByAddressAll: waiters that saw the new value: 4
+ntdll.dll!RtlWaitOnAddress: ntdll.dll!RtlWakeAddressSingle: ntdll.dll!RtlWakeAddressAll: 0x102 0x0 0xc000000d
+KERNEL32.dll!InitializeSListHead: KERNEL32.dll!InterlockedPushEntrySList: returns the old first (NULL 1, item 1 1): KERNEL32.dll!QueryDepthSList: 3
 KERNEL32.dll!InterlockedPopEntrySList: the last pushed 1; KERNEL32.dll!InterlockedFlushSList: the rest from item 1 1, then item 0 1; depth 0; empty pop NULL 1
-ntdll.dll!RtlInitializeSListHead, ntdll.dll!RtlInterlockedPushEntrySList, ntdll.dll!RtlFirstEntrySList, ntdll.dll!RtlQueryDepthSList, ntdll.dll!RtlInterlockedPopEntrySList, ntdll.dll!RtlInterlockedFlushSList: 1 2 1 1
+ntdll.dll!RtlInitializeSListHead: ntdll.dll!RtlInterlockedPushEntrySList: ntdll.dll!RtlFirstEntrySList: ntdll.dll!RtlQueryDepthSList: ntdll.dll!RtlInterlockedPopEntrySList: ntdll.dll!RtlInterlockedFlushSList: 1 2 1 1
 KERNEL32.dll!SignalObjectAndWait: 0; a mutex it does not own 4294967295 error 288; a full semaphore 4294967295 error 298; a thread 4294967295 error 6; a timeout 258
 ntdll.dll!NtWaitForSingleObject: 0x0 then 0x102; ntdll.dll!NtWaitForMultipleObjects: any 0x1, count 0 0xc00000ef; ntdll.dll!NtDelayExecution: 0x0; ntdll.dll!NtYieldExecution: yielded or not 1
 ntdll.dll!NtSignalAndWaitForSingleObject: a timeout 0x102, the signalled event 0
 ntdll.dll!NtAlertThreadByThreadId: 0x0; ntdll.dll!NtWaitForAlertByThreadId: an alert pending 0x101, none 0x102
 ntdll.dll!NtCreateKeyedEvent: 0x0; ntdll.dll!NtReleaseKeyedEvent: pairs with a waiter 0x0, which returns 0x0; ntdll.dll!NtWaitForKeyedEvent: alone 0x102; a release alone 0x102; an odd key 0xc00000ef
 ntdll.dll!NtOpenKeyedEvent: the system's keyed event 0x0, a handle 1
-ntdll.dll!RtlInitializeCriticalSection, ntdll.dll!RtlInitializeCriticalSectionAndSpinCount, ntdll.dll!RtlInitializeCriticalSectionEx, ntdll.dll!RtlEnterCriticalSection, ntdll.dll!RtlTryEnterCriticalSection, ntdll.dll!RtlLeaveCriticalSection, ntdll.dll!RtlDeleteCriticalSection: 0 0 0 0 1 0 0 0
+ntdll.dll!RtlInitializeCriticalSection: ntdll.dll!RtlInitializeCriticalSectionAndSpinCount: ntdll.dll!RtlInitializeCriticalSectionEx: ntdll.dll!RtlEnterCriticalSection: ntdll.dll!RtlTryEnterCriticalSection: ntdll.dll!RtlLeaveCriticalSection: ntdll.dll!RtlDeleteCriticalSection: 0 0 0 0 1 0 0 0
 EOT
   pe_expect sync $bits want$bits.txt
   pe_twice sync $bits

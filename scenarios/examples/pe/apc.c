@@ -85,7 +85,7 @@ static void apc_tests(void) {
     SleepEx(10, FALSE);
     int before = nseq;
     DWORD r = SleepEx(0, TRUE);
-    printf("KERNEL32.dll!QueueUserAPC, KERNEL32.dll!SleepEx: not alertable runs none (%d); alertable runs them in order "
+    printf("KERNEL32.dll!QueueUserAPC: KERNEL32.dll!SleepEx: not alertable runs none (%d); alertable runs them in order "
            "(%s) on the caller (%d), then %lu\n",
            before, seq, apc_thread == me, r);
     HANDLE set = CreateEventA(NULL, TRUE, TRUE, NULL), unset = CreateEventA(NULL, TRUE, FALSE, NULL);
@@ -150,7 +150,7 @@ static void apc_tests(void) {
     NTSTATUS nd = pNtDelayExecution(TRUE, &to);
     QueueUserAPC(apc_note, GetCurrentThread(), 'o');
     NTSTATUS no = pNtWaitForSingleObject(unset, TRUE, NULL);
-    printf("ntdll.dll!NtDelayExecution, ntdll.dll!NtWaitForSingleObject: alertable with an APC 0x%lx 0x%lx (%s)\n", nd,
+    printf("ntdll.dll!NtDelayExecution: ntdll.dll!NtWaitForSingleObject: alertable with an APC 0x%lx 0x%lx (%s)\n", nd,
            no, seq);
     CloseHandle(set);
     CloseHandle(unset);
@@ -183,7 +183,7 @@ static void timer_tests(void) {
     char sched[96];
     prof_end(ph, sched, sizeof sched);
     DWORD w2 = WaitForSingleObject(m, 0);
-    printf("KERNEL32.dll!CreateWaitableTimerW, KERNEL32.dll!SetWaitableTimer: manual reset: set %d, before %lu, waits "
+    printf("KERNEL32.dll!CreateWaitableTimerW: KERNEL32.dll!SetWaitableTimer: manual reset: set %d, before %lu, waits "
            "%lu, stays signalled %lu\n",
            s, w0, w1, w2);
     printf("sim the wait for the timer: %s\n", sched);
@@ -247,7 +247,7 @@ static void timer_tests(void) {
     HANDLE n3 = OpenWaitableTimerA(TIMER_ALL_ACCESS, FALSE, "k33.timer");
     HANDLE n4 = OpenWaitableTimerW(SYNCHRONIZE, FALSE, L"k33.timer");
     HANDLE n5 = CreateWaitableTimerExA(NULL, "k33.timer2", CREATE_WAITABLE_TIMER_MANUAL_RESET, TIMER_ALL_ACCESS);
-    printf("KERNEL32.dll!CreateWaitableTimerA, KERNEL32.dll!OpenWaitableTimerA, KERNEL32.dll!OpenWaitableTimerW, "
+    printf("KERNEL32.dll!CreateWaitableTimerA: KERNEL32.dll!OpenWaitableTimerA: KERNEL32.dll!OpenWaitableTimerW: "
            "KERNEL32.dll!CreateWaitableTimerExA: again %d error %lu; open %d %d; ex %d\n",
            n2 != NULL, ee, n3 != NULL, n4 != NULL, n5 != NULL);
     CloseHandle(n1), CloseHandle(n2), CloseHandle(n3), CloseHandle(n4), CloseHandle(n5);
@@ -271,7 +271,7 @@ static void timer_queue_tests(void) {
     HANDLE q = CreateTimerQueue(), t = NULL;
     BOOL c = CreateTimerQueueTimer(&t, q, tq_cb, (PVOID)1, 10, 0, 0);
     DWORD w = WaitForSingleObject(tq_done, INFINITE);
-    printf("KERNEL32.dll!CreateTimerQueue, KERNEL32.dll!CreateTimerQueueTimer: %d %d, its callback %lu on another thread "
+    printf("KERNEL32.dll!CreateTimerQueue: KERNEL32.dll!CreateTimerQueueTimer: %d %d, its callback %lu on another thread "
            "%d, TimerOrWaitFired %d\n",
            q != NULL, c, w, tq_thread != GetCurrentThreadId(), tq_fired);
     BOOL d = DeleteTimerQueueTimer(q, t, INVALID_HANDLE_VALUE);

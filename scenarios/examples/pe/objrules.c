@@ -148,8 +148,8 @@ int main(void) {
     HANDLE th;
     DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(), &th, 0, FALSE,
                     DUPLICATE_SAME_ACCESS);
-    printf("KERNEL32.dll!DuplicateHandle: the thread pseudo handle gives a real handle to the caller: real %d, same "
-           "thread %d\n",
+    printf("KERNEL32.dll!DuplicateHandle: the thread pseudo handle gives a real handle to the caller: real %d, "
+           "KERNEL32.dll!GetThreadId: the same thread %d\n",
            th != GetCurrentThread(), GetThreadId(th) == GetCurrentThreadId());
     CloseHandle(th);
     CloseHandle(dz);

@@ -59,7 +59,7 @@ static void work_tests(void) {
     the_work = CreateThreadpoolWork(work_cb, (PVOID)0x55, NULL);
     for (int i = 0; i < 5; i++) SubmitThreadpoolWork(the_work);
     WaitForThreadpoolWorkCallbacks(the_work, FALSE);
-    printf("KERNEL32.dll!CreateThreadpoolWork, KERNEL32.dll!SubmitThreadpoolWork, "
+    printf("KERNEL32.dll!CreateThreadpoolWork: KERNEL32.dll!SubmitThreadpoolWork: "
            "KERNEL32.dll!WaitForThreadpoolWorkCallbacks: %d, 5 submitted, %ld ran with their arguments on workers "
            "(bad %ld)\n",
            the_work != NULL, work_calls, bad_args);
@@ -82,7 +82,7 @@ static void work_tests(void) {
     WaitForThreadpoolWorkCallbacks(slow, TRUE);
     LONG ran = work_calls;
     Sleep(50);
-    printf("KERNEL32.dll!CloseThreadpoolWork, KERNEL32.dll!WaitForThreadpoolWorkCallbacks: cancelling drops the 5 "
+    printf("KERNEL32.dll!CloseThreadpoolWork: KERNEL32.dll!WaitForThreadpoolWorkCallbacks: cancelling drops the 5 "
            "queued callbacks and waits for the running one: ran %ld, none after %d\n",
            ran, work_calls == ran);
     WaitForSingleObject(g, INFINITE);
@@ -180,7 +180,7 @@ static void timer_wait_tests(void) {
     WaitForSingleObject(timer_done, INFINITE);
     WaitForThreadpoolTimerCallbacks(the_timer, FALSE);
     BOOL after = IsThreadpoolTimerSet(the_timer);
-    printf("KERNEL32.dll!CreateThreadpoolTimer, KERNEL32.dll!SetThreadpoolTimer, KERNEL32.dll!IsThreadpoolTimerSet: "
+    printf("KERNEL32.dll!CreateThreadpoolTimer: KERNEL32.dll!SetThreadpoolTimer: KERNEL32.dll!IsThreadpoolTimerSet: "
            "before %d, set %d, after its one expiry %d (calls %ld)\n",
            before, set, after, timer_calls);
     timer_calls = 0;
@@ -192,7 +192,7 @@ static void timer_wait_tests(void) {
     WaitForThreadpoolTimerCallbacks(the_timer, TRUE);
     LONG calls = timer_calls;
     Sleep(50);
-    printf("KERNEL32.dll!WaitForThreadpoolTimerCallbacks, KERNEL32.dll!CloseThreadpoolTimer: a period of 10 ms: at "
+    printf("KERNEL32.dll!WaitForThreadpoolTimerCallbacks: KERNEL32.dll!CloseThreadpoolTimer: a period of 10 ms: at "
            "least 3 calls %d, none after the timer stops %d\n",
            calls >= 3, timer_calls == calls);
     CloseThreadpoolTimer(the_timer);
@@ -210,7 +210,7 @@ static void timer_wait_tests(void) {
     SetEvent(ev);
     Sleep(50);
     WaitForThreadpoolWaitCallbacks(w, FALSE);
-    printf("KERNEL32.dll!CreateThreadpoolWait, KERNEL32.dll!SetThreadpoolWait, KERNEL32.dll!WaitForThreadpoolWaitCallbacks, "
+    printf("KERNEL32.dll!CreateThreadpoolWait: KERNEL32.dll!SetThreadpoolWait: KERNEL32.dll!WaitForThreadpoolWaitCallbacks: "
            "KERNEL32.dll!CloseThreadpoolWait: signalled %lu, timed out %lu, stopped: calls %ld, the event still set %lu\n",
            wait_result[0], wait_result[1], wait_calls, WaitForSingleObject(ev, 0));
     CloseThreadpoolWait(w);
@@ -262,7 +262,7 @@ static void pool_tests(void) {
     reset_threads();
     for (int i = 0; i < 3; i++) SubmitThreadpoolWork(w);
     WaitForThreadpoolWorkCallbacks(w, FALSE);
-    printf("KERNEL32.dll!CreateThreadpool, KERNEL32.dll!SetThreadpoolThreadMaximum, "
+    printf("KERNEL32.dll!CreateThreadpool: KERNEL32.dll!SetThreadpoolThreadMaximum: "
            "KERNEL32.dll!SetThreadpoolThreadMinimum: %d %d, 3 callbacks %ld on 1 thread %d\n",
            pool != NULL, min, count, distinct() == 1);
     CloseThreadpoolWork(w);
@@ -271,7 +271,7 @@ static void pool_tests(void) {
     volatile LONG gcount = 0;
     for (int i = 0; i < 3; i++) SubmitThreadpoolWork(CreateThreadpoolWork(note_cb, (PVOID)&gcount, &env));
     CloseThreadpoolCleanupGroupMembers(group, FALSE, NULL);
-    printf("KERNEL32.dll!CreateThreadpoolCleanupGroup, KERNEL32.dll!CloseThreadpoolCleanupGroupMembers, "
+    printf("KERNEL32.dll!CreateThreadpoolCleanupGroup: KERNEL32.dll!CloseThreadpoolCleanupGroupMembers: "
            "KERNEL32.dll!CloseThreadpoolCleanupGroup: %d, waits for its members' callbacks: %ld\n",
            group != NULL, gcount);
     CloseThreadpoolCleanupGroup(group);
@@ -288,9 +288,9 @@ static void pool_tests(void) {
     ReleaseSemaphore(inst_sem, 1, &prev);
     DWORD mw = WaitForSingleObject(inst_mutex, 0);
     BOOL cs = TryEnterCriticalSection(&inst_cs);
-    printf("KERNEL32.dll!SetEventWhenCallbackReturns %lu, KERNEL32.dll!ReleaseSemaphoreWhenCallbackReturns %ld, "
-           "KERNEL32.dll!ReleaseMutexWhenCallbackReturns %lu, KERNEL32.dll!LeaveCriticalSectionWhenCallbackReturns %d, "
-           "KERNEL32.dll!CallbackMayRunLong %d\n",
+    printf("KERNEL32.dll!SetEventWhenCallbackReturns: %lu; KERNEL32.dll!ReleaseSemaphoreWhenCallbackReturns: %ld; "
+           "KERNEL32.dll!ReleaseMutexWhenCallbackReturns: %lu; KERNEL32.dll!LeaveCriticalSectionWhenCallbackReturns: %d; "
+           "KERNEL32.dll!CallbackMayRunLong: %d\n",
            WaitForSingleObject(inst_event, 0), prev, mw, cs, may_run_long);
     CloseThreadpoolWork(iw);
     dis_go = CreateEventA(NULL, TRUE, FALSE, NULL);
@@ -339,7 +339,7 @@ static void legacy_tests(int timeouts) {
     }
     WaitForSingleObject(rw_done, INFINITE);
     BOOL u = UnregisterWaitEx(h, INVALID_HANDLE_VALUE);
-    printf("KERNEL32.dll!RegisterWaitForSingleObject, KERNEL32.dll!UnregisterWaitEx: %d, a repeating wait's callbacks "
+    printf("KERNEL32.dll!RegisterWaitForSingleObject: KERNEL32.dll!UnregisterWaitEx: %d, a repeating wait's callbacks "
            "%ld (timeouts %ld), unregistered %d\n",
            r, rw_calls, rw_timeouts, u);
     if (timeouts) { /* Wine 8.0 does not end this wait (its timeout is not re-armed after a callback) */

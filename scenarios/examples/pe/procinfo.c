@@ -40,7 +40,7 @@ static void priority_tests(void) {
     HANDLE me = GetCurrentThread();
     DWORD c0 = GetPriorityClass(GetCurrentProcess());
     BOOL s = SetPriorityClass(GetCurrentProcess(), HIGH_PRIORITY_CLASS);
-    printf("KERNEL32.dll!GetPriorityClass, KERNEL32.dll!SetPriorityClass: 0x%lx, set HIGH %d, now 0x%lx, thread's "
+    printf("KERNEL32.dll!GetPriorityClass: KERNEL32.dll!SetPriorityClass: 0x%lx, set HIGH %d, now 0x%lx, thread's "
            "relative priority %d\n",
            c0, s, GetPriorityClass(GetCurrentProcess()), GetThreadPriority(me));
     static const struct {
@@ -127,7 +127,7 @@ static DWORD WINAPI self_suspender(LPVOID p) {
 static void suspend_tests(void) {
     HANDLE t = CreateThread(NULL, 0, spinner, NULL, CREATE_SUSPENDED, NULL);
     DWORD a = SuspendThread(t), b = ResumeThread(t), c = ResumeThread(t), d = ResumeThread(t);
-    printf("KERNEL32.dll!SuspendThread, KERNEL32.dll!ResumeThread: a suspended thread's counts %lu %lu %lu, running "
+    printf("KERNEL32.dll!SuspendThread: KERNEL32.dll!ResumeThread: a suspended thread's counts %lu %lu %lu, running "
            "%lu\n",
            a, b, c, d);
     Sleep(20);
@@ -188,10 +188,10 @@ static void processor_tests(void) {
     SYSTEM_INFO si;
     GetSystemInfo(&si);
     DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
-    printf("cpu KERNEL32.dll!GetActiveProcessorCount, KERNEL32.dll!GetMaximumProcessorCount: %lu %lu %lu, as "
+    printf("cpu KERNEL32.dll!GetActiveProcessorCount: KERNEL32.dll!GetMaximumProcessorCount: %lu %lu %lu, as "
            "GetSystemInfo %d\n",
            n, GetActiveProcessorCount(0), GetMaximumProcessorCount(0), n == si.dwNumberOfProcessors);
-    printf("KERNEL32.dll!GetActiveProcessorGroupCount, KERNEL32.dll!GetMaximumProcessorGroupCount: %u %u\n",
+    printf("KERNEL32.dll!GetActiveProcessorGroupCount: KERNEL32.dll!GetMaximumProcessorGroupCount: %u %u\n",
            GetActiveProcessorGroupCount(), GetMaximumProcessorGroupCount());
     DWORD len = 0;
     SetLastError(0);
@@ -266,7 +266,7 @@ static void processor_tests(void) {
     BOOL sb = SetThreadGroupAffinity(GetCurrentThread(), &bad, NULL);
     DWORD sbe = GetLastError();
     SetThreadGroupAffinity(GetCurrentThread(), &prev, NULL);
-    printf("KERNEL32.dll!GetThreadGroupAffinity, KERNEL32.dll!SetThreadGroupAffinity: %d group %u mask as the process "
+    printf("KERNEL32.dll!GetThreadGroupAffinity: KERNEL32.dll!SetThreadGroupAffinity: %d group %u mask as the process "
            "%d; set CPU 0 %d (previous the same %d), now on %lu; group 1 %d error %lu\n",
            gt, ga.Group, ga.Mask == pmask, st, prev.Mask == pmask, on, sb, sbe);
     USHORT count = 1, groups[1] = {9};
@@ -313,7 +313,7 @@ static void fls_tests(void) {
     PVOID v0 = FlsGetValue(fls_index);
     DWORD e0 = GetLastError();
     BOOL s = FlsSetValue(fls_index, (PVOID)0x10);
-    printf("KERNEL32.dll!FlsAlloc, KERNEL32.dll!FlsGetValue, KERNEL32.dll!FlsSetValue: index > 0 %d; unset NULL %d "
+    printf("KERNEL32.dll!FlsAlloc: KERNEL32.dll!FlsGetValue: KERNEL32.dll!FlsSetValue: index > 0 %d; unset NULL %d "
            "error %lu; set %d, reads 0x%lx\n",
            fls_index > 0 && fls_index != FLS_OUT_OF_INDEXES, v0 == NULL, e0, s,
            (unsigned long)(ULONG_PTR)FlsGetValue(fls_index));
@@ -373,7 +373,7 @@ static void info_tests(void) {
     HANDLE weak = OpenThread(SYNCHRONIZE, FALSE, GetCurrentThreadId());
     HRESULT g3 = pGetThreadDescription(weak, &e);
     CloseHandle(weak);
-    printf("KERNEL32.dll!SetThreadDescription, KERNEL32.dll!GetThreadDescription, KERNEL32.dll!LocalFree: 0x%lx 0x%lx "
+    printf("KERNEL32.dll!SetThreadDescription: KERNEL32.dll!GetThreadDescription: KERNEL32.dll!LocalFree: 0x%lx 0x%lx "
            "the same %d, freed %d; another thread's is empty (0x%lx %d); without THREAD_QUERY_LIMITED_INFORMATION 0x%lx\n",
            (unsigned long)h, (unsigned long)g, same, lf == NULL, (unsigned long)g2, empty, (unsigned long)g3);
     TBI b;

@@ -177,7 +177,8 @@ static void srw_tests(void) {
     AcquireSRWLockExclusive(&l);
     int te = TryAcquireSRWLockExclusive(&l), ts = TryAcquireSRWLockShared(&l);
     ReleaseSRWLockExclusive(&l);
-    printf("KERNEL32.dll!TryAcquireSRWLockExclusive: on an exclusive lock %d; KERNEL32.dll!TryAcquireSRWLockShared: %d\n",
+    printf("KERNEL32.dll!InitializeSRWLock: KERNEL32.dll!TryAcquireSRWLockExclusive: on an exclusive lock %d; "
+           "KERNEL32.dll!TryAcquireSRWLockShared: %d; KERNEL32.dll!ReleaseSRWLockExclusive: frees it\n",
            te, ts);
     int s1 = TryAcquireSRWLockShared(&l), s2 = TryAcquireSRWLockShared(&l), e1 = TryAcquireSRWLockExclusive(&l);
     ReleaseSRWLockShared(&l);
@@ -207,9 +208,9 @@ static void srw_tests(void) {
     pRtlReleaseSRWLockShared(&r);
     int c = pRtlTryAcquireSRWLockExclusive(&r);
     pRtlReleaseSRWLockExclusive(&r);
-    printf("ntdll.dll!RtlAcquireSRWLockExclusive, ntdll.dll!RtlAcquireSRWLockShared, ntdll.dll!RtlReleaseSRWLockShared, "
-           "ntdll.dll!RtlTryAcquireSRWLockExclusive, ntdll.dll!RtlTryAcquireSRWLockShared, "
-           "ntdll.dll!RtlReleaseSRWLockExclusive, ntdll.dll!RtlInitializeSRWLock: %d %d %d\n",
+    printf("ntdll.dll!RtlAcquireSRWLockExclusive: ntdll.dll!RtlAcquireSRWLockShared: ntdll.dll!RtlReleaseSRWLockShared: "
+           "ntdll.dll!RtlTryAcquireSRWLockExclusive: ntdll.dll!RtlTryAcquireSRWLockShared: "
+           "ntdll.dll!RtlReleaseSRWLockExclusive: ntdll.dll!RtlInitializeSRWLock: %d %d %d\n",
            a, b, c);
 }
 
@@ -276,7 +277,7 @@ static void producer_consumer(int srw_lock) {
     if (prof) ReadThreadProfilingData(ph, READ_THREAD_PROFILING_FLAG_DISPATCHING, &pd);
     WaitForSingleObject(t, INFINITE);
     CloseHandle(t);
-    printf("KERNEL32.dll!%s, KERNEL32.dll!WakeConditionVariable: %d items through a one-item buffer: sum %ld\n",
+    printf("KERNEL32.dll!%s: KERNEL32.dll!WakeConditionVariable: %d items through a one-item buffer: sum %ld\n",
            srw_lock ? "SleepConditionVariableSRW" : "SleepConditionVariableCS", ITEMS, sum);
     if (prof) {
         printf("sim %s producer/consumer: consumer switch-ins %lu, wait reasons 0x%llx\n", srw_lock ? "SRW" : "CS",
@@ -320,7 +321,7 @@ static void cv_tests(void) {
     EnterCriticalSection(&pc_cs);
     BOOL r = SleepConditionVariableCS(&cv, &pc_cs, 10);
     DWORD e = GetLastError();
-    printf("KERNEL32.dll!InitializeConditionVariable, KERNEL32.dll!SleepConditionVariableCS: nobody wakes it: %d, error "
+    printf("KERNEL32.dll!InitializeConditionVariable: KERNEL32.dll!SleepConditionVariableCS: nobody wakes it: %d, error "
            "%lu, the section held again %d\n",
            r, e, pc_cs.RecursionCount == 1 && (DWORD)(ULONG_PTR)pc_cs.OwningThread == GetCurrentThreadId());
     LeaveCriticalSection(&pc_cs);
@@ -346,8 +347,8 @@ static void cv_tests(void) {
     pRtlReleaseSRWLockShared(&pc_srw);
     pRtlWakeConditionVariable(&cv);
     pRtlWakeAllConditionVariable(&cv);
-    printf("ntdll.dll!RtlSleepConditionVariableCS, ntdll.dll!RtlSleepConditionVariableSRW, "
-           "ntdll.dll!RtlInitializeConditionVariable, ntdll.dll!RtlWakeConditionVariable, "
+    printf("ntdll.dll!RtlSleepConditionVariableCS: ntdll.dll!RtlSleepConditionVariableSRW: "
+           "ntdll.dll!RtlInitializeConditionVariable: ntdll.dll!RtlWakeConditionVariable: "
            "ntdll.dll!RtlWakeAllConditionVariable: timeouts 0x%lx 0x%lx\n",
            s1, s2);
 }
@@ -378,7 +379,7 @@ static void once_tests(void) {
     InitOnceInitialize(&o);
     PVOID ctx = NULL;
     BOOL r1 = InitOnceExecuteOnce(&o, init_fn, 0, &ctx), r2 = InitOnceExecuteOnce(&o, init_fn, 0, &ctx);
-    printf("KERNEL32.dll!InitOnceExecuteOnce: %d %d, calls %ld, context 0x%lx, word 0x%lx\n", r1, r2, init_calls,
+    printf("KERNEL32.dll!InitOnceInitialize: KERNEL32.dll!InitOnceExecuteOnce: %d %d, calls %ld, context 0x%lx, word 0x%lx\n", r1, r2, init_calls,
            (unsigned long)(ULONG_PTR)ctx, (unsigned long)(ULONG_PTR)o.Ptr);
     HANDLE t[4];
     init_calls = 0;
@@ -405,7 +406,7 @@ static void once_tests(void) {
     DWORD be = GetLastError();
     BOOL c1 = InitOnceComplete(&o, 0, (PVOID)0x80);
     BOOL b2 = InitOnceBeginInitialize(&o, 0, &pending, &ctx);
-    printf("KERNEL32.dll!InitOnceBeginInitialize, KERNEL32.dll!InitOnceComplete: begin %d pending %d; check-only %d "
+    printf("KERNEL32.dll!InitOnceBeginInitialize: KERNEL32.dll!InitOnceComplete: begin %d pending %d; check-only %d "
            "error %lu; a context with low bits %d error %lu; complete %d; begin %d pending %d context 0x%lx\n",
            b1, p1, chk, ce, bad, be, c1, b2, pending, (unsigned long)(ULONG_PTR)ctx);
     InitOnceInitialize(&o);
@@ -431,7 +432,7 @@ static void once_tests(void) {
     NTSTATUS s4 = pRtlRunOnceExecuteOnce(&o2, init_fn, 0, &ctx);
     init_ret = TRUE;
     NTSTATUS s5 = pRtlRunOnceExecuteOnce(&o2, init_fn, 0, &ctx);
-    printf("ntdll.dll!RtlRunOnceInitialize, ntdll.dll!RtlRunOnceBeginInitialize, ntdll.dll!RtlRunOnceComplete, "
+    printf("ntdll.dll!RtlRunOnceInitialize: ntdll.dll!RtlRunOnceBeginInitialize: ntdll.dll!RtlRunOnceComplete: "
            "ntdll.dll!RtlRunOnceExecuteOnce: 0x%lx 0x%lx 0x%lx context 0x%lx; fails 0x%lx, then 0x%lx\n",
            s1, s2, s3, done_ctx, s4, s5);
 }
@@ -472,14 +473,14 @@ static void address_tests(void) {
     pWakeByAddressAll((void *)&word);
     WaitForMultipleObjects(3, th, TRUE, INFINITE);
     for (int i = 0; i < 3; i++) CloseHandle(th[i]);
-    printf("KERNEL32.dll!WakeByAddressSingle, KERNEL32.dll!WakeByAddressAll: waiters that saw the new value: %ld\n",
+    printf("KERNEL32.dll!WakeByAddressSingle: KERNEL32.dll!WakeByAddressAll: waiters that saw the new value: %ld\n",
            address_woken);
     LARGE_INTEGER to = ms_rel(10);
     NTSTATUS a = pRtlWaitOnAddress(&v, &v, sizeof v, &to), b = pRtlWaitOnAddress(&v, &other, sizeof v, NULL);
     NTSTATUS c = pRtlWaitOnAddress(&v, &v, 5, &to);
     pRtlWakeAddressSingle(&v);
     pRtlWakeAddressAll(&v);
-    printf("ntdll.dll!RtlWaitOnAddress, ntdll.dll!RtlWakeAddressSingle, ntdll.dll!RtlWakeAddressAll: 0x%lx 0x%lx 0x%lx\n",
+    printf("ntdll.dll!RtlWaitOnAddress: ntdll.dll!RtlWakeAddressSingle: ntdll.dll!RtlWakeAddressAll: 0x%lx 0x%lx 0x%lx\n",
            a, b, c);
 }
 
@@ -497,8 +498,8 @@ static void slist_tests(void) {
     PSLIST_ENTRY first = InterlockedPushEntrySList(&head, &items[0].entry);
     InterlockedPushEntrySList(&head, &items[1].entry);
     PSLIST_ENTRY prev = InterlockedPushEntrySList(&head, &items[2].entry);
-    printf("KERNEL32.dll!InitializeSListHead, KERNEL32.dll!InterlockedPushEntrySList: returns the old first (NULL %d, "
-           "item 1 %d), KERNEL32.dll!QueryDepthSList: %u\n",
+    printf("KERNEL32.dll!InitializeSListHead: KERNEL32.dll!InterlockedPushEntrySList: returns the old first (NULL %d, "
+           "item 1 %d): KERNEL32.dll!QueryDepthSList: %u\n",
            first == NULL, prev == &items[1].entry, QueryDepthSList(&head));
     PSLIST_ENTRY pop = InterlockedPopEntrySList(&head);
     PSLIST_ENTRY all = InterlockedFlushSList(&head);
@@ -512,8 +513,8 @@ static void slist_tests(void) {
     pRtlInterlockedPushEntrySList(&head, &items[2].entry);
     int f = pRtlFirstEntrySList(&head) == &items[2].entry, dp = pRtlQueryDepthSList(&head);
     PSLIST_ENTRY rp = pRtlInterlockedPopEntrySList(&head), rf = pRtlInterlockedFlushSList(&head);
-    printf("ntdll.dll!RtlInitializeSListHead, ntdll.dll!RtlInterlockedPushEntrySList, ntdll.dll!RtlFirstEntrySList, "
-           "ntdll.dll!RtlQueryDepthSList, ntdll.dll!RtlInterlockedPopEntrySList, ntdll.dll!RtlInterlockedFlushSList: "
+    printf("ntdll.dll!RtlInitializeSListHead: ntdll.dll!RtlInterlockedPushEntrySList: ntdll.dll!RtlFirstEntrySList: "
+           "ntdll.dll!RtlQueryDepthSList: ntdll.dll!RtlInterlockedPopEntrySList: ntdll.dll!RtlInterlockedFlushSList: "
            "%d %d %d %d\n",
            f, dp, rp == &items[2].entry, rf == &items[3].entry);
 }
@@ -619,9 +620,9 @@ static void rtl_cs_tests(void) {
     NTSTATUS d1 = pRtlDeleteCriticalSection(&a);
     pRtlDeleteCriticalSection(&b);
     pRtlDeleteCriticalSection(&c);
-    printf("ntdll.dll!RtlInitializeCriticalSection, ntdll.dll!RtlInitializeCriticalSectionAndSpinCount, "
-           "ntdll.dll!RtlInitializeCriticalSectionEx, ntdll.dll!RtlEnterCriticalSection, "
-           "ntdll.dll!RtlTryEnterCriticalSection, ntdll.dll!RtlLeaveCriticalSection, "
+    printf("ntdll.dll!RtlInitializeCriticalSection: ntdll.dll!RtlInitializeCriticalSectionAndSpinCount: "
+           "ntdll.dll!RtlInitializeCriticalSectionEx: ntdll.dll!RtlEnterCriticalSection: "
+           "ntdll.dll!RtlTryEnterCriticalSection: ntdll.dll!RtlLeaveCriticalSection: "
            "ntdll.dll!RtlDeleteCriticalSection: %lx %lx %lx %lx %d %lx %lx %lx\n",
            i1, i2, i3, e, tr, l1, l2, d1);
 }
