@@ -9,7 +9,8 @@
 #   pe_wine PROG DROP [ARGS...]            Wine's output equals hcpsim's on a machine of the host's
 #                                          CPU count, lines matching the ERE DROP left out of both
 #                                          (hcpsim-only lines, and where Wine is known to differ
-#                                          from Windows: the test says which and why)
+#                                          from Windows: the test says which and why); the
+#                                          caller ends the prefix's wineserver after its last run
 pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
 [ -d "$pe" ] || pe=$top/build/pe
 cr=$(printf '\r')
@@ -51,7 +52,6 @@ pe_wine() { # prog drop [args]
     return
   fi
   WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" "${prog}64.exe" "$@" > wine_$prog.txt 2> wine_$prog.err; wst=$?
-  command -v wineserver >/dev/null 2>&1 && WINEPREFIX=$dir/wineprefix timeout 30 wineserver -k 2>/dev/null
   args=""
   for a in "$@"; do args="$args, \"$a\""; done
   cat > wine_$prog.lua <<EOF
