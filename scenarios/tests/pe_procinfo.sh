@@ -13,7 +13,8 @@
 #    ended fails (0xffffffff, ERROR_ACCESS_DENIED 5: STATUS_THREAD_IS_TERMINATING); a waiting
 #    thread's wait is interrupted while it is suspended, so main takes the event it waited for
 #    (WAIT_OBJECT_0) and the thread waits again when resumed (the kernel's suspend APC ends the
-#    wait and the wait restarts after it); SuspendThread of itself returns 0 once resumed; the count
+#    wait and the wait restarts after it), and a timeout that passes meanwhile ends it only then
+#    (WAIT_TIMEOUT, 258); SuspendThread of itself returns 0 once resumed; the count
 #    stops at MAXIMUM_SUSPEND_COUNT (127: the 128th call fails with ERROR_SIGNAL_REFUSED, 156).
 #  - processors: one group, the machine's CPUs (1): the counts agree with GetSystemInfo; a size
 #    query of GetLogicalProcessorInformation(Ex) fails with ERROR_INSUFFICIENT_BUFFER (122); one
@@ -56,6 +57,7 @@ KERNEL32.dll!SuspendThread: KERNEL32.dll!ResumeThread: a suspended thread's coun
 KERNEL32.dll!SuspendThread: a running thread (0) stops (1) until resumed (1, runs 1)
 KERNEL32.dll!SuspendThread: a thread that ended 0xffffffff error 5
 KERNEL32.dll!SuspendThread: a waiting thread's wait takes nothing while it is suspended (main takes the event: 0), and goes on after ResumeThread (1)
+KERNEL32.dll!SuspendThread: a wait whose timeout passes while it is suspended does not run it (0), it times out when resumed (258)
 KERNEL32.dll!SuspendThread: of itself: returns 0 when resumed (KERNEL32.dll!ResumeThread: 1)
 sim the thread that suspended itself: switch-ins 1, wait reasons 0x20
 KERNEL32.dll!SuspendThread: the count stops at MAXIMUM_SUSPEND_COUNT: last 126, then 0xffffffff error 156

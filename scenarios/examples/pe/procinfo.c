@@ -102,6 +102,14 @@ static DWORD WINAPI event_waiter(LPVOID p) {
     return 0;
 }
 
+static volatile LONG timed_done;
+static volatile DWORD timed_result;
+static DWORD WINAPI timed_waiter(LPVOID p) {
+    timed_result = WaitForSingleObject((HANDLE)p, 30);
+    timed_done = 1;
+    return 0;
+}
+
 static char self_sched[96];
 static volatile DWORD self_ret = 77;
 static DWORD WINAPI self_suspender(LPVOID p) {
@@ -162,6 +170,19 @@ static void suspend_tests(void) {
            "event: %lu), and goes on after ResumeThread (%ld)\n",
            mine, waiter_done);
     CloseHandle(t);
+    HANDLE never = CreateEventA(NULL, FALSE, FALSE, NULL);
+    t = CreateThread(NULL, 0, timed_waiter, never, 0, NULL);
+    Sleep(10); /* it waits, 30 ms */
+    SuspendThread(t);
+    Sleep(100);
+    LONG early = timed_done;
+    ResumeThread(t);
+    WaitForSingleObject(t, INFINITE);
+    printf("KERNEL32.dll!SuspendThread: a wait whose timeout passes while it is suspended does not run it (%ld), it "
+           "times out when resumed (%lu)\n",
+           early, timed_result);
+    CloseHandle(t);
+    CloseHandle(never);
     t = CreateThread(NULL, 0, self_suspender, NULL, 0, NULL);
     Sleep(20); /* it suspends itself */
     DWORD rs = ResumeThread(t);
