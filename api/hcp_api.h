@@ -274,6 +274,20 @@ uint32_t hcp_Sleep(hcp_os *os, uint32_t dwMilliseconds); /* 0 or HCP_PENDING (Wi
 int hcp_SwitchToThread(hcp_os *os);                      /* TRUE when it gave up the CPU */
 uint32_t hcp_wait_result(hcp_os *os);
 int hcp_GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode /* DWORD* */);
+/* Issue 33's waits for Lua bodies (api/README.md, scenarios/API.md): a waitable timer (manual: a
+ * notification timer) and SetWaitableTimer with a LARGE_INTEGER due time (negative: relative,
+ * 100 ns) and a period in ms, without a completion routine; SuspendThread / ResumeThread (the
+ * previous count, 0xFFFFFFFF on failure; a body cannot suspend itself: ERROR_NOT_SUPPORTED);
+ * NtAlertThreadByThreadId and NtWaitForAlertByThreadId with a timeout in ms (HCP_PENDING, or
+ * STATUS_ALERTED / STATUS_TIMEOUT; hcp_alert_result after a wait). */
+uint64_t hcp_create_timer(hcp_os *os, int manual);
+int hcp_SetWaitableTimer(hcp_os *os, uint64_t hTimer, int64_t DueTime, int32_t lPeriod);
+int hcp_CancelWaitableTimer(hcp_os *os, uint64_t hTimer);
+uint32_t hcp_SuspendThread(hcp_os *os, uint64_t hThread);
+uint32_t hcp_ResumeThread(hcp_os *os, uint64_t hThread);
+uint32_t hcp_AlertThreadByThreadId(hcp_os *os, uint32_t ThreadId);
+uint32_t hcp_WaitForAlertByThreadId(hcp_os *os, uint32_t dwMilliseconds);
+uint32_t hcp_alert_result(hcp_os *os);
 
 /* ---- Hardware Counter Profiling (HCP-SPEC §2, §4) ---------------------------------------- */
 uint32_t hcp_EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,

@@ -351,3 +351,32 @@ uint64_t hcp_nt_NtWaitForAlertByThreadId(hcp_ctx *c, const hcp_nt_NtWaitForAlert
     if (r == HCP_PENDING) return 0;
     return r == WAIT_OBJECT_0 ? STATUS_ALERTED : STATUS_TIMEOUT;
 }
+
+/* ---- alerts for Lua bodies (hcp_api.h): one kernel entry each ---- */
+
+uint32_t hcp_AlertThreadByThreadId(hcp_os *os, uint32_t ThreadId) {
+    hcp_kernel_entry(os);
+    sim_thread *t = sim_thread_by_id(os->m, ThreadId);
+    hcp_xthread *x = t ? hcp_xthread_of(os, t) : NULL;
+    if (!t) return STATUS_INVALID_CID;
+    if (!x || (!x->alert && !(x->alert = sim_event_new(os->m, false, false)))) return STATUS_NO_MEMORY;
+    sim_event_set(x->alert);
+    sim_thread *cur = hcp_current(os);
+    if (cur) sim_sched_preempt_pending(cur);
+    return STATUS_SUCCESS;
+}
+
+uint32_t hcp_WaitForAlertByThreadId(hcp_os *os, uint32_t dwMilliseconds) {
+    hcp_kernel_entry(os);
+    sim_thread *t = hcp_current(os);
+    hcp_xthread *x = t ? hcp_xthread_of(os, t) : NULL;
+    if (!x || (!x->alert && !(x->alert = sim_event_new(os->m, false, false)))) return STATUS_NO_MEMORY;
+    uint64_t to = dwMilliseconds == INFINITE ? SIM_INFINITE : sim_ms_to_cycles(os->m, dwMilliseconds);
+    if (sim_wait(t, &x->alert, 1, false, to, SIM_WR_ALERT_BY_THREAD_ID) == SIM_WAIT_BLOCKED) return HCP_PENDING;
+    return hcp_alert_result(os);
+}
+
+uint32_t hcp_alert_result(hcp_os *os) {
+    sim_thread *t = hcp_current(os);
+    return t && sim_wait_status(t) == WAIT_OBJECT_0 ? STATUS_ALERTED : STATUS_TIMEOUT;
+}

@@ -96,57 +96,93 @@ uint64_t hcp_k32_TerminateThread(hcp_ctx *c, const hcp_k32_TerminateThread_args 
  * becomes Ready for the first time). */
 #define MAXIMUM_SUSPEND_COUNT 127u
 
+/* The suspend count of t: its process record's, else (a Lua body's thread) its own. */
+static uint32_t *count_of(hcp_os *os, sim_thread *t, bool *held) {
+    hcp_pthread *r = os->proc ? hcp_process_thread(os->proc, t) : NULL;
+    *held = r && r->held;
+    if (r) return &r->suspend;
+    hcp_xthread *x = hcp_xthread_of(os, t);
+    return x ? &x->suspend_count : NULL;
+}
+
+uint32_t hcp_suspend_thread(hcp_os *os, uint64_t h, bool *self) {
+    sim_thread *t;
+    bool held;
+    *self = false;
+    uint32_t st = hcp_ref_thread(os, h, THREAD_SUSPEND_RESUME, &t);
+    uint32_t *n = st == STATUS_SUCCESS ? count_of(os, t, &held) : NULL;
+    if (st == STATUS_SUCCESS && !n) st = STATUS_NO_MEMORY;
+    if (st == STATUS_SUCCESS && sim_thread_state_of(t) == SIM_TS_TERMINATED) st = STATUS_THREAD_IS_TERMINATING;
+    if (st == STATUS_SUCCESS && *n >= MAXIMUM_SUSPEND_COUNT) st = STATUS_SUSPEND_COUNT_EXCEEDED;
+    if (st != STATUS_SUCCESS) {
+        hcp_SetLastError(os, hcp_nt_to_win32(st));
+        return 0xFFFFFFFFu;
+    }
+    uint32_t prev = (*n)++;
+    if (prev == 0 && !held) {
+        sim_thread_suspend(t);
+        *self = t == hcp_current(os);
+    }
+    return prev;
+}
+
+uint32_t hcp_ResumeThread(hcp_os *os, uint64_t h) {
+    hcp_kernel_entry(os);
+    sim_thread *t;
+    bool held;
+    uint32_t st = hcp_ref_thread(os, h, THREAD_SUSPEND_RESUME, &t);
+    if (st != STATUS_SUCCESS) {
+        hcp_SetLastError(os, hcp_nt_to_win32(st));
+        return 0xFFFFFFFFu;
+    }
+    uint32_t *n = count_of(os, t, &held);
+    if (!n || !*n) return 0;
+    uint32_t prev = (*n)--;
+    if (!*n) {
+        if (held) {
+            hcp_process_thread(os->proc, t)->held = false;
+            sim_thread_release(t);
+        } else {
+            sim_thread_resume(t);
+        }
+        sim_thread *cur = hcp_current(os);
+        if (cur) sim_sched_preempt_pending(cur);
+    }
+    return prev;
+}
+
+uint32_t hcp_SuspendThread(hcp_os *os, uint64_t h) {
+    hcp_kernel_entry(os);
+    bool self;
+    sim_thread *t;
+    if (hcp_ref_thread(os, h, THREAD_SUSPEND_RESUME, &t) == STATUS_SUCCESS && t == hcp_current(os)) {
+        hcp_SetLastError(os, ERROR_NOT_SUPPORTED); /* a Lua body cannot wait for its own resumption */
+        return 0xFFFFFFFFu;
+    }
+    return hcp_suspend_thread(os, h, &self);
+}
+
 static uint64_t suspended_self(hcp_ctx *c) {
     hcp_xthread *x = hcp_xthread_of(c->os, c->t);
     return x ? x->suspend_prev : 0;
 }
 
 uint64_t hcp_k32_SuspendThread(hcp_ctx *c, const hcp_k32_SuspendThread_args *a) {
-    sim_thread *t;
-    uint32_t st = hcp_ref_thread(c->os, a->hThread, THREAD_SUSPEND_RESUME, &t);
-    hcp_pthread *r = st == STATUS_SUCCESS ? hcp_process_thread(c->p, t) : NULL;
-    if (st == STATUS_SUCCESS && !r) st = STATUS_INVALID_HANDLE; /* not a thread of the process */
-    if (st == STATUS_SUCCESS && sim_thread_state_of(t) == SIM_TS_TERMINATED) st = STATUS_THREAD_IS_TERMINATING;
-    if (st == STATUS_SUCCESS && r->suspend >= MAXIMUM_SUSPEND_COUNT) st = STATUS_SUSPEND_COUNT_EXCEEDED;
-    if (st != STATUS_SUCCESS) {
-        hcp_nt_fail(c, st);
-        return 0xFFFFFFFFu;
-    }
-    uint32_t prev = r->suspend++;
-    if (prev == 0 && !r->held) {
-        sim_thread_suspend(t);
-        if (t == c->t) { /* the caller: it returns the count when it is resumed */
-            hcp_xthread *x = hcp_xthread_of(c->os, c->t);
-            if (x) x->suspend_prev = prev;
-            c->pending = true;
-            c->resume = suspended_self;
-            return 0;
-        }
+    bool self;
+    uint32_t prev = hcp_suspend_thread(c->os, a->hThread, &self);
+    if (self) { /* the caller: it returns the count when it is resumed */
+        hcp_xthread *x = hcp_xthread_of(c->os, c->t);
+        if (x) x->suspend_prev = prev;
+        c->pending = true;
+        c->resume = suspended_self;
+        return 0;
     }
     return prev;
 }
 
 /* The previous suspend count; 0 makes a suspended thread run again. */
 uint64_t hcp_k32_ResumeThread(hcp_ctx *c, const hcp_k32_ResumeThread_args *a) {
-    sim_thread *t;
-    uint32_t st = hcp_ref_thread(c->os, a->hThread, THREAD_SUSPEND_RESUME, &t);
-    if (st != STATUS_SUCCESS) {
-        hcp_nt_fail(c, st);
-        return 0xFFFFFFFFu;
-    }
-    hcp_pthread *r = hcp_process_thread(c->p, t);
-    if (!r || !r->suspend) return 0;
-    uint32_t prev = r->suspend--;
-    if (!r->suspend) {
-        if (r->held) {
-            r->held = false;
-            sim_thread_release(t);
-        } else {
-            sim_thread_resume(t);
-        }
-        sim_sched_preempt_pending(c->t);
-    }
-    return prev;
+    return hcp_ResumeThread(c->os, a->hThread);
 }
 
 /* ---- priority, affinity, processors ---- */

@@ -122,3 +122,51 @@ uint64_t hcp_k32_OpenWaitableTimerA(hcp_ctx *c, const hcp_k32_OpenWaitableTimerA
 uint64_t hcp_k32_OpenWaitableTimerW(hcp_ctx *c, const hcp_k32_OpenWaitableTimerW_args *a) {
     return hcp_named_open(c, OBJ_TIMER, a->dwDesiredAccess, a->bInheritHandle != 0, a->lpTimerName, true);
 }
+
+/* ---- for Lua bodies (hcp_api.h): no completion routine, one kernel entry each ---- */
+
+uint64_t hcp_create_timer(hcp_os *os, int manual) {
+    hcp_kernel_entry(os);
+    sim_object *o = sim_timer_new(os->m, manual != 0);
+    if (!o) {
+        hcp_SetLastError(os, ERROR_NOT_ENOUGH_MEMORY);
+        return 0;
+    }
+    uint64_t h = hcp_handle_new(os, OBJ_TIMER, NULL, o, TIMER_ALL_ACCESS);
+    if (!h) hcp_SetLastError(os, hcp_handle_error(os));
+    return h;
+}
+
+int hcp_SetWaitableTimer(hcp_os *os, uint64_t hTimer, int64_t DueTime, int32_t lPeriod) {
+    hcp_kernel_entry(os);
+    obj_type type;
+    sim_object *o;
+    uint32_t st = hcp_ref_object(os, hTimer, OBJ_TIMER, TIMER_MODIFY_STATE, &type, &o);
+    if (st == STATUS_SUCCESS && lPeriod < 0) st = STATUS_INVALID_PARAMETER;
+    if (st != STATUS_SUCCESS) {
+        hcp_SetLastError(os, hcp_nt_to_win32(st));
+        return 0;
+    }
+    const sim_config *cf = sim_machine_config(os->m);
+    uint64_t now = sim_clock(os->m), due;
+    if (DueTime < 0)
+        due = now + sim_mul_div((uint64_t)0 - (uint64_t)DueTime, cf->frequency, 10000000u);
+    else
+        due = (uint64_t)DueTime <= cf->boot_time ? 0
+                                                  : sim_mul_div((uint64_t)DueTime - cf->boot_time, cf->frequency, 10000000u);
+    sim_timer_set(o, due, sim_ms_to_cycles(os->m, (uint32_t)lPeriod));
+    return 1;
+}
+
+int hcp_CancelWaitableTimer(hcp_os *os, uint64_t hTimer) {
+    hcp_kernel_entry(os);
+    obj_type type;
+    sim_object *o;
+    uint32_t st = hcp_ref_object(os, hTimer, OBJ_TIMER, TIMER_MODIFY_STATE, &type, &o);
+    if (st != STATUS_SUCCESS) {
+        hcp_SetLastError(os, hcp_nt_to_win32(st));
+        return 0;
+    }
+    sim_timer_cancel(o);
+    return 1;
+}

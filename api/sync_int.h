@@ -87,7 +87,8 @@ typedef struct hcp_xthread {
     bool boost_off;     /* SetThreadPriorityBoost (no boosts are simulated) */
     bool hide_debugger; /* ThreadHideFromDebugger */
     struct hcp_worker *worker; /* a thread-pool worker or waiter thread (k32_pool.c) */
-    uint32_t suspend_prev; /* SuspendThread of itself: the count before it */
+    uint32_t suspend_prev;  /* SuspendThread of itself: the count before it */
+    uint32_t suspend_count; /* a Lua body's thread: its suspend count (a program's: hcp_pthread.suspend) */
 } hcp_xthread;
 
 /* The thread's state (created on first use); NULL on host memory exhaustion. */
@@ -228,6 +229,10 @@ uint32_t hcp_map_access(obj_type type, uint32_t access);
 /* A handle of `type` on the caller's process's named-object table (create_named/open_named's
  * table): its name entry gains a handle. */
 void hcp_named_addref(hcp_ctx *c, sim_object *o);
+
+/* SuspendThread's work: the previous count, or 0xFFFFFFFF with the last error set; *self when the
+ * caller suspended itself (it has left its CPU). */
+uint32_t hcp_suspend_thread(hcp_os *os, uint64_t h, bool *self);
 
 /* ---- thread pool hooks ---- */
 /* A call of t that blocked: a pool worker blocked in a callback may let the pool add a worker. */

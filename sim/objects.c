@@ -254,8 +254,8 @@ void sim_wait_cancel(sim_thread *t) {
     t->suspended = t->suspend_pending = t->susp_wait = false;
 }
 
-/* An object may have become signalled: satisfy its waiters in FIFO order. */
-static void wake_waiters(sim_object *o) {
+/* An object may have become signalled: satisfy its waiters in FIFO order, readied by `reason`. */
+static void wake_waiters_by(sim_object *o, int reason) {
     wait_block *b = o->wb_head;
     while (b && signaled_for(o, b->t)) {
         wait_block *next = b->next;
@@ -263,12 +263,14 @@ static void wake_waiters(sim_object *o) {
         sim_object *objs[SIM_MAX_WAIT];
         for (int i = 0; i < t->nwait; i++) objs[i] = t->wb[i].obj;
         if (try_satisfy(t, objs, t->nwait, t->wait_all)) {
-            end_wait(t, SIM_READY_WAKE);
+            end_wait(t, reason);
             next = o->wb_head; /* the list changed: start again from the (new) head */
         }
         b = next;
     }
 }
+
+static void wake_waiters(sim_object *o) { wake_waiters_by(o, SIM_READY_WAKE); }
 
 sim_wait_result sim_wait(sim_thread *t, sim_object *const *objs, int n, bool all, uint64_t timeout, int reason) {
     sim_machine *m = t->m;
@@ -407,7 +409,7 @@ void sim_timer_expire(sim_machine *m, uint64_t now) {
                 otimer_add(o);
             }
             o->signaled = true;
-            wake_waiters(o);
+            wake_waiters_by(o, SIM_READY_TIMER);
             if (m->timer_fn) m->timer_fn(m->timer_ud, o, now);
         } else if (t) {
             t->wait_status = SIM_WAIT_TIMEOUT;
@@ -420,7 +422,7 @@ void sim_timer_expire(sim_machine *m, uint64_t now) {
 
 bool sim_wait_abort(sim_thread *t, uint32_t status, int reason) {
     if (t->state != SIM_TS_WAITING) return false;
-    if (t->suspended) {
+    if (t->suspended && !t->suspend_pending) {
         if (!t->susp_wait) return false;
         t->susp_aborted = true;
         t->susp_status = status;
@@ -484,15 +486,13 @@ sim_err sim_thread_resume(sim_thread *t) {
         return SIM_OK;
     }
     if (t->state != SIM_TS_WAITING) return SIM_OK;
-    if (!t->susp_wait) {
-        t->wait_status = SIM_WAIT_OBJECT_0;
+    if (!t->susp_wait) { /* it was ready or running: its last wait's result stands */
         sim_sched_make_ready(t, SIM_READY_WAKE);
         return SIM_OK;
     }
-    /* the interrupted wait, waited again */
+    /* the interrupted wait, waited again; a wait that ends here (aborted, satisfied or past its
+     * due time) leaves its thread readied by the resumption, from its Suspended wait */
     t->susp_wait = false;
-    t->wait_reason = t->susp_reason;
-    t->wait_mode = 1;
     sim_object *objs[SIM_MAX_WAIT];
     for (int i = 0; i < t->nwait; i++) objs[i] = t->wb[i].obj;
     if (t->susp_aborted) {
@@ -512,6 +512,8 @@ sim_err sim_thread_resume(sim_thread *t) {
             objs[i]->wb_tail = b;
         }
         t->linked = true;
+        t->wait_reason = t->susp_reason;
+        t->wait_mode = 1;
         if (t->susp_due != UINT64_MAX) timer_add(t, t->susp_due);
         t->wait_status = SIM_WAIT_TIMEOUT;
         return SIM_OK;
