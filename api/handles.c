@@ -13,10 +13,15 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "api/pe_int.h"
 #include "api/sync_int.h"
 
 static void on_switch_in(void *ud, sim_thread *t, int reason) { hcp_prof_switch_in(ud, t, reason); }
-static void on_thread_exit(void *ud, sim_thread *t) { hcp_prof_thread_exit(ud, t); }
+static void on_thread_exit(void *ud, sim_thread *t) {
+    hcp_os *os = ud;
+    hcp_prof_thread_exit(os, t);
+    if (os->proc) hcp_process_thread_gone(os->proc, t);
+}
 
 hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
     hcp_os *os = calloc(1, sizeof *os);

@@ -1,6 +1,6 @@
-/* api/k32_pool.c — the thread pool (api/README.md "The thread pool"): the Vista pool's work,
- * timer and wait objects, pools, cleanup groups and callback instances, and the legacy
- * QueueUserWorkItem, RegisterWaitForSingleObject, timer queues.
+/* api/k32_pool.c — the thread pool (api/README.md "The thread pool"): its workers and waiter
+ * thread, the Vista pool's work, timer and wait objects and the legacy QueueUserWorkItem
+ * (k32_poolq.c: pools, cleanup groups, callback instances, timer queues, registered waits).
  *
  * Worker threads are ordinary threads of the machine (named PROGRAM.exe#workerN, created through
  * CreateThread's factory, counted and reported like any other); each runs the user-callback
@@ -25,87 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/sync_int.h"
-
-#define WT_EXECUTEINWAITTHREAD 0x04u
-#define WT_EXECUTEONLYONCE 0x08u
-#define WT_EXECUTEINTIMERTHREAD 0x20u
-#define POOL_IDLE_MS 5000u
-#define POOL_DEFAULT_MAX 512
-#define MAX_WAITS 63 /* objects one waiter thread waits on (with its own alert: 64) */
-
-enum { TP_WORK = 1, TP_SIMPLE, TP_TIMER, TP_WAIT, TP_LEGACY, TP_TQTIMER, TP_RWAIT, TP_POOL, TP_GROUP, TP_QUEUE };
-
-typedef struct tpool tpool;
-typedef struct tpobj tpobj;
-
-struct tpobj {
-    int kind;
-    uint64_t addr; /* the opaque pointer the program holds */
-    tpool *pool;
-    uint64_t fn, ctx;
-    tpobj *group; /* its cleanup group, or NULL */
-    int pending;  /* queued callbacks not started */
-    int running;  /* callbacks running */
-    bool closed;  /* the program let it go: freed when nothing is outstanding */
-    /* timers (TP_TIMER, TP_TQTIMER) */
-    bool armed;
-    bool set; /* TP_TIMER: set with a due time and not stopped (IsThreadpoolTimerSet: after it expired too) */
-    uint64_t due, period;
-    /* waits (TP_WAIT, TP_RWAIT) */
-    bool waiting;
-    sim_object *wobj;
-    uint64_t wdue; /* its timeout's due time, SIM_INFINITE none */
-    uint32_t ms;   /* a registered wait's timeout, re-armed after each callback */
-    uint32_t flags;
-    tpobj *queue;              /* a timer-queue timer's queue */
-    uint64_t completion_event; /* signalled when it is gone with no callback running (Delete*, UnregisterWaitEx) */
-    bool retire;               /* pools: closed */
-};
-
-typedef struct item {
-    tpobj *obj; /* NULL: a simple or legacy callback */
-    int kind;
-    uint64_t fn, ctx;
-    uint32_t result; /* a wait's WaitResult, a timer-queue timer's / registered wait's TimerOrWaitFired */
-} item;
-
-typedef struct hcp_worker {
-    sim_thread *t;
-    tpool *pool; /* NULL: a waiter thread */
-    bool idle, has_item, retire;
-    item cur;
-    uint64_t instance; /* PTP_CALLBACK_INSTANCE: its guest address */
-    bool disassociated;
-    /* the actions of the *WhenCallbackReturns functions */
-    uint64_t on_event, on_sem, on_mutex, on_cs;
-    int32_t on_sem_count;
-    /* a waiter thread: the waits it waits on (parallel to its sim_wait list after its alert) */
-    tpobj *waits[MAX_WAITS];
-    int nwaits;
-} hcp_worker;
-
-struct tpool {
-    tpobj *self; /* its object (NULL: the default pool) */
-    int max, min;
-    hcp_worker **idle; /* LIFO */
-    int nidle, capidle;
-    int nworkers;
-    item *q; /* FIFO */
-    int nq, capq;
-    bool closed;
-};
-
-struct hcp_pool_state {
-    tpool def;
-    tpool **pools;
-    int npools, cappools;
-    tpobj **objs;
-    int nobjs, capobjs;
-    hcp_worker **workers; /* workers and waiter threads, in creation order */
-    int nworkers, capworkers;
-    hcp_worker *waiter; /* the waiter thread, created when the first timer or wait is set */
-};
+#include "api/pool_int.h"
 
 void hcp_pool_free(hcp_pool_state *ps) {
     if (!ps) return;
@@ -124,7 +44,7 @@ void hcp_pool_free(hcp_pool_state *ps) {
     free(ps);
 }
 
-static bool grow(void **p, int *cap, int n, size_t sz) {
+bool hcp_pool_grow(void **p, int *cap, int n, size_t sz) {
     if (n < *cap) return true;
     int nc = *cap ? 2 * *cap : 8;
     void *q = realloc(*p, (size_t)nc * sz);
@@ -134,7 +54,7 @@ static bool grow(void **p, int *cap, int n, size_t sz) {
     return true;
 }
 
-static hcp_pool_state *state(hcp_ctx *c) {
+hcp_pool_state *hcp_pool_state_of(hcp_ctx *c) {
     hcp_xproc *x = hcp_xproc_of(c);
     if (!x) return NULL;
     if (!x->pool && (x->pool = calloc(1, sizeof *x->pool))) x->pool->def.max = POOL_DEFAULT_MAX;
@@ -143,9 +63,9 @@ static hcp_pool_state *state(hcp_ctx *c) {
 
 /* ---- objects ---- */
 
-static tpobj *obj_new(hcp_ctx *c, int kind) {
-    hcp_pool_state *ps = state(c);
-    if (!ps || !grow((void **)&ps->objs, &ps->capobjs, ps->nobjs, sizeof *ps->objs)) return NULL;
+tpobj *hcp_pool_obj_new(hcp_ctx *c, int kind) {
+    hcp_pool_state *ps = hcp_pool_state_of(c);
+    if (!ps || !hcp_pool_grow((void **)&ps->objs, &ps->capobjs, ps->nobjs, sizeof *ps->objs)) return NULL;
     tpobj *o = calloc(1, sizeof *o);
     if (!o) return NULL;
     if (sim_heap_alloc(c->m, 16, &o->addr) != SIM_OK) {
@@ -159,15 +79,15 @@ static tpobj *obj_new(hcp_ctx *c, int kind) {
     return o;
 }
 
-static tpobj *obj_find(hcp_ctx *c, uint64_t addr, int kind) {
-    hcp_pool_state *ps = state(c);
+tpobj *hcp_pool_obj_find(hcp_ctx *c, uint64_t addr, int kind) {
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     for (int i = 0; ps && addr && i < ps->nobjs; i++)
         if (ps->objs[i]->addr == addr && (!kind || ps->objs[i]->kind == kind)) return ps->objs[i];
     return NULL;
 }
 
-static void obj_release(hcp_ctx *c, tpobj *o) {
-    hcp_pool_state *ps = state(c);
+void hcp_pool_obj_release(hcp_ctx *c, tpobj *o) {
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     for (int i = 0; ps && i < ps->nobjs; i++)
         if (ps->objs[i] == o) {
             memmove(ps->objs + i, ps->objs + i + 1, (size_t)(ps->nobjs - i - 1) * sizeof *ps->objs);
@@ -179,7 +99,7 @@ static void obj_release(hcp_ctx *c, tpobj *o) {
 }
 
 /* Nothing of o is queued or running: its waiters go on, a closed one is freed. */
-static void obj_idle_check(hcp_ctx *c, tpobj *o) {
+void hcp_pool_obj_idle_check(hcp_ctx *c, tpobj *o) {
     if (o->pending || o->running) return;
     if (hcp_parked_count(c, PQ_POOLWAIT, o->addr)) {
         sim_thread *t;
@@ -191,20 +111,20 @@ static void obj_idle_check(hcp_ctx *c, tpobj *o) {
     }
     if (o->closed && !o->armed && !o->waiting) {
         if (o->completion_event) hcp_SetEvent(c->os, o->completion_event);
-        obj_release(c, o);
+        hcp_pool_obj_release(c, o);
     }
 }
 
 /* The pool of a TP_CALLBACK_ENVIRON (NULL: the default pool), and its cleanup group. */
 static tpool *env_pool(hcp_ctx *c, uint64_t env, tpobj **group) {
-    hcp_pool_state *ps = state(c);
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     *group = NULL;
     if (!ps) return NULL;
     if (!env) return &ps->def;
     uint64_t pool = 0, grp = 0;
     if (!hcp_rdp(c, env + c->w, &pool) || !hcp_rdp(c, env + 2u * c->w, &grp)) return NULL;
-    *group = grp ? obj_find(c, grp, TP_GROUP) : NULL;
-    tpobj *po = pool ? obj_find(c, pool, TP_POOL) : NULL;
+    *group = grp ? hcp_pool_obj_find(c, grp, TP_GROUP) : NULL;
+    tpobj *po = pool ? hcp_pool_obj_find(c, pool, TP_POOL) : NULL;
     for (int i = 0; po && i < ps->npools; i++)
         if (ps->pools[i]->self == po) return ps->pools[i];
     return &ps->def;
@@ -213,15 +133,21 @@ static tpool *env_pool(hcp_ctx *c, uint64_t env, tpobj **group) {
 /* ---- workers ---- */
 
 
-static hcp_worker *worker_new(hcp_ctx *c, tpool *pool) {
-    hcp_pool_state *ps = state(c);
+hcp_worker *hcp_pool_worker_new(hcp_ctx *c, tpool *pool) {
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     hcp_xproc *x = hcp_xproc_of(c);
     hcp_process *p = c->p;
-    if (!ps || !x || !p->spawn || !grow((void **)&ps->workers, &ps->capworkers, ps->nworkers, sizeof *ps->workers))
+    if (!ps || !x || !p->spawn || !hcp_pool_grow((void **)&ps->workers, &ps->capworkers, ps->nworkers, sizeof *ps->workers))
         return NULL;
     hcp_worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     if (sim_heap_alloc(c->m, 16, &w->instance) != SIM_OK) {
+        free(w);
+        return NULL;
+    }
+    /* its stack takes HCP_STACK_RESERVE of the memory budget, as CreateThread's: past the budget
+     * no worker starts and the callbacks wait for one that exists */
+    if (!hcp_process_charge(p, HCP_STACK_RESERVE)) {
         free(w);
         return NULL;
     }
@@ -234,15 +160,18 @@ static hcp_worker *worker_new(hcp_ctx *c, tpool *pool) {
     sim_thread *nt = p->spawn(p->spawn_ud, name, p->ucb_entry, 0, why, sizeof why);
     p->spawner = NULL;
     if (!nt) {
+        hcp_process_uncharge(p, HCP_STACK_RESERVE);
         free(w);
         hcp_stop(c, "%s", why);
         return NULL;
     }
-    if (hcp_process_add_thread(p, nt) != 0) {
+    if (hcp_process_add_thread(p, nt) != 0) { /* no guest memory for its TEB: it never runs */
+        hcp_process_uncharge(p, HCP_STACK_RESERVE);
+        sim_thread_exit(nt, 0);
         free(w);
-        hcp_stop(c, "no guest memory for a pool thread's TEB");
         return NULL;
     }
+    hcp_process_thread(p, nt)->charged = HCP_STACK_RESERVE;
     int base = hcp_class_priority(c, 0);
     if (base != sim_thread_priority(nt)) sim_thread_set_priority(nt, base);
     w->t = nt;
@@ -261,7 +190,7 @@ static hcp_worker *worker_new(hcp_ctx *c, tpool *pool) {
 
 /* Workers of the pool that run or are ready (not idle, not blocked in a wait). */
 static int active(hcp_ctx *c, tpool *pool) {
-    hcp_pool_state *ps = state(c);
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     int n = 0;
     for (int i = 0; ps && i < ps->nworkers; i++) {
         hcp_worker *w = ps->workers[i];
@@ -274,7 +203,7 @@ static int active(hcp_ctx *c, tpool *pool) {
 
 static void maybe_new_worker(hcp_ctx *c, tpool *pool) {
     if (pool->nidle == 0 && pool->nq > 0 && pool->nworkers < pool->max && active(c, pool) < sim_cpu_count(c->m))
-        worker_new(c, pool);
+        hcp_pool_worker_new(c, pool);
 }
 
 /* Queues a callback: handed to the last idle worker, else queued (and maybe a new worker). */
@@ -290,7 +219,7 @@ static bool submit(hcp_ctx *c, tpool *pool, item it) {
         sim_sched_preempt_pending(c->t);
         return true;
     }
-    if (!grow((void **)&pool->q, &pool->capq, pool->nq, sizeof *pool->q)) return false;
+    if (!hcp_pool_grow((void **)&pool->q, &pool->capq, pool->nq, sizeof *pool->q)) return false;
     pool->q[pool->nq++] = it;
     maybe_new_worker(c, pool);
     return true;
@@ -331,7 +260,7 @@ static void finished(hcp_ctx *c, hcp_worker *w) {
     w->has_item = false;
     if (o && !w->disassociated) {
         o->running--;
-        obj_idle_check(c, o);
+        hcp_pool_obj_idle_check(c, o);
     }
     w->disassociated = false;
     sim_sched_preempt_pending(c->t);
@@ -395,7 +324,7 @@ bool hcp_pool_next(hcp_ctx *c, hcp_ucb_frame *f, uint64_t prev, uint64_t *fn, ui
         return false;
     }
     /* idle: wait for work (WrQueue) */
-    if (!grow((void **)&pool->idle, &pool->capidle, pool->nidle, sizeof *pool->idle)) {
+    if (!hcp_pool_grow((void **)&pool->idle, &pool->capidle, pool->nidle, sizeof *pool->idle)) {
         hcp_stop(c, "out of host memory");
         return false;
     }
@@ -415,14 +344,14 @@ bool hcp_pool_next(hcp_ctx *c, hcp_ucb_frame *f, uint64_t prev, uint64_t *fn, ui
 /* ---- the waiter thread: timers and waits ---- */
 
 static hcp_worker *waiter(hcp_ctx *c) {
-    hcp_pool_state *ps = state(c);
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     if (!ps) return NULL;
-    if (!ps->waiter) ps->waiter = worker_new(c, NULL);
+    if (!ps->waiter) ps->waiter = hcp_pool_worker_new(c, NULL);
     return ps->waiter;
 }
 
 /* Tells the waiter its timers or waits changed (its alert ends its wait; it looks again). */
-static void waiter_poke(hcp_ctx *c) {
+void hcp_pool_waiter_poke(hcp_ctx *c) {
     hcp_worker *w = waiter(c);
     hcp_xthread *xt = w ? hcp_xthread_of(c->os, w->t) : NULL;
     if (!xt) return;
@@ -446,7 +375,7 @@ static bool fire(hcp_ctx *c, hcp_worker *w, tpobj *o, uint32_t result) {
 }
 
 static bool waiter_next(hcp_ctx *c, hcp_worker *w, hcp_ucb_frame *f, uint64_t *fn, uint64_t a[4]) {
-    hcp_pool_state *ps = state(c);
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     hcp_xthread *xt = hcp_xthread_of(c->os, c->t);
     if (!ps || !xt) return false;
     if (f->stage == 1) {
@@ -467,7 +396,7 @@ static bool waiter_next(hcp_ctx *c, hcp_worker *w, hcp_ucb_frame *f, uint64_t *f
                     o->wdue = o->ms == INFINITE ? SIM_INFINITE : sim_clock(c->m) + sim_ms_to_cycles(c->m, o->ms);
                 if (fire(c, w, o, o->kind == TP_WAIT ? WAIT_OBJECT_0 : 0))
                     return start_item(c, w, f, fn, a);
-                if (!o->waiting) obj_idle_check(c, o);
+                if (!o->waiting) hcp_pool_obj_idle_check(c, o);
             }
         }
     }
@@ -486,7 +415,7 @@ static bool waiter_next(hcp_ctx *c, hcp_worker *w, hcp_ucb_frame *f, uint64_t *f
                 o->armed = false;
             }
             bool run = fire(c, w, o, o->kind == TP_TQTIMER ? 1 : 0);
-            if (!o->armed) obj_idle_check(c, o);
+            if (!o->armed) hcp_pool_obj_idle_check(c, o);
             if (run) return start_item(c, w, f, fn, a);
             now = sim_clock(c->m);
             i = -1; /* the list may have changed */
@@ -499,7 +428,7 @@ static bool waiter_next(hcp_ctx *c, hcp_worker *w, hcp_ucb_frame *f, uint64_t *f
             else
                 o->wdue = o->ms == INFINITE ? SIM_INFINITE : now + sim_ms_to_cycles(c->m, o->ms);
             bool run = fire(c, w, o, o->kind == TP_WAIT ? WAIT_TIMEOUT : 1);
-            if (!o->waiting) obj_idle_check(c, o);
+            if (!o->waiting) hcp_pool_obj_idle_check(c, o);
             if (run) return start_item(c, w, f, fn, a);
             now = sim_clock(c->m);
             i = -1;
@@ -531,11 +460,11 @@ static bool waiter_next(hcp_ctx *c, hcp_worker *w, hcp_ucb_frame *f, uint64_t *f
 
 /* ---- the Vista pool's objects ---- */
 
-static tpobj *create(hcp_ctx *c, int kind, uint64_t fn, uint64_t ctx, uint64_t env) {
+tpobj *hcp_pool_create(hcp_ctx *c, int kind, uint64_t fn, uint64_t ctx, uint64_t env) {
     tpobj *group;
     tpool *pool = env_pool(c, env, &group);
     if (!pool) return NULL;
-    tpobj *o = obj_new(c, kind);
+    tpobj *o = hcp_pool_obj_new(c, kind);
     if (!o) {
         hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
         return NULL;
@@ -548,12 +477,12 @@ static tpobj *create(hcp_ctx *c, int kind, uint64_t fn, uint64_t ctx, uint64_t e
 }
 
 uint64_t hcp_k32_CreateThreadpoolWork(hcp_ctx *c, const hcp_k32_CreateThreadpoolWork_args *a) {
-    tpobj *o = create(c, TP_WORK, a->pfnwk, a->pv, a->pcbe);
+    tpobj *o = hcp_pool_create(c, TP_WORK, a->pfnwk, a->pv, a->pcbe);
     return o ? o->addr : 0;
 }
 
-static tpobj *arg_obj(hcp_ctx *c, uint64_t addr, int kind) {
-    tpobj *o = obj_find(c, addr, kind);
+tpobj *hcp_pool_arg_obj(hcp_ctx *c, uint64_t addr, int kind) {
+    tpobj *o = hcp_pool_obj_find(c, addr, kind);
     if (!o || o->closed) hcp_stop(c, "0x%llX is not a live thread-pool object of this kind (an access violation on "
                                      "Windows)",
                                   (unsigned long long)addr);
@@ -561,7 +490,7 @@ static tpobj *arg_obj(hcp_ctx *c, uint64_t addr, int kind) {
 }
 
 uint64_t hcp_k32_SubmitThreadpoolWork(hcp_ctx *c, const hcp_k32_SubmitThreadpoolWork_args *a) {
-    tpobj *o = arg_obj(c, a->pwk, TP_WORK);
+    tpobj *o = hcp_pool_arg_obj(c, a->pwk, TP_WORK);
     if (o && !submit(c, o->pool, (item){o, TP_WORK, 0, 0, 0})) hcp_stop(c, "out of host memory");
     return 0;
 }
@@ -575,7 +504,7 @@ uint64_t hcp_k32_TrySubmitThreadpoolCallback(hcp_ctx *c, const hcp_k32_TrySubmit
 }
 
 uint64_t hcp_k32_QueueUserWorkItem(hcp_ctx *c, const hcp_k32_QueueUserWorkItem_args *a) {
-    hcp_pool_state *ps = state(c);
+    hcp_pool_state *ps = hcp_pool_state_of(c);
     if (!ps) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     if (!submit(c, &ps->def, (item){NULL, TP_LEGACY, a->Function, a->Context, 0}))
         return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
@@ -583,7 +512,7 @@ uint64_t hcp_k32_QueueUserWorkItem(hcp_ctx *c, const hcp_k32_QueueUserWorkItem_a
 }
 
 /* Removes o's queued callbacks that have not started. */
-static void cancel_pending(hcp_ctx *c, tpobj *o) {
+void hcp_pool_cancel_pending(hcp_ctx *c, tpobj *o) {
     tpool *pool = o->pool;
     int k = 0;
     for (int i = 0; i < pool->nq; i++)
@@ -598,9 +527,9 @@ static uint64_t callbacks_resumed(hcp_ctx *c);
 /* Waits until nothing of o is queued or running (cancel: its queued callbacks are dropped). */
 static uint64_t wait_callbacks(hcp_ctx *c, tpobj *o, bool cancel) {
     if (!o) return 0;
-    if (cancel) cancel_pending(c, o);
+    if (cancel) hcp_pool_cancel_pending(c, o);
     if (!o->pending && !o->running) {
-        obj_idle_check(c, o);
+        hcp_pool_obj_idle_check(c, o);
         return 0;
     }
     uint32_t r = hcp_park(c, PQ_POOLWAIT, o->addr, 0, SIM_INFINITE, hcp_park_reason(c->os), false, callbacks_resumed);
@@ -612,26 +541,26 @@ static uint64_t callbacks_resumed(hcp_ctx *c) {
     hcp_xthread *xt = hcp_xthread_of(c->os, c->t);
     uint32_t st;
     hcp_park_end(c, &st);
-    tpobj *o = xt ? obj_find(c, xt->park_key, 0) : NULL;
+    tpobj *o = xt ? hcp_pool_obj_find(c, xt->park_key, 0) : NULL;
     return o ? wait_callbacks(c, o, false) : 0;
 }
 
 uint64_t hcp_k32_WaitForThreadpoolWorkCallbacks(hcp_ctx *c, const hcp_k32_WaitForThreadpoolWorkCallbacks_args *a) {
-    return wait_callbacks(c, arg_obj(c, a->pwk, TP_WORK), a->fCancelPendingCallbacks != 0);
+    return wait_callbacks(c, hcp_pool_arg_obj(c, a->pwk, TP_WORK), a->fCancelPendingCallbacks != 0);
 }
 
 uint64_t hcp_k32_CloseThreadpoolWork(hcp_ctx *c, const hcp_k32_CloseThreadpoolWork_args *a) {
-    tpobj *o = arg_obj(c, a->pwk, TP_WORK);
+    tpobj *o = hcp_pool_arg_obj(c, a->pwk, TP_WORK);
     if (!o) return 0;
     o->closed = true;
-    obj_idle_check(c, o);
+    hcp_pool_obj_idle_check(c, o);
     return 0;
 }
 
 /* ---- timers ---- */
 
 uint64_t hcp_k32_CreateThreadpoolTimer(hcp_ctx *c, const hcp_k32_CreateThreadpoolTimer_args *a) {
-    tpobj *o = create(c, TP_TIMER, a->pfnti, a->pv, a->pcbe);
+    tpobj *o = hcp_pool_create(c, TP_TIMER, a->pfnti, a->pv, a->pcbe);
     return o ? o->addr : 0;
 }
 
@@ -645,7 +574,7 @@ static bool filetime_due(hcp_ctx *c, uint64_t at, uint64_t *due) {
 }
 
 uint64_t hcp_k32_SetThreadpoolTimer(hcp_ctx *c, const hcp_k32_SetThreadpoolTimer_args *a) {
-    tpobj *o = arg_obj(c, a->pti, TP_TIMER);
+    tpobj *o = hcp_pool_arg_obj(c, a->pti, TP_TIMER);
     if (!o) return 0;
     if (!a->pftDueTime) { /* NULL: the timer stops; callbacks already queued still run */
         o->armed = o->set = false;
@@ -654,45 +583,45 @@ uint64_t hcp_k32_SetThreadpoolTimer(hcp_ctx *c, const hcp_k32_SetThreadpoolTimer
     if (!filetime_due(c, a->pftDueTime, &o->due)) return 0;
     o->period = sim_ms_to_cycles(c->m, a->msPeriod);
     o->armed = o->set = true;
-    waiter_poke(c);
+    hcp_pool_waiter_poke(c);
     return 0;
 }
 
 /* TRUE from a SetThreadpoolTimer with a due time until one with NULL (after a one-shot timer's
  * expiry too, as Windows' TpIsTimerSet: Wine's tests record it). */
 uint64_t hcp_k32_IsThreadpoolTimerSet(hcp_ctx *c, const hcp_k32_IsThreadpoolTimerSet_args *a) {
-    tpobj *o = arg_obj(c, a->pti, TP_TIMER);
+    tpobj *o = hcp_pool_arg_obj(c, a->pti, TP_TIMER);
     return o && o->set;
 }
 
 uint64_t hcp_k32_WaitForThreadpoolTimerCallbacks(hcp_ctx *c, const hcp_k32_WaitForThreadpoolTimerCallbacks_args *a) {
-    tpobj *o = arg_obj(c, a->pti, TP_TIMER);
+    tpobj *o = hcp_pool_arg_obj(c, a->pti, TP_TIMER);
     if (o && a->fCancelPendingCallbacks) o->armed = o->set = false;
     return wait_callbacks(c, o, a->fCancelPendingCallbacks != 0);
 }
 
 uint64_t hcp_k32_CloseThreadpoolTimer(hcp_ctx *c, const hcp_k32_CloseThreadpoolTimer_args *a) {
-    tpobj *o = arg_obj(c, a->pti, TP_TIMER);
+    tpobj *o = hcp_pool_arg_obj(c, a->pti, TP_TIMER);
     if (!o) return 0;
     o->armed = false;
     o->closed = true;
-    obj_idle_check(c, o);
+    hcp_pool_obj_idle_check(c, o);
     return 0;
 }
 
 /* ---- waits ---- */
 
 uint64_t hcp_k32_CreateThreadpoolWait(hcp_ctx *c, const hcp_k32_CreateThreadpoolWait_args *a) {
-    tpobj *o = create(c, TP_WAIT, a->pfnwa, a->pv, a->pcbe);
+    tpobj *o = hcp_pool_create(c, TP_WAIT, a->pfnwa, a->pv, a->pcbe);
     return o ? o->addr : 0;
 }
 
 uint64_t hcp_k32_SetThreadpoolWait(hcp_ctx *c, const hcp_k32_SetThreadpoolWait_args *a) {
-    tpobj *o = arg_obj(c, a->pwa, TP_WAIT);
+    tpobj *o = hcp_pool_arg_obj(c, a->pwa, TP_WAIT);
     if (!o) return 0;
     if (!a->h) { /* NULL: the wait stops */
         o->waiting = false;
-        waiter_poke(c);
+        hcp_pool_waiter_poke(c);
         return 0;
     }
     obj_type type;
@@ -703,349 +632,23 @@ uint64_t hcp_k32_SetThreadpoolWait(hcp_ctx *c, const hcp_k32_SetThreadpoolWait_a
     o->wdue = SIM_INFINITE;
     if (a->pftTimeout && !filetime_due(c, a->pftTimeout, &o->wdue)) return 0;
     o->waiting = true;
-    waiter_poke(c);
+    hcp_pool_waiter_poke(c);
     return 0;
 }
 
 uint64_t hcp_k32_WaitForThreadpoolWaitCallbacks(hcp_ctx *c, const hcp_k32_WaitForThreadpoolWaitCallbacks_args *a) {
-    tpobj *o = arg_obj(c, a->pwa, TP_WAIT);
+    tpobj *o = hcp_pool_arg_obj(c, a->pwa, TP_WAIT);
     if (o && a->fCancelPendingCallbacks) o->waiting = false;
     return wait_callbacks(c, o, a->fCancelPendingCallbacks != 0);
 }
 
 uint64_t hcp_k32_CloseThreadpoolWait(hcp_ctx *c, const hcp_k32_CloseThreadpoolWait_args *a) {
-    tpobj *o = arg_obj(c, a->pwa, TP_WAIT);
+    tpobj *o = hcp_pool_arg_obj(c, a->pwa, TP_WAIT);
     if (!o) return 0;
     o->waiting = false;
     o->closed = true;
-    waiter_poke(c);
-    obj_idle_check(c, o);
+    hcp_pool_waiter_poke(c);
+    hcp_pool_obj_idle_check(c, o);
     return 0;
 }
 
-/* ---- pools and cleanup groups ---- */
-
-uint64_t hcp_k32_CreateThreadpool(hcp_ctx *c, const hcp_k32_CreateThreadpool_args *a) {
-    (void)a;
-    hcp_pool_state *ps = state(c);
-    if (!ps || !grow((void **)&ps->pools, &ps->cappools, ps->npools, sizeof *ps->pools))
-        return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
-    tpool *pool = calloc(1, sizeof *pool);
-    tpobj *o = pool ? obj_new(c, TP_POOL) : NULL;
-    if (!o) {
-        free(pool);
-        return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
-    }
-    pool->self = o;
-    pool->max = POOL_DEFAULT_MAX;
-    ps->pools[ps->npools++] = pool;
-    return o->addr;
-}
-
-static tpool *pool_arg(hcp_ctx *c, uint64_t addr) {
-    hcp_pool_state *ps = state(c);
-    tpobj *o = obj_find(c, addr, TP_POOL);
-    for (int i = 0; o && ps && i < ps->npools; i++)
-        if (ps->pools[i]->self == o) return ps->pools[i];
-    hcp_stop(c, "0x%llX is not a thread pool of this process", (unsigned long long)addr);
-    return NULL;
-}
-
-uint64_t hcp_k32_SetThreadpoolThreadMaximum(hcp_ctx *c, const hcp_k32_SetThreadpoolThreadMaximum_args *a) {
-    tpool *pool = pool_arg(c, a->ptpp);
-    if (!pool) return 0;
-    pool->max = a->cthrdMost < 1 ? 1 : (int)a->cthrdMost;
-    if (pool->min > pool->max) pool->min = pool->max;
-    return 0;
-}
-
-/* The minimum's workers are made at once (they go idle when they run) and never retire. */
-uint64_t hcp_k32_SetThreadpoolThreadMinimum(hcp_ctx *c, const hcp_k32_SetThreadpoolThreadMinimum_args *a) {
-    tpool *pool = pool_arg(c, a->ptpp);
-    if (!pool) return 0;
-    pool->min = (int)a->cthrdMic;
-    if (pool->max < pool->min) pool->max = pool->min;
-    while (pool->nworkers < pool->min)
-        if (!worker_new(c, pool)) return c->failed ? 0 : hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
-    return 1;
-}
-
-/* Its idle workers retire; busy ones retire when nothing is left. */
-uint64_t hcp_k32_CloseThreadpool(hcp_ctx *c, const hcp_k32_CloseThreadpool_args *a) {
-    tpool *pool = pool_arg(c, a->ptpp);
-    if (!pool) return 0;
-    pool->closed = true;
-    while (pool->nidle > 0) {
-        hcp_worker *w = pool->idle[--pool->nidle];
-        w->idle = false;
-        w->retire = true;
-        hcp_xthread *xt = hcp_xthread_of(c->os, w->t);
-        if (xt && xt->alert) sim_event_set(xt->alert);
-    }
-    sim_sched_preempt_pending(c->t);
-    return 0;
-}
-
-uint64_t hcp_k32_CreateThreadpoolCleanupGroup(hcp_ctx *c) {
-    tpobj *o = obj_new(c, TP_GROUP);
-    return o ? o->addr : hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
-}
-
-static uint64_t members_resumed(hcp_ctx *c);
-
-/* Waits until no member of the group has a callback queued or running, then closes them all. */
-static uint64_t close_members(hcp_ctx *c, tpobj *g, bool cancel) {
-    hcp_pool_state *ps = state(c);
-    for (int i = 0; ps && i < ps->nobjs; i++) {
-        tpobj *o = ps->objs[i];
-        if (o->group != g) continue;
-        if (cancel) cancel_pending(c, o);
-        o->armed = o->waiting = false;
-        if (o->pending || o->running) {
-            uint32_t r =
-                hcp_park(c, PQ_POOLWAIT, g->addr, 0, SIM_INFINITE, hcp_park_reason(c->os), false, members_resumed);
-            if (r == HCP_PENDING || c->failed) return 0;
-            return members_resumed(c);
-        }
-    }
-    for (int i = 0; ps && i < ps->nobjs;) {
-        tpobj *o = ps->objs[i];
-        if (o->group == g) {
-            o->closed = true;
-            obj_release(c, o);
-        } else {
-            i++;
-        }
-    }
-    waiter_poke(c);
-    return 0;
-}
-
-static uint64_t members_resumed(hcp_ctx *c) {
-    hcp_xthread *xt = hcp_xthread_of(c->os, c->t);
-    uint32_t st;
-    hcp_park_end(c, &st);
-    tpobj *g = xt ? obj_find(c, xt->park_key, TP_GROUP) : NULL;
-    return g ? close_members(c, g, false) : 0;
-}
-
-uint64_t hcp_k32_CloseThreadpoolCleanupGroupMembers(hcp_ctx *c,
-                                                    const hcp_k32_CloseThreadpoolCleanupGroupMembers_args *a) {
-    tpobj *g = arg_obj(c, a->ptpcg, TP_GROUP);
-    return g ? close_members(c, g, a->fCancelPendingCallbacks != 0) : 0;
-}
-
-uint64_t hcp_k32_CloseThreadpoolCleanupGroup(hcp_ctx *c, const hcp_k32_CloseThreadpoolCleanupGroup_args *a) {
-    tpobj *g = arg_obj(c, a->ptpcg, TP_GROUP);
-    if (g) obj_release(c, g);
-    return 0;
-}
-
-/* ---- callback instances ---- */
-
-static hcp_worker *instance_worker(hcp_ctx *c, uint64_t pci) {
-    hcp_pool_state *ps = state(c);
-    for (int i = 0; ps && i < ps->nworkers; i++)
-        if (ps->workers[i]->instance == pci && ps->workers[i]->t == c->t && ps->workers[i]->has_item)
-            return ps->workers[i];
-    hcp_stop(c, "0x%llX is not the callback instance of this thread's running callback", (unsigned long long)pci);
-    return NULL;
-}
-
-uint64_t hcp_k32_SetEventWhenCallbackReturns(hcp_ctx *c, const hcp_k32_SetEventWhenCallbackReturns_args *a) {
-    hcp_worker *w = instance_worker(c, a->pci);
-    if (w) w->on_event = a->evt;
-    return 0;
-}
-uint64_t hcp_k32_ReleaseSemaphoreWhenCallbackReturns(hcp_ctx *c,
-                                                     const hcp_k32_ReleaseSemaphoreWhenCallbackReturns_args *a) {
-    hcp_worker *w = instance_worker(c, a->pci);
-    if (w) w->on_sem = a->sem, w->on_sem_count = (int32_t)a->crel;
-    return 0;
-}
-uint64_t hcp_k32_ReleaseMutexWhenCallbackReturns(hcp_ctx *c, const hcp_k32_ReleaseMutexWhenCallbackReturns_args *a) {
-    hcp_worker *w = instance_worker(c, a->pci);
-    if (w) w->on_mutex = a->mut;
-    return 0;
-}
-uint64_t hcp_k32_LeaveCriticalSectionWhenCallbackReturns(
-    hcp_ctx *c, const hcp_k32_LeaveCriticalSectionWhenCallbackReturns_args *a) {
-    hcp_worker *w = instance_worker(c, a->pci);
-    if (w) w->on_cs = a->pcs;
-    return 0;
-}
-/* Always TRUE: a long callback makes the pool add a worker by its rules anyway. */
-uint64_t hcp_k32_CallbackMayRunLong(hcp_ctx *c, const hcp_k32_CallbackMayRunLong_args *a) {
-    return instance_worker(c, a->pci) ? 1 : 0;
-}
-/* The callback stops counting for its object's WaitFor*Callbacks. */
-uint64_t hcp_k32_DisassociateCurrentThreadFromCallback(hcp_ctx *c,
-                                                       const hcp_k32_DisassociateCurrentThreadFromCallback_args *a) {
-    hcp_worker *w = instance_worker(c, a->pci);
-    if (w && w->cur.obj && !w->disassociated) {
-        w->disassociated = true;
-        w->cur.obj->running--;
-        obj_idle_check(c, w->cur.obj);
-    }
-    return 0;
-}
-
-/* ---- timer queues ---- */
-
-#define INVALID_HANDLE_VALUE_64 UINT64_MAX
-
-static bool is_invalid_handle_value(hcp_ctx *c, uint64_t h) { return hcp_handle_arg(c->os, h) == UINT64_MAX; }
-
-uint64_t hcp_k32_CreateTimerQueue(hcp_ctx *c) {
-    tpobj *q = obj_new(c, TP_QUEUE);
-    return q ? q->addr : hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
-}
-
-static tpobj *queue_arg(hcp_ctx *c, uint64_t h) {
-    if (!h) return NULL; /* the default timer queue */
-    tpobj *q = obj_find(c, h, TP_QUEUE);
-    if (!q || q->closed) hcp_fail(c, ERROR_INVALID_HANDLE);
-    return q && !q->closed ? q : (tpobj *)-1;
-}
-
-uint64_t hcp_k32_CreateTimerQueueTimer(hcp_ctx *c, const hcp_k32_CreateTimerQueueTimer_args *a) {
-    tpobj *q = queue_arg(c, a->TimerQueue);
-    if (q == (tpobj *)-1) return 0;
-    if (!a->Callback) return hcp_fail(c, ERROR_INVALID_PARAMETER);
-    tpobj *o = create(c, TP_TQTIMER, a->Callback, a->Parameter, 0);
-    if (!o) return 0;
-    o->queue = q;
-    o->flags = a->Flags;
-    o->due = sim_clock(c->m) + sim_ms_to_cycles(c->m, a->DueTime);
-    o->period = (a->Flags & WT_EXECUTEONLYONCE) ? 0 : sim_ms_to_cycles(c->m, a->Period);
-    o->armed = true;
-    if (!hcp_wrp(c, a->phNewTimer, o->addr)) return 0;
-    waiter_poke(c);
-    return 1;
-}
-
-uint64_t hcp_k32_ChangeTimerQueueTimer(hcp_ctx *c, const hcp_k32_ChangeTimerQueueTimer_args *a) {
-    tpobj *q = queue_arg(c, a->TimerQueue);
-    tpobj *o = obj_find(c, a->Timer, TP_TQTIMER);
-    if (q == (tpobj *)-1) return 0;
-    if (!o || o->closed || o->queue != q) return hcp_fail(c, ERROR_INVALID_HANDLE);
-    o->due = sim_clock(c->m) + sim_ms_to_cycles(c->m, a->DueTime);
-    o->period = (o->flags & WT_EXECUTEONLYONCE) ? 0 : sim_ms_to_cycles(c->m, a->Period);
-    o->armed = true;
-    waiter_poke(c);
-    return 1;
-}
-
-static uint64_t deleted_resumed(hcp_ctx *c);
-
-/* Deletes timer-queue timers and registered waits: no more callbacks.  CompletionEvent NULL: TRUE
- * when none runs, else FALSE with ERROR_IO_PENDING; INVALID_HANDLE_VALUE: waits for the running
- * ones, TRUE; an event: signalled when none runs (FALSE, ERROR_IO_PENDING while one does). */
-static uint64_t delete_obj(hcp_ctx *c, tpobj *o, uint64_t event) {
-    o->armed = o->waiting = false;
-    cancel_pending(c, o);
-    o->closed = true;
-    waiter_poke(c);
-    if (!o->running) {
-        if (event && !is_invalid_handle_value(c, event)) hcp_SetEvent(c->os, event);
-        obj_idle_check(c, o);
-        return 1;
-    }
-    if (event && is_invalid_handle_value(c, event)) {
-        uint32_t r = hcp_park(c, PQ_POOLWAIT, o->addr, 0, SIM_INFINITE, hcp_park_reason(c->os), false, deleted_resumed);
-        if (r == HCP_PENDING || c->failed) return 0;
-        return deleted_resumed(c);
-    }
-    if (event) o->completion_event = event;
-    return hcp_fail(c, ERROR_IO_PENDING);
-}
-
-static uint64_t deleted_resumed(hcp_ctx *c) {
-    hcp_xthread *xt = hcp_xthread_of(c->os, c->t);
-    uint32_t st;
-    hcp_park_end(c, &st);
-    tpobj *o = xt ? obj_find(c, xt->park_key, 0) : NULL;
-    if (o && o->running) {
-        uint32_t r = hcp_park(c, PQ_POOLWAIT, o->addr, 0, SIM_INFINITE, hcp_park_reason(c->os), false, deleted_resumed);
-        if (r == HCP_PENDING || c->failed) return 0;
-        return deleted_resumed(c);
-    }
-    return 1;
-}
-
-uint64_t hcp_k32_DeleteTimerQueueTimer(hcp_ctx *c, const hcp_k32_DeleteTimerQueueTimer_args *a) {
-    tpobj *q = queue_arg(c, a->TimerQueue);
-    tpobj *o = obj_find(c, a->Timer, TP_TQTIMER);
-    if (q == (tpobj *)-1) return 0;
-    if (!o || o->closed || o->queue != q) return hcp_fail(c, ERROR_INVALID_PARAMETER);
-    return delete_obj(c, o, a->CompletionEvent);
-}
-
-/* Every timer of the queue, then the queue. */
-uint64_t hcp_k32_DeleteTimerQueueEx(hcp_ctx *c, const hcp_k32_DeleteTimerQueueEx_args *a) {
-    tpobj *q = obj_find(c, a->TimerQueue, TP_QUEUE);
-    if (!q || q->closed) return hcp_fail(c, ERROR_INVALID_HANDLE);
-    hcp_pool_state *ps = state(c);
-    bool busy = false;
-    for (int i = 0; i < ps->nobjs;) {
-        tpobj *o = ps->objs[i];
-        if (o->kind == TP_TQTIMER && o->queue == q && !o->closed) {
-            o->armed = false;
-            cancel_pending(c, o);
-            o->closed = true;
-            if (o->running) {
-                busy = true;
-                i++;
-            } else {
-                obj_release(c, o);
-            }
-        } else {
-            i++;
-        }
-    }
-    q->closed = true;
-    waiter_poke(c);
-    if (!busy) {
-        if (a->CompletionEvent && !is_invalid_handle_value(c, a->CompletionEvent))
-            hcp_SetEvent(c->os, a->CompletionEvent);
-        obj_release(c, q);
-        return 1;
-    }
-    obj_release(c, q);
-    return hcp_fail(c, ERROR_IO_PENDING);
-}
-
-uint64_t hcp_k32_DeleteTimerQueue(hcp_ctx *c, const hcp_k32_DeleteTimerQueue_args *a) {
-    hcp_k32_DeleteTimerQueueEx_args x = {a->TimerQueue, 0};
-    return hcp_k32_DeleteTimerQueueEx(c, &x);
-}
-
-/* ---- registered waits ---- */
-
-uint64_t hcp_k32_RegisterWaitForSingleObject(hcp_ctx *c, const hcp_k32_RegisterWaitForSingleObject_args *a) {
-    obj_type type;
-    sim_object *so;
-    uint32_t st = hcp_ref_object(c->os, a->hObject, OBJ_NONE, SYNCHRONIZE, &type, &so);
-    if (st != STATUS_SUCCESS) return hcp_nt_fail(c, st);
-    tpobj *o = create(c, TP_RWAIT, a->Callback, a->Context, 0);
-    if (!o) return 0;
-    o->flags = a->dwFlags;
-    o->wobj = so;
-    o->ms = a->dwMilliseconds;
-    o->wdue = o->ms == INFINITE ? SIM_INFINITE : sim_clock(c->m) + sim_ms_to_cycles(c->m, o->ms);
-    o->waiting = true;
-    if (!hcp_wrp(c, a->phNewWaitObject, o->addr)) return 0;
-    waiter_poke(c);
-    return 1;
-}
-
-uint64_t hcp_k32_UnregisterWaitEx(hcp_ctx *c, const hcp_k32_UnregisterWaitEx_args *a) {
-    tpobj *o = obj_find(c, a->WaitHandle, TP_RWAIT);
-    if (!o || o->closed) return hcp_fail(c, ERROR_INVALID_HANDLE);
-    return delete_obj(c, o, a->CompletionEvent);
-}
-
-uint64_t hcp_k32_UnregisterWait(hcp_ctx *c, const hcp_k32_UnregisterWait_args *a) {
-    hcp_k32_UnregisterWaitEx_args x = {a->WaitHandle, 0};
-    return hcp_k32_UnregisterWaitEx(c, &x);
-}

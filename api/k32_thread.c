@@ -44,12 +44,23 @@ uint64_t hcp_k32_CreateThread(hcp_ctx *c, const hcp_k32_CreateThread_args *a) {
     if (!a->lpStartAddress) return hcp_fail(c, ERROR_INVALID_PARAMETER);
     if (a->lpThreadId && sim_mem_probe(c->m, a->lpThreadId, 4, true) != SIM_OK) return hcp_fail(c, ERROR_NOACCESS);
     if (!p->spawn) return hcp_fail(c, ERROR_NOT_SUPPORTED);
+    /* its stack takes HCP_STACK_RESERVE of the memory budget until it exits: past the budget the
+     * call fails as Windows' does when the address space or commit runs out */
+    if (!hcp_process_charge(p, HCP_STACK_RESERVE)) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     char name[96], why[256] = "";
     hcp_xproc *x = hcp_xproc_of(c); /* CreateThread's threads count apart from the pool's */
     snprintf(name, sizeof name, "%s#%d", p->name, x ? ++x->ncreated : p->nthr);
     sim_thread *nt = p->spawn(p->spawn_ud, name, a->lpStartAddress, a->lpParameter, why, sizeof why);
-    if (!nt) return hcp_stop(c, "%s", why);
-    if (hcp_process_add_thread(p, nt) != 0) return hcp_stop(c, "no guest memory for the thread's TEB");
+    if (!nt) { /* hcpsim's own limit (max_threads) or host memory: the run ends, naming it */
+        hcp_process_uncharge(p, HCP_STACK_RESERVE);
+        return hcp_stop(c, "%s", why);
+    }
+    if (hcp_process_add_thread(p, nt) != 0) { /* no guest memory for its TEB: it never runs */
+        hcp_process_uncharge(p, HCP_STACK_RESERVE);
+        sim_thread_exit(nt, 0);
+        return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    }
+    hcp_process_thread(p, nt)->charged = HCP_STACK_RESERVE;
     if ((a->dwCreationFlags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK) {
         hcp_process_thread(p, nt)->suspend = 1;
         hcp_process_thread(p, nt)->held = true;
@@ -270,10 +281,14 @@ uint64_t hcp_k32_TlsAlloc(hcp_ctx *c) {
     hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     return TLS_OUT_OF_INDEXES;
 }
+/* The freed index reads 0 in every thread from now on, as Windows clears the cell in each. */
 uint64_t hcp_k32_TlsFree(hcp_ctx *c, const hcp_k32_TlsFree_args *a) {
+    hcp_process *p = c->p;
     uint32_t i = a->dwTlsIndex;
-    if (i >= HCP_TLS_SLOTS || !c->p->tls_used[i]) return hcp_fail(c, ERROR_INVALID_PARAMETER);
-    c->p->tls_used[i] = 0;
+    if (i >= HCP_TLS_SLOTS || !p->tls_used[i]) return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    p->tls_used[i] = 0;
+    for (int k = 0; k < p->nthr; k++)
+        if (p->thr[k].tls) p->thr[k].tls[i] = 0;
     return 1;
 }
 uint64_t hcp_k32_TlsGetValue(hcp_ctx *c, const hcp_k32_TlsGetValue_args *a) {

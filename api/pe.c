@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/exports_int.h"
 #include "api/sync_int.h"
+#include "api/system.h"
 
 #define IMAGE_FILE_RELOCS_STRIPPED 0x0001u
 #define IMAGE_FILE_EXECUTABLE_IMAGE 0x0002u
@@ -576,6 +578,7 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
         return NULL;
     }
     p->os = os;
+    p->mem_limit = HCP_DEFAULT_MAX_MEMORY;
     snprintf(p->name, sizeof p->name, "%s", nm);
     uint8_t *im = NULL;
     int rc = hcp_pe_parse(img, n, &p->pe, msg, sizeof msg);
@@ -628,6 +631,8 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
 void hcp_process_free(hcp_process *p) {
     if (!p) return;
     free(p->missing);
+    free(p->warned);
+    free(p->teb_free);
     free(p->blocks);
     for (int i = 0; i < p->nthr; i++) free(p->thr[i].tls);
     free(p->thr);
@@ -676,11 +681,29 @@ int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
     return sim_thread_set_env(t, p->d.teb, x64 ? 8 : 4, x64 ? 16 : 8) == SIM_OK ? 0 : -1;
 }
 
+/* A page for a new thread's TEB: an exited thread's, else the next of an arena of TEB_ARENA pages
+ * (one guest mapping for many threads: machine option max_mappings counts mappings). */
+#define TEB_ARENA 64
+static bool teb_page(hcp_process *p, uint64_t *teb) {
+    if (p->nteb_free) {
+        *teb = p->teb_free[--p->nteb_free];
+        return true;
+    }
+    if (!p->teb_left) {
+        if (sim_alloc(p->os->m, TEB_ARENA * 0x1000, &p->teb_next) != SIM_OK) return false;
+        p->teb_left = TEB_ARENA;
+    }
+    *teb = p->teb_next;
+    p->teb_next += 0x1000;
+    p->teb_left--;
+    return true;
+}
+
 int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
     bool x64 = p->pe.pe32plus;
     uint64_t teb;
     uint8_t b[0x100];
-    if (sim_alloc(p->os->m, 0x1000, &teb) != SIM_OK) return -1;
+    if (!teb_page(p, &teb)) return -1;
     if (sim_mem_read(p->os->m, p->d.teb, b, sizeof b) != SIM_OK || sim_mem_write(p->os->m, teb, b, sizeof b) != SIM_OK)
         return -1;
     if (!thread_rec_new(p, t, teb)) return -1;
@@ -758,4 +781,30 @@ bool hcp_process_exited(const hcp_process *p, uint32_t *code) {
     return p->exited;
 }
 const char *hcp_process_failure(const hcp_process *p) { return p->failure[0] ? p->failure : NULL; }
+bool hcp_process_failure_missing(const hcp_process *p) { return p->failure[0] && p->failure_missing; }
+void hcp_process_set_memory_limit(hcp_process *p, uint64_t bytes) { p->mem_limit = bytes; }
+uint64_t hcp_process_memory_used(const hcp_process *p) { return p->mem_used; }
+
+bool hcp_process_charge(hcp_process *p, uint64_t n) {
+    if (n > p->mem_limit || p->mem_used > p->mem_limit - n) return false;
+    p->mem_used += n;
+    return true;
+}
+void hcp_process_uncharge(hcp_process *p, uint64_t n) { p->mem_used -= n < p->mem_used ? n : p->mem_used; }
+
+void hcp_process_thread_gone(hcp_process *p, sim_thread *t) {
+    hcp_pthread *r = hcp_process_thread(p, t);
+    if (!r || !r->charged) return; /* the main thread's stack and TEB are the process's */
+    hcp_process_uncharge(p, r->charged);
+    r->charged = 0;
+    if (p->nteb_free == p->capteb_free) { /* its TEB page serves the next thread */
+        int nc = p->capteb_free ? 2 * p->capteb_free : 16;
+        uint64_t *a = realloc(p->teb_free, (size_t)nc * sizeof *a);
+        if (!a) return;
+        p->teb_free = a;
+        p->capteb_free = nc;
+    }
+    p->teb_free[p->nteb_free++] = r->teb;
+}
+void hcp_process_set_missing_fail(hcp_process *p, bool fail) { p->missing_fail = fail; }
 const char *hcp_process_name(const hcp_process *p) { return p->name; }

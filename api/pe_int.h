@@ -10,9 +10,11 @@
  * lacks (each its own thunk, so the call names it). */
 #define HCP_SVC_MISSING 2048u
 #define HCP_MAX_MISSING (SIM_GATE_SERVICES - HCP_SVC_MISSING)
-#define HCP_MAX_ATEXIT 64 /* functions atexit/_onexit register (msvcrt guarantees 32) */
-#define HCP_HEAP_SIZE (16u << 20)
-#define HCP_HEAP_MAX_BLOCKS 65536
+#define HCP_MAX_ATEXIT 64            /* functions atexit/_onexit register (msvcrt guarantees 32) */
+#define HCP_HEAP_SIZE (16u << 20)    /* the heap's first segment, and each later one at least */
+#define HCP_HEAP_LARGE (1u << 20)    /* a block this large gets a segment of its own */
+#define HCP_HEAP_MAX_BLOCKS 1048576  /* blocks (used and free) of all segments */
+#define HCP_STACK_RESERVE (1u << 20) /* what a thread's stack takes of the memory budget */
 
 /* Guest addresses of the process's data (api/pe.c builds it). */
 typedef struct hcp_proc_data {
@@ -33,8 +35,8 @@ typedef struct hcp_proc_data {
 
 typedef struct heap_block {
     uint64_t addr;
-    uint32_t size; /* bytes of the block (a multiple of 16) */
-    uint32_t req;  /* bytes asked for (HeapSize) */
+    uint64_t size; /* bytes of the block (a multiple of 16) */
+    uint64_t req;  /* bytes asked for (HeapSize) */
     bool used;
 } heap_block;
 
@@ -49,6 +51,7 @@ typedef struct hcp_pthread {
     uint64_t *tls;    /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
     uint32_t suspend; /* the suspend count: CREATE_SUSPENDED's and SuspendThread's */
     bool held;        /* created suspended and not yet released (state Initialized) */
+    uint64_t charged; /* its stack's part of the memory budget, given back when it exits */
 } hcp_pthread;
 
 typedef struct hcp_cs { /* a CRITICAL_SECTION's address and the mutex that serializes it */
@@ -90,6 +93,9 @@ struct hcp_process {
     char (*missing)[96];
     int nmissing;
     char failure[256];
+    bool failure_missing; /* the failure is a call of an import hcpsim lacks */
+    bool missing_fail;    /* --missing-imports=fail: such a call returns failure instead of stopping */
+    uint8_t *warned;      /* per gate service: its missing-import warning was given (SIM_GATE_SERVICES) */
     bool exited;
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
@@ -97,14 +103,18 @@ struct hcp_process {
     bool binary[3]; /* _setmode(fd, _O_BINARY): no "\n" -> "\r\n" on that stream */
     hcp_output_fn out;
     void *out_ud;
-    /* the C runtime heap: blocks by address, first fit */
-    uint64_t heap_base;
+    /* the C runtime heap: segments of guest memory, their blocks by address, first fit */
     heap_block *blocks;
     int nblocks, capblocks;
     /* threads (hcp_pthread), CreateThread's factory */
     hcp_pthread *thr;
     int nthr, capthr;
     hcp_spawn_fn spawn;
+    uint64_t mem_limit, mem_used; /* the memory budget (machine option max_memory) and what is charged to it */
+    uint64_t teb_next;            /* TEBs of new threads: the next page of the current arena, */
+    int teb_left;                 /* and the pages it has left */
+    uint64_t *teb_free;           /* TEBs of exited threads, taken again first */
+    int nteb_free, capteb_free;
     void *spawn_ud;
     uint8_t tls_used[HCP_TLS_SLOTS];
     hcp_cs *cs;
@@ -120,6 +130,11 @@ struct hcp_process {
     sim_thread *spawner;   /* a thread creating one while it has left its CPU (a pool worker that blocked) */
 };
 
+/* Charges n bytes to the process's memory budget: false (nothing charged) when they do not fit. */
+bool hcp_process_charge(hcp_process *p, uint64_t n);
+void hcp_process_uncharge(hcp_process *p, uint64_t n);
+/* A thread of the process exited: what it held of the budget goes back (handles.c's observer). */
+void hcp_process_thread_gone(hcp_process *p, sim_thread *t);
 /* pe.c: the record of t, or NULL when t is not a thread of the process. */
 hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t);
 /* Registers t as a thread of p with its own TEB (a copy of the main thread's,
@@ -128,8 +143,5 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
 /* crt_guest.c: places msvcrt's guest-code exports (_initterm, _cexit, exit) after the image. */
 sim_err hcp_crt_guest_place(hcp_process *p);
-/* dispatch.c: the thunk address of export e (an x86 stdcall thunk pops its arguments). */
-struct hcp_export;
-uint64_t hcp_export_thunk(hcp_os *os, const struct hcp_export *e);
 
 #endif

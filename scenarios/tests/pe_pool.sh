@@ -57,7 +57,7 @@ EOT
 for bits in 64 32; do
   pe_expect pool $bits want.txt
   pe_twice pool $bits
-  $HCPSIM run "pool$bits.exe" --report r$bits.json > /dev/null 2>&1
+  $HCPSIM run --report r$bits.json "pool$bits.exe" > /dev/null 2>&1
   perl -MJSON::PP -e '
     my ($f, $p) = @ARGV;
     local $/;
