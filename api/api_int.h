@@ -135,9 +135,9 @@ struct hcp_os {
     struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
     hcp_warn_fn warn_fn;      /* hcp_set_warning_handler, or NULL */
     void *warn_ud;
-    unsigned warned;          /* the kinds of warning given (profiling.c), once each */
-    bool entered;             /* inside an export's call (dispatch.c): its one kernel entry is already charged */
-    sim_object *proc_obj;     /* the process object (hcp_process_object), NULL until a handle needs it */
+    unsigned warned;      /* the kinds of warning given (profiling.c), once each */
+    bool entered;         /* inside an export's call (dispatch.c): its one kernel entry is already charged */
+    sim_object *proc_obj; /* the process object (hcp_process_object), NULL until a handle needs it */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full

@@ -155,7 +155,6 @@
 #define ERROR_ALERTED 739u
 #define ERROR_USER_APC 737u
 
-
 /* ---- structures, exactly as the Windows headers lay them out (HCP-SPEC §3.2, §3.3) --- */
 /* These are layout references: guest memory is always encoded field by field
  * in little-endian order at these offsets, never by copying a host struct. */

@@ -315,7 +315,8 @@ uint64_t hcp_nt_NtDelayExecution(hcp_ctx *c, const hcp_nt_NtDelayExecution_args 
     if (!hcp_rd(c, a->DelayInterval, (uint8_t[8]){0}, 8) || !hcp_nt_timeout(c, a->DelayInterval, &t)) return 0;
     if ((a->Alertable & 0xFF) && hcp_apc_pending(c->os, c->t)) return nt_result(c, STATUS_USER_APC);
     if (t == 0) return hcp_blocking(c, hcp_Sleep(c->os, 0), zero_result);
-    uint32_t r = hcp_wait_alertable(c, NULL, 0, false, t, SIM_WR_DELAY_EXECUTION, (a->Alertable & 0xFF) != 0, delay_resumed);
+    uint32_t r =
+        hcp_wait_alertable(c, NULL, 0, false, t, SIM_WR_DELAY_EXECUTION, (a->Alertable & 0xFF) != 0, delay_resumed);
     return r == HCP_PENDING ? 0 : (r == STATUS_USER_APC ? nt_result(c, r) : STATUS_SUCCESS);
 }
 
@@ -336,9 +337,7 @@ uint64_t hcp_nt_NtAlertThreadByThreadId(hcp_ctx *c, const hcp_nt_NtAlertThreadBy
     return STATUS_SUCCESS;
 }
 
-static uint64_t alert_resumed(hcp_ctx *c) {
-    return hcp_wait_end(c) == WAIT_OBJECT_0 ? STATUS_ALERTED : STATUS_TIMEOUT;
-}
+static uint64_t alert_resumed(hcp_ctx *c) { return hcp_wait_end(c) == WAIT_OBJECT_0 ? STATUS_ALERTED : STATUS_TIMEOUT; }
 
 uint64_t hcp_nt_NtWaitForAlertByThreadId(hcp_ctx *c, const hcp_nt_NtWaitForAlertByThreadId_args *a) {
     uint64_t t;
@@ -346,8 +345,7 @@ uint64_t hcp_nt_NtWaitForAlertByThreadId(hcp_ctx *c, const hcp_nt_NtWaitForAlert
     hcp_xthread *x = hcp_xthread_of(c->os, c->t);
     if (!x) return STATUS_NO_MEMORY;
     if (!x->alert && !(x->alert = sim_event_new(c->m, false, false))) return STATUS_NO_MEMORY;
-    uint32_t r =
-        hcp_wait_alertable(c, &x->alert, 1, false, t, SIM_WR_ALERT_BY_THREAD_ID, false, alert_resumed);
+    uint32_t r = hcp_wait_alertable(c, &x->alert, 1, false, t, SIM_WR_ALERT_BY_THREAD_ID, false, alert_resumed);
     if (r == HCP_PENDING) return 0;
     return r == WAIT_OBJECT_0 ? STATUS_ALERTED : STATUS_TIMEOUT;
 }

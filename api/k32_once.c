@@ -101,7 +101,7 @@ static uint64_t once_run(hcp_ctx *c) {
         st = once_begin(c, k->once, k->execute ? 0 : k->flags, &ctx, once_resumed);
         if (c->failed) return 0;
         if (st == HCP_PENDING) return 0; /* it waits */
-        if (st == ONCE_AGAIN) { /* not done yet: ask again */
+        if (st == ONCE_AGAIN) {          /* not done yet: ask again */
             uint32_t s2;
             hcp_park_end(c, &s2);
             continue;

@@ -132,12 +132,12 @@ static tpool *env_pool(hcp_ctx *c, uint64_t env, tpobj **group) {
 
 /* ---- workers ---- */
 
-
 hcp_worker *hcp_pool_worker_new(hcp_ctx *c, tpool *pool) {
     hcp_pool_state *ps = hcp_pool_state_of(c);
     hcp_xproc *x = hcp_xproc_of(c);
     hcp_process *p = c->p;
-    if (!ps || !x || !p->spawn || !hcp_pool_grow((void **)&ps->workers, &ps->capworkers, ps->nworkers, sizeof *ps->workers))
+    if (!ps || !x || !p->spawn ||
+        !hcp_pool_grow((void **)&ps->workers, &ps->capworkers, ps->nworkers, sizeof *ps->workers))
         return NULL;
     hcp_worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
@@ -394,8 +394,7 @@ static bool waiter_next(hcp_ctx *c, hcp_worker *w, hcp_ucb_frame *f, uint64_t *f
                     o->waiting = false;
                 else
                     o->wdue = o->ms == INFINITE ? SIM_INFINITE : sim_clock(c->m) + sim_ms_to_cycles(c->m, o->ms);
-                if (fire(c, w, o, o->kind == TP_WAIT ? WAIT_OBJECT_0 : 0))
-                    return start_item(c, w, f, fn, a);
+                if (fire(c, w, o, o->kind == TP_WAIT ? WAIT_OBJECT_0 : 0)) return start_item(c, w, f, fn, a);
                 if (!o->waiting) hcp_pool_obj_idle_check(c, o);
             }
         }
@@ -483,9 +482,11 @@ uint64_t hcp_k32_CreateThreadpoolWork(hcp_ctx *c, const hcp_k32_CreateThreadpool
 
 tpobj *hcp_pool_arg_obj(hcp_ctx *c, uint64_t addr, int kind) {
     tpobj *o = hcp_pool_obj_find(c, addr, kind);
-    if (!o || o->closed) hcp_stop(c, "0x%llX is not a live thread-pool object of this kind (an access violation on "
-                                     "Windows)",
-                                  (unsigned long long)addr);
+    if (!o || o->closed)
+        hcp_stop(c,
+                 "0x%llX is not a live thread-pool object of this kind (an access violation on "
+                 "Windows)",
+                 (unsigned long long)addr);
     return o && !o->closed ? o : NULL;
 }
 
@@ -651,4 +652,3 @@ uint64_t hcp_k32_CloseThreadpoolWait(hcp_ctx *c, const hcp_k32_CloseThreadpoolWa
     hcp_pool_obj_idle_check(c, o);
     return 0;
 }
-

@@ -150,8 +150,9 @@ uint64_t hcp_k32_ReleaseMutexWhenCallbackReturns(hcp_ctx *c, const hcp_k32_Relea
     if (w) w->on_mutex = a->mut;
     return 0;
 }
-uint64_t hcp_k32_LeaveCriticalSectionWhenCallbackReturns(
-    hcp_ctx *c, const hcp_k32_LeaveCriticalSectionWhenCallbackReturns_args *a) {
+uint64_t
+hcp_k32_LeaveCriticalSectionWhenCallbackReturns(hcp_ctx *c,
+                                                const hcp_k32_LeaveCriticalSectionWhenCallbackReturns_args *a) {
     hcp_worker *w = instance_worker(c, a->pci);
     if (w) w->on_cs = a->pcs;
     return 0;

@@ -225,7 +225,7 @@ static int topology(hcp_ctx *c, int filter, topo_entry *out, int cap, bool ex) {
     int ncpu = sim_cpu_count(c->m), n = 0;
 #define ADD(...)                                                                                                       \
     do {                                                                                                               \
-        if (n < cap) out[n] = (topo_entry){__VA_ARGS__};                                                              \
+        if (n < cap) out[n] = (topo_entry){__VA_ARGS__};                                                               \
         n++;                                                                                                           \
     } while (0)
     if (!ex) { /* the flat list: per core its record and its caches, then package and node */
@@ -300,8 +300,7 @@ static unsigned ex_size(const hcp_ctx *c, int rel) {
     }
 }
 
-uint64_t hcp_k32_GetLogicalProcessorInformationEx(hcp_ctx *c,
-                                                  const hcp_k32_GetLogicalProcessorInformationEx_args *a) {
+uint64_t hcp_k32_GetLogicalProcessorInformationEx(hcp_ctx *c, const hcp_k32_GetLogicalProcessorInformationEx_args *a) {
     int filter = (int)a->RelationshipType;
     if (filter != REL_ALL && (filter < 0 || filter > REL_GROUP)) return hcp_fail(c, ERROR_INVALID_PARAMETER);
     topo_entry e[MAX_TOPO];

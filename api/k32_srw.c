@@ -206,9 +206,7 @@ static bool srw_word(hcp_ctx *c, uint64_t addr, const hcp_srw *s) {
     return hcp_wrp(c, addr, v);
 }
 
-static void srw_forget(hcp_xproc *x, hcp_srw *s) {
-    *s = x->srw[--x->nsrw];
-}
+static void srw_forget(hcp_xproc *x, hcp_srw *s) { *s = x->srw[--x->nsrw]; }
 
 /* A released lock goes to its oldest waiter (with the shared waiters right behind a shared one). */
 static void srw_grant(hcp_ctx *c, hcp_xproc *x, uint64_t addr) {
@@ -260,8 +258,8 @@ static int srw_lock(hcp_ctx *c, uint64_t addr, bool excl, uint64_t (*resume)(hcp
     }
     for (int k = 0; k < 4; k++) {
         if (srw_take(c, x, addr, excl)) return 1;
-        uint32_t r =
-            hcp_park(c, PQ_SRW, addr, excl ? SRW_EXCL : SRW_SHARED, SIM_INFINITE, hcp_park_reason(c->os), false, resume);
+        uint32_t r = hcp_park(c, PQ_SRW, addr, excl ? SRW_EXCL : SRW_SHARED, SIM_INFINITE, hcp_park_reason(c->os),
+                              false, resume);
         if (c->failed) return -1;
         srw_word(c, addr, srw_find(x, addr, false));
         if (r == HCP_PENDING) return 0;
@@ -276,8 +274,9 @@ static bool srw_release(hcp_ctx *c, uint64_t addr, bool excl) {
     hcp_xproc *x = hcp_xproc_of(c);
     hcp_srw *s = x ? srw_find(x, addr, false) : NULL;
     if (!s || (excl ? !s->excl : !s->shared)) {
-        hcp_stop(c, "the SRW lock at 0x%llX is not held %s: STATUS_RESOURCE_NOT_OWNED (0xC0000264), an exception "
-                    "on Windows",
+        hcp_stop(c,
+                 "the SRW lock at 0x%llX is not held %s: STATUS_RESOURCE_NOT_OWNED (0xC0000264), an exception "
+                 "on Windows",
                  (unsigned long long)addr, excl ? "exclusive" : "shared");
         return false;
     }
@@ -421,7 +420,9 @@ static uint64_t cv_sleep_on(hcp_ctx *c, uint64_t cv, uint64_t lock, int mode, ui
     return cv_woken(c);
 }
 
-static uint64_t ms_cycles(hcp_ctx *c, uint32_t ms) { return ms == INFINITE ? SIM_INFINITE : sim_ms_to_cycles(c->m, ms); }
+static uint64_t ms_cycles(hcp_ctx *c, uint32_t ms) {
+    return ms == INFINITE ? SIM_INFINITE : sim_ms_to_cycles(c->m, ms);
+}
 
 uint64_t hcp_k32_InitializeConditionVariable(hcp_ctx *c, const hcp_k32_InitializeConditionVariable_args *a) {
     hcp_wrp(c, a->ConditionVariable, 0);

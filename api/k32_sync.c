@@ -317,12 +317,12 @@ uint64_t hcp_k32_CreateMutexW(hcp_ctx *c, const hcp_k32_CreateMutexW_args *a) {
     return hcp_named_create(c, OBJ_MUTEX, a->bInitialOwner, 0, a->lpName, true, a->lpMutexAttributes, 0);
 }
 uint64_t hcp_k32_CreateSemaphoreA(hcp_ctx *c, const hcp_k32_CreateSemaphoreA_args *a) {
-    return hcp_named_create(c, OBJ_SEMAPHORE, (uint32_t)a->lInitialCount, (uint32_t)a->lMaximumCount, a->lpName,
-                            false, a->lpSemaphoreAttributes, 0);
+    return hcp_named_create(c, OBJ_SEMAPHORE, (uint32_t)a->lInitialCount, (uint32_t)a->lMaximumCount, a->lpName, false,
+                            a->lpSemaphoreAttributes, 0);
 }
 uint64_t hcp_k32_CreateSemaphoreW(hcp_ctx *c, const hcp_k32_CreateSemaphoreW_args *a) {
-    return hcp_named_create(c, OBJ_SEMAPHORE, (uint32_t)a->lInitialCount, (uint32_t)a->lMaximumCount, a->lpName,
-                            true, a->lpSemaphoreAttributes, 0);
+    return hcp_named_create(c, OBJ_SEMAPHORE, (uint32_t)a->lInitialCount, (uint32_t)a->lMaximumCount, a->lpName, true,
+                            a->lpSemaphoreAttributes, 0);
 }
 uint64_t hcp_k32_OpenEventA(hcp_ctx *c, const hcp_k32_OpenEventA_args *a) {
     return open_named(c, OBJ_EVENT, a->dwDesiredAccess, a->bInheritHandle != 0, a->lpName, false);
@@ -433,8 +433,9 @@ uint64_t hcp_k32_InitializeCriticalSectionEx(hcp_ctx *c, const hcp_k32_Initializ
 uint64_t hcp_nt_RtlInitializeCriticalSection(hcp_ctx *c, const hcp_nt_RtlInitializeCriticalSection_args *a) {
     return cs_init(c, a->lpCriticalSection, 0, 0) ? STATUS_SUCCESS : STATUS_NO_MEMORY;
 }
-uint64_t hcp_nt_RtlInitializeCriticalSectionAndSpinCount(hcp_ctx *c,
-                                                         const hcp_nt_RtlInitializeCriticalSectionAndSpinCount_args *a) {
+uint64_t
+hcp_nt_RtlInitializeCriticalSectionAndSpinCount(hcp_ctx *c,
+                                                const hcp_nt_RtlInitializeCriticalSectionAndSpinCount_args *a) {
     return cs_init(c, a->lpCriticalSection, a->dwSpinCount, 0) ? STATUS_SUCCESS : STATUS_NO_MEMORY;
 }
 uint64_t hcp_nt_RtlInitializeCriticalSectionEx(hcp_ctx *c, const hcp_nt_RtlInitializeCriticalSectionEx_args *a) {

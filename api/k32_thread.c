@@ -222,10 +222,10 @@ uint64_t hcp_k32_SetThreadPriority(hcp_ctx *c, const hcp_k32_SetThreadPriority_a
         return hcp_fail(c, ERROR_INVALID_PARAMETER);
     hcp_xthread *x = hcp_process_thread(c->p, t) ? hcp_xthread_of(c->os, t) : NULL;
     if (x) x->rel_priority = n;
-    int pr = x ? hcp_class_priority(c, n)
-               : n == THREAD_PRIORITY_TIME_CRITICAL ? 15
-               : n == THREAD_PRIORITY_IDLE          ? 1
-                                                    : PROCESS_BASE_PRIORITY + n;
+    int pr = x                                    ? hcp_class_priority(c, n)
+             : n == THREAD_PRIORITY_TIME_CRITICAL ? 15
+             : n == THREAD_PRIORITY_IDLE          ? 1
+                                                  : PROCESS_BASE_PRIORITY + n;
     sim_thread_set_priority(t, pr);
     sim_sched_preempt_pending(c->t); /* a Ready thread above the caller now takes its CPU */
     return 1;

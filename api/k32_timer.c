@@ -152,8 +152,9 @@ int hcp_SetWaitableTimer(hcp_os *os, uint64_t hTimer, int64_t DueTime, int32_t l
     if (DueTime < 0)
         due = now + sim_mul_div((uint64_t)0 - (uint64_t)DueTime, cf->frequency, 10000000u);
     else
-        due = (uint64_t)DueTime <= cf->boot_time ? 0
-                                                  : sim_mul_div((uint64_t)DueTime - cf->boot_time, cf->frequency, 10000000u);
+        due = (uint64_t)DueTime <= cf->boot_time
+                  ? 0
+                  : sim_mul_div((uint64_t)DueTime - cf->boot_time, cf->frequency, 10000000u);
     sim_timer_set(o, due, sim_ms_to_cycles(os->m, (uint32_t)lPeriod));
     return 1;
 }

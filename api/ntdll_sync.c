@@ -58,8 +58,8 @@ uint64_t hcp_nt_NtCreateKeyedEvent(hcp_ctx *c, const hcp_nt_NtCreateKeyedEvent_a
     if (name[0]) return STATUS_NOT_SUPPORTED; /* named keyed events are not simulated */
     if (sim_mem_probe(c->m, a->KeyedEventHandle, c->w, true) != SIM_OK) return STATUS_ACCESS_VIOLATION;
     sim_object *o = sim_event_new(c->m, true, false); /* its identity: never waited on */
-    uint64_t h = o ? hcp_handle_new(c->os, OBJ_KEYEDEVENT, NULL, o, hcp_map_access(OBJ_KEYEDEVENT, a->DesiredAccess))
-                   : 0;
+    uint64_t h =
+        o ? hcp_handle_new(c->os, OBJ_KEYEDEVENT, NULL, o, hcp_map_access(OBJ_KEYEDEVENT, a->DesiredAccess)) : 0;
     if (!h) return no_handle(c);
     hcp_wrp(c, a->KeyedEventHandle, h);
     return STATUS_SUCCESS;
@@ -147,8 +147,7 @@ uint64_t hcp_k32_SetThreadDescription(hcp_ctx *c, const hcp_k32_SetThreadDescrip
 uint64_t hcp_k32_SetThreadPriority(hcp_ctx *c, const hcp_k32_SetThreadPriority_args *a);
 uint64_t hcp_k32_SetThreadGroupAffinity(hcp_ctx *c, const hcp_k32_SetThreadGroupAffinity_args *a);
 
-static uint32_t out(hcp_ctx *c, uint64_t buf, uint32_t len, uint64_t retlen, const uint8_t *b, uint32_t n,
-                    bool exact) {
+static uint32_t out(hcp_ctx *c, uint64_t buf, uint32_t len, uint64_t retlen, const uint8_t *b, uint32_t n, bool exact) {
     if (exact ? len != n : len < n) {
         if (retlen) hcp_wr32(c, retlen, n);
         return exact ? STATUS_INFO_LENGTH_MISMATCH : STATUS_BUFFER_TOO_SMALL;
@@ -253,11 +252,11 @@ uint64_t hcp_nt_NtSetInformationThread(hcp_ctx *c, const hcp_nt_NtSetInformation
     default: return STATUS_INVALID_INFO_CLASS;
     }
     if (len != need) return STATUS_INFO_LENGTH_MISMATCH;
-    uint32_t access = a->ThreadInformationClass == ThreadNameInformation || a->ThreadInformationClass == ThreadPriority ||
-                              a->ThreadInformationClass == ThreadBasePriority ||
-                              a->ThreadInformationClass == ThreadPriorityBoost
-                          ? THREAD_SET_LIMITED_INFORMATION
-                          : THREAD_SET_INFORMATION;
+    uint32_t access =
+        a->ThreadInformationClass == ThreadNameInformation || a->ThreadInformationClass == ThreadPriority ||
+                a->ThreadInformationClass == ThreadBasePriority || a->ThreadInformationClass == ThreadPriorityBoost
+            ? THREAD_SET_LIMITED_INFORMATION
+            : THREAD_SET_INFORMATION;
     sim_thread *t;
     uint32_t st = hcp_ref_thread(c->os, a->ThreadHandle, access, &t);
     if (st != STATUS_SUCCESS) return st;

@@ -125,9 +125,9 @@ struct hcp_process {
     int nva, capva;
     hcp_image_export *exports;
     int nexports;
-    struct hcp_xproc *x;   /* synchronisation, pool, FLS, priority class (api/sync_int.h), NULL until used */
-    uint64_t ucb_entry;    /* the user-callback dispatcher's guest code (api/ucb.c) */
-    sim_thread *spawner;   /* a thread creating one while it has left its CPU (a pool worker that blocked) */
+    struct hcp_xproc *x; /* synchronisation, pool, FLS, priority class (api/sync_int.h), NULL until used */
+    uint64_t ucb_entry;  /* the user-callback dispatcher's guest code (api/ucb.c) */
+    sim_thread *spawner; /* a thread creating one while it has left its CPU (a pool worker that blocked) */
 };
 
 /* Charges n bytes to the process's memory budget: false (nothing charged) when they do not fit. */

@@ -6,7 +6,6 @@
 
 #include "api/sync_int.h"
 
-
 #define WT_EXECUTEINWAITTHREAD 0x04u
 #define WT_EXECUTEONLYONCE 0x08u
 #define WT_EXECUTEINTIMERTHREAD 0x20u

@@ -78,17 +78,17 @@ typedef struct hcp_xthread {
     int nucb;
     uint64_t rec; /* its callback record in guest memory (OS heap), 0 until needed */
     /* processes and processors (k32_procinfo.c) */
-    int rel_priority;   /* SetThreadPriority's value (THREAD_PRIORITY_*) */
-    bool has_rel;       /* set (else the thread's priority is its own) */
-    uint64_t *fls;      /* FLS values by index (NULL: none set) */
-    int nfls;           /* entries of fls */
-    uint16_t *desc;     /* SetThreadDescription's UTF-16 text, with its terminator */
-    int ndesc;          /* code units, terminator excluded */
-    bool boost_off;     /* SetThreadPriorityBoost (no boosts are simulated) */
-    bool hide_debugger; /* ThreadHideFromDebugger */
+    int rel_priority;          /* SetThreadPriority's value (THREAD_PRIORITY_*) */
+    bool has_rel;              /* set (else the thread's priority is its own) */
+    uint64_t *fls;             /* FLS values by index (NULL: none set) */
+    int nfls;                  /* entries of fls */
+    uint16_t *desc;            /* SetThreadDescription's UTF-16 text, with its terminator */
+    int ndesc;                 /* code units, terminator excluded */
+    bool boost_off;            /* SetThreadPriorityBoost (no boosts are simulated) */
+    bool hide_debugger;        /* ThreadHideFromDebugger */
     struct hcp_worker *worker; /* a thread-pool worker or waiter thread (k32_pool.c) */
-    uint32_t suspend_prev;  /* SuspendThread of itself: the count before it */
-    uint32_t suspend_count; /* a Lua body's thread: its suspend count (a program's: hcp_pthread.suspend) */
+    uint32_t suspend_prev;     /* SuspendThread of itself: the count before it */
+    uint32_t suspend_count;    /* a Lua body's thread: its suspend count (a program's: hcp_pthread.suspend) */
 } hcp_xthread;
 
 /* The thread's state (created on first use); NULL on host memory exhaustion. */
@@ -123,9 +123,9 @@ typedef struct hcp_xproc {
     struct hcp_wtimer *wt;
     int nwt, capwt;
     bool timer_hook;
-    int ncreated;            /* CreateThread's threads ever made (their names: PROGRAM.exe#k) */
-    int nworkers;            /* pool worker threads ever made (their names) */
-    int nwaiters;            /* pool waiter threads ever made */
+    int ncreated; /* CreateThread's threads ever made (their names: PROGRAM.exe#k) */
+    int nworkers; /* pool worker threads ever made (their names) */
+    int nwaiters; /* pool waiter threads ever made */
 } hcp_xproc;
 
 /* The process's state (created on first use); NULL without a process or host memory. */

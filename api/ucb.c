@@ -41,7 +41,6 @@ hcp_xproc *hcp_xproc_of(hcp_ctx *c) {
     return c->p->x;
 }
 
-
 void hcp_xproc_free(hcp_xproc *x) {
     if (!x) return;
     hcp_waitq_free(x);
@@ -55,9 +54,7 @@ void hcp_xproc_free(hcp_xproc *x) {
     free(x);
 }
 
-int hcp_park_reason(const hcp_os *os) {
-    return os->plat->win8 ? SIM_WR_ALERT_BY_THREAD_ID : SIM_WR_KEYED_EVENT;
-}
+int hcp_park_reason(const hcp_os *os) { return os->plat->win8 ? SIM_WR_ALERT_BY_THREAD_ID : SIM_WR_KEYED_EVENT; }
 
 void hcp_charge_entry(hcp_ctx *c) { sim_kernel_work(c->t, sim_machine_config(c->m)->cost.api_call_cycles); }
 

@@ -122,13 +122,13 @@ struct sim_thread {
     bool wait_all;
     bool linked; /* its wait blocks are in their objects' lists */
     /* suspension (sim_thread_suspend) */
-    bool suspended;      /* it waits with reason Suspended, or will at suspend_at */
+    bool suspended;       /* it waits with reason Suspended, or will at suspend_at */
     bool suspend_pending; /* running on another CPU: it leaves that CPU at its first stop at or after suspend_at */
     uint64_t suspend_at;
-    bool susp_wait;       /* a wait was interrupted: its objects stay in wb[], nwait, wait_all */
-    uint64_t susp_due;    /* that wait's due time (UINT64_MAX: none) */
-    int susp_reason;      /* its wait reason */
-    bool susp_aborted;    /* an APC ended it meanwhile: susp_status on resumption */
+    bool susp_wait;    /* a wait was interrupted: its objects stay in wb[], nwait, wait_all */
+    uint64_t susp_due; /* that wait's due time (UINT64_MAX: none) */
+    int susp_reason;   /* its wait reason */
+    bool susp_aborted; /* an APC ended it meanwhile: susp_status on resumption */
     uint32_t susp_status;
     uint32_t wait_status;
     uint64_t timer_due;   /* UINT64_MAX: no timer */
