@@ -281,8 +281,9 @@ my @MUTANTS = (
      ['api/k32_pool.c', '&& active(c, pool) < sim_cpu_count(c->m))', ')']],
     ['named-object-outlives-handles', 'a named object keeps its name after its last handle is closed',
      ['api/k32_sync.c', 'if (n && --n->refs <= 0) *n = p->named[--p->nnamed];', 'if (n) --n->refs;']],
-    ['process-never-signalled', 'a process handle is a waitable object that is never signalled, even at exit',
-     ['api/handles.c', 'if (!os->proc_obj) os->proc_obj = sim_event_new(os->m, true, false);', 'if (!os->proc_obj) os->proc_obj = sim_event_new(os->m, true, false);\n    if (os->proc_obj) return sim_event_new(os->m, true, false);']],
+    ['current-process-not-waitable', 'the current process pseudo-handle is not a waitable object (a wait on it fails, as before issue 33)',
+     ['api/handles.c', "    if (v == HCP_CURRENT_PROCESS) { /* the process: waitable, signalled when it ends */\n        if (want != OBJ_NONE && want != OBJ_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH;",
+      "    if (v == HCP_CURRENT_PROCESS) { /* the process: waitable, signalled when it ends */\n        if (want != OBJ_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH;"]],
 );
 
 my ($list, $check, $quick, $first, $keep, $baseline, @only) = (0, 0, 0, 0, 0, 1);

@@ -511,7 +511,7 @@ uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
  * waiting in sim_wait (running, ready, suspended outside a wait, exited). */
 bool sim_wait_abort(sim_thread *t, uint32_t status, int reason);
 
-/* Timers (waitable timer objects, sim/README.md "Timers"): signalled when they expire, at the first
+/* Timers (waitable timer objects, sim/README.md "Timer objects"): signalled when they expire, at the first
  * CPU-0 clock interrupt at or after their due time, together with the waits whose timeouts expire
  * there (timers first at an equal due time, then in the order they were set).  A synchronization
  * timer (manual = false) resets when a wait it satisfies takes it, as an auto-reset event. */
