@@ -149,11 +149,11 @@ $(BUILD)/api/exports_gen.o: $(BUILD)/api/exports_gen.c $(BUILD)/api/exports_gen.
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 # Guest code of the simulated DLLs (api/guest/*.S), assembled as the guest kernels are, then C.
-GUEST_SRC := api/guest/crt_x64.S api/guest/crt_x86.S
-$(BUILD)/api/guest/crt_x64.o: api/guest/crt_x64.S
+GUEST_SRC := api/guest/crt_x64.S api/guest/crt_x86.S api/guest/ucb_x64.S api/guest/ucb_x86.S
+$(BUILD)/api/guest/%_x64.o: api/guest/%_x64.S
 	@mkdir -p $(dir $@)
 	$(KERNEL_AS) --64 -o $@ $<
-$(BUILD)/api/guest/crt_x86.o: api/guest/crt_x86.S
+$(BUILD)/api/guest/%_x86.o: api/guest/%_x86.S
 	@mkdir -p $(dir $@)
 	$(KERNEL_AS_X86) -o $@ $<
 $(BUILD)/api/guest/%.bin: $(BUILD)/api/guest/%.o

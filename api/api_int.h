@@ -53,11 +53,22 @@ typedef struct hcp_sem_rules {
 } hcp_sem_rules;
 extern const hcp_sem_rules HCP_SEM_RULES[2];
 
-typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD, OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE, OBJ_FILE } obj_type;
+typedef enum obj_type {
+    OBJ_NONE = 0,
+    OBJ_THREAD,
+    OBJ_EVENT,
+    OBJ_MUTEX,
+    OBJ_SEMAPHORE,
+    OBJ_FILE,      /* an open file or folder (api/fs.c; its state: handle_slot.ext) */
+    OBJ_PROCESS,   /* the process (object: hcp_process_object) */
+    OBJ_TIMER,     /* a waitable timer (api/k32_timer.c) */
+    OBJ_KEYEDEVENT /* a keyed event (api/ntdll_sync.c; its object is only its identity) */
+} obj_type;
 
 typedef struct handle_slot {
     obj_type type;
-    uint8_t gen; /* 1..255, bumped when the slot is freed */
+    uint8_t gen;   /* 1..255, bumped when the slot is freed */
+    uint8_t flags; /* HANDLE_FLAG_INHERIT, HANDLE_FLAG_PROTECT_FROM_CLOSE (Get/SetHandleInformation) */
     uint32_t access;
     sim_thread *thread; /* OBJ_THREAD */
     sim_object *object; /* OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE */
@@ -84,6 +95,7 @@ typedef struct os_thread {
      * wait's result) */
     uint64_t (*resume)(struct hcp_ctx *c);
     prof_record prof;
+    struct hcp_xthread *x; /* synchronisation, APCs, pool, FLS... (api/sync_int.h), NULL until used */
 } os_thread;
 
 /* The NT Kernel Logger session of a machine (api/etw.c): at most one. */
@@ -125,8 +137,9 @@ struct hcp_os {
     struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
     hcp_warn_fn warn_fn;      /* hcp_set_warning_handler, or NULL */
     void *warn_ud;
-    unsigned warned; /* the kinds of warning given (profiling.c), once each */
-    bool entered;    /* inside an export's call (dispatch.c): its one kernel entry is already charged */
+    unsigned warned;      /* the kinds of warning given (profiling.c), once each */
+    bool entered;         /* inside an export's call (dispatch.c): its one kernel entry is already charged */
+    sim_object *proc_obj; /* the process object (hcp_process_object), NULL until a handle needs it */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full
@@ -143,6 +156,11 @@ void *hcp_handle_ext(hcp_os *os, uint64_t v, obj_type type, uint32_t *access);
  * ObReferenceObjectByHandle does. */
 uint32_t hcp_ref_object(hcp_os *os, uint64_t h, obj_type want, uint32_t access, obj_type *type, sim_object **out);
 
+/* The handle slot of v (not a pseudo handle), or NULL: Get/SetHandleInformation. */
+handle_slot *hcp_handle_slot(hcp_os *os, uint64_t v);
+/* Called by CloseHandle for a closed handle to object o of `type` (k32_sync.c: a named object
+ * loses its name with its last handle). */
+void hcp_handle_closed(hcp_os *os, obj_type type, sim_object *o);
 /* Per-thread OS state, grown on demand; NULL on host memory exhaustion. */
 os_thread *hcp_os_thread(hcp_os *os, sim_thread *t);
 /* What handle v refers to (-2: the calling thread, all access): DuplicateHandle. */

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/exports_gen.h"
+#include "api/sync_int.h"
 
 _Static_assert(HCP_EXPORT_ROWS <= HCP_SVC_MISSING, "the export rows fit below the missing imports' services");
 _Static_assert(HCP_SVC_MISSING + HCP_MAX_MISSING <= SIM_GATE_SERVICES, "one thunk per service");
@@ -501,8 +501,15 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
         os_thread *ot = hcp_os_thread(os, t);
         uint64_t (*resume)(hcp_ctx *) = ot ? ot->resume : NULL;
         uint64_t r = resume ? resume(&c) : e->ret == HCP_T_VOID ? 0 : hcp_wait_result(os);
+        if (e->ret == HCP_T_VOID) r = 0;
         if (c.failed) { /* the resumed work stopped the run */
             sim_gate_end_call(t);
+            return 0;
+        }
+        if (c.pending) { /* it waits again (a lock it must take after a wake-up) */
+            if (ot) ot->resume = c.resume;
+            *pending = true;
+            hcp_pool_on_block(&c);
             return 0;
         }
         r = narrow(&c, e->ret, r);
@@ -537,6 +544,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
         if (ot) ot->resume = c.resume;
         *pending = true;
         observe(os, e, e->name, t, v, nfixed, start, 0, true, false, false);
+        hcp_pool_on_block(&c); /* a pool worker that blocks may let its pool add a worker */
         return 0;
     }
     r = narrow(&c, e->ret, r);

@@ -295,10 +295,12 @@ static void on_record(void *ud, const sim_record *r) {
         /* A thread leaving Waiting or Initialized is readied; one that goes back
          * to its queue from Running (quantum end, preemption, yield) is not: its
          * CSwitch says so (OldThreadState Ready). */
-        bool readied = r->reason == SIM_READY_NEW || r->reason == SIM_READY_WAKE || r->reason == SIM_READY_TIMEOUT;
+        bool readied = r->reason == SIM_READY_NEW || r->reason == SIM_READY_WAKE || r->reason == SIM_READY_TIMEOUT ||
+                       r->reason == SIM_READY_TIMER;
         if (readied && (e->flags & EVENT_TRACE_FLAG_DISPATCHER)) {
+            bool dpc = r->reason == SIM_READY_TIMEOUT || r->reason == SIM_READY_TIMER; /* in a clock interrupt */
             const uint64_t v[RF_N] = {sim_thread_id(r->thread), 0, 0, /* no priority boosts in this model */
-                                      r->reason == SIM_READY_TIMEOUT ? READY_FROM_DPC : 0, 0};
+                                      dpc ? READY_FROM_DPC : 0, 0};
             emit(os, &c, EVENT_TRACE_TYPE_READYTHREAD, v);
         }
     } else if (r->type == SIM_REC_SWITCH) {

@@ -14,6 +14,7 @@
 
 #include "api/api_int.h"
 #include "api/pe_int.h"
+#include "api/sync_int.h"
 
 static void on_switch_in(void *ud, sim_thread *t, int reason) { hcp_prof_switch_in(ud, t, reason); }
 static void on_thread_exit(void *ud, sim_thread *t) {
@@ -43,6 +44,7 @@ hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
 void hcp_os_free(hcp_os *os) {
     if (!os) return;
     sim_remove_observer(os->m, os->observer);
+    for (int i = 0; i < os->nthreads; i++) hcp_xthread_free(os->threads[i].x);
     free(os->handles);
     free(os->threads);
     hcp_process_free(os->proc);
@@ -124,10 +126,11 @@ uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o,
             os->caphandles = nc;
         }
         slot = os->nhandles++;
-        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL, NULL, -1, NULL};
+        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, 0, NULL, NULL, -1, NULL};
     }
     handle_slot *h = &os->handles[slot];
     h->type = type;
+    h->flags = 0;
     h->access = access;
     h->thread = t;
     h->object = o;
@@ -143,6 +146,13 @@ static handle_slot *lookup(hcp_os *os, uint64_t v) {
     if (slot < 0 || slot >= os->nhandles) return NULL;
     handle_slot *h = &os->handles[slot];
     return h->type != OBJ_NONE && h->gen == gen ? h : NULL;
+}
+
+handle_slot *hcp_handle_slot(hcp_os *os, uint64_t v) { return lookup(os, hcp_handle_arg(os, v)); }
+
+sim_object *hcp_process_object(hcp_os *os) {
+    if (!os->proc_obj) os->proc_obj = sim_event_new(os->m, true, false);
+    return os->proc_obj;
 }
 
 uint32_t hcp_ref_thread(hcp_os *os, uint64_t v, uint32_t access, sim_thread **out) {
@@ -173,7 +183,12 @@ uint32_t hcp_ref_object(hcp_os *os, uint64_t v, obj_type want, uint32_t access, 
         *out = sim_thread_object(t);
         return *out ? STATUS_SUCCESS : STATUS_NO_MEMORY;
     }
-    if (v == HCP_CURRENT_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH; /* processes are not simulated */
+    if (v == HCP_CURRENT_PROCESS) { /* the process: waitable, signalled when it ends */
+        if (want != OBJ_NONE && want != OBJ_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH;
+        *type = OBJ_PROCESS;
+        *out = hcp_process_object(os);
+        return *out ? STATUS_SUCCESS : STATUS_NO_MEMORY;
+    }
     handle_slot *h = lookup(os, v);
     if (!h) return STATUS_INVALID_HANDLE;
     if (want != OBJ_NONE && h->type != want) return STATUS_OBJECT_TYPE_MISMATCH; /* type before access */
@@ -207,15 +222,17 @@ void hcp_SetLastError(hcp_os *os, uint32_t v) {
 
 uint64_t hcp_OpenThread(hcp_os *os, uint32_t dwDesiredAccess, int bInheritHandle, uint32_t dwThreadId) {
     hcp_kernel_entry(os);
-    (void)bInheritHandle; /* one process: inheritance has no observable effect */
     sim_thread *t = sim_thread_by_id(os->m, dwThreadId);
     if (!t) {
         hcp_SetLastError(os, ERROR_INVALID_PARAMETER);
         return 0;
     }
-    uint32_t access = dwDesiredAccess & MAXIMUM_ALLOWED ? THREAD_ALL_ACCESS : dwDesiredAccess & THREAD_ALL_ACCESS;
+    /* generic rights map to the thread's specific rights; MAXIMUM_ALLOWED grants all */
+    uint32_t access = hcp_map_access(OBJ_THREAD, dwDesiredAccess) & THREAD_ALL_ACCESS;
     uint64_t h = hcp_thread_handle(os, t, access);
     if (!h) hcp_SetLastError(os, hcp_handle_error(os));
+    handle_slot *s = h && bInheritHandle ? lookup(os, h) : NULL;
+    if (s) s->flags |= HANDLE_FLAG_INHERIT;
     return h;
 }
 
@@ -224,11 +241,13 @@ int hcp_CloseHandle(hcp_os *os, uint64_t hObject) {
     hObject = hcp_handle_arg(os, hObject);
     if (hObject == HCP_CURRENT_THREAD || hObject == HCP_CURRENT_PROCESS) return 1;
     handle_slot *h = lookup(os, hObject);
-    if (!h) {
+    if (!h || (h->flags & HANDLE_FLAG_PROTECT_FROM_CLOSE)) { /* a protected one: STATUS_HANDLE_NOT_CLOSABLE */
         hcp_SetLastError(os, ERROR_INVALID_HANDLE);
         return 0;
     }
     void *file = h->type == OBJ_FILE ? h->ext : NULL;
+    obj_type type = h->type;
+    sim_object *o = h->object;
     h->type = OBJ_NONE;
     h->thread = NULL;
     h->object = NULL;
@@ -238,6 +257,7 @@ int hcp_CloseHandle(hcp_os *os, uint64_t hObject) {
     os->free_head = (int)(h - os->handles);
     os->open_handles--;
     if (file) hcp_file_closed(os, file);
+    if (o) hcp_handle_closed(os, type, o);
     return 1;
 }
 
@@ -252,6 +272,13 @@ uint32_t hcp_handle_info(hcp_os *os, uint64_t v, obj_type *type, sim_thread **t,
         if (!*t) return STATUS_INVALID_HANDLE;
         *type = OBJ_THREAD;
         *access = THREAD_ALL_ACCESS;
+        return STATUS_SUCCESS;
+    }
+    if (v == HCP_CURRENT_PROCESS) {
+        *o = hcp_process_object(os);
+        if (!*o) return STATUS_NO_MEMORY;
+        *type = OBJ_PROCESS;
+        *access = PROCESS_ALL_ACCESS;
         return STATUS_SUCCESS;
     }
     handle_slot *h = lookup(os, v);

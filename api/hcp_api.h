@@ -120,6 +120,40 @@
 #define ERROR_ALREADY_EXISTS 183u /* StartTrace: the NT Kernel Logger already runs */
 #define ERROR_NO_SYSTEM_RESOURCES 1450u
 #define ERROR_WMI_INSTANCE_NOT_FOUND 4201u /* ControlTrace(STOP): no such session */
+/* synchronisation, APCs, timers, the pool, threads (api/sync_int.h's families) */
+#define STATUS_WAIT_0 0x00000000u
+#define STATUS_ABANDONED_WAIT_0 0x00000080u
+#define STATUS_USER_APC 0x000000C0u
+#define STATUS_ALERTED 0x00000101u
+#define STATUS_TIMEOUT 0x00000102u
+#define STATUS_PENDING 0x00000103u
+#define STATUS_NO_YIELD_PERFORMED 0x40000024u
+#define STATUS_UNSUCCESSFUL 0xC0000001u
+#define STATUS_INVALID_INFO_CLASS 0xC0000003u
+#define STATUS_INVALID_CID 0xC000000Bu
+#define STATUS_INVALID_PARAMETER_MIX 0xC0000030u
+#define STATUS_OBJECT_NAME_NOT_FOUND 0xC0000034u
+#define STATUS_OBJECT_NAME_COLLISION 0xC0000035u
+#define STATUS_MUTANT_NOT_OWNED 0xC0000046u
+#define STATUS_SEMAPHORE_LIMIT_EXCEEDED 0xC0000047u
+#define STATUS_SUSPEND_COUNT_EXCEEDED 0xC000004Au
+#define STATUS_THREAD_IS_TERMINATING 0xC000004Bu
+#define STATUS_INVALID_PARAMETER_4 0xC00000F2u
+#define STATUS_NOT_FOUND 0xC0000225u
+#define STATUS_HANDLE_NOT_CLOSABLE 0xC0000235u
+#define STATUS_RESOURCE_NOT_OWNED 0xC0000264u
+
+#define WAIT_IO_COMPLETION 0x000000C0u
+#define ERROR_GEN_FAILURE 31u
+#define ERROR_SIGNAL_REFUSED 156u
+#define ERROR_NO_MORE_ITEMS 259u
+#define ERROR_IO_PENDING 997u
+#define ERROR_TIMEOUT 1460u
+#define ERROR_INVALID_PARAMETER_VALUE ERROR_INVALID_PARAMETER
+#define ERROR_NOT_FOUND 1168u
+#define STATUS_INSUFFICIENT_RESOURCES 0xC000009Au
+#define ERROR_ALERTED 739u
+#define ERROR_USER_APC 737u
 
 /* ---- structures, exactly as the Windows headers lay them out (HCP-SPEC §3.2, §3.3) --- */
 /* These are layout references: guest memory is always encoded field by field
@@ -239,6 +273,20 @@ uint32_t hcp_Sleep(hcp_os *os, uint32_t dwMilliseconds); /* 0 or HCP_PENDING (Wi
 int hcp_SwitchToThread(hcp_os *os);                      /* TRUE when it gave up the CPU */
 uint32_t hcp_wait_result(hcp_os *os);
 int hcp_GetExitCodeThread(hcp_os *os, uint64_t hThread, uint64_t lpExitCode /* DWORD* */);
+/* Issue 33's waits for Lua bodies (api/README.md, scenarios/API.md): a waitable timer (manual: a
+ * notification timer) and SetWaitableTimer with a LARGE_INTEGER due time (negative: relative,
+ * 100 ns) and a period in ms, without a completion routine; SuspendThread / ResumeThread (the
+ * previous count, 0xFFFFFFFF on failure; a body cannot suspend itself: ERROR_NOT_SUPPORTED);
+ * NtAlertThreadByThreadId and NtWaitForAlertByThreadId with a timeout in ms (HCP_PENDING, or
+ * STATUS_ALERTED / STATUS_TIMEOUT; hcp_alert_result after a wait). */
+uint64_t hcp_create_timer(hcp_os *os, int manual);
+int hcp_SetWaitableTimer(hcp_os *os, uint64_t hTimer, int64_t DueTime, int32_t lPeriod);
+int hcp_CancelWaitableTimer(hcp_os *os, uint64_t hTimer);
+uint32_t hcp_SuspendThread(hcp_os *os, uint64_t hThread);
+uint32_t hcp_ResumeThread(hcp_os *os, uint64_t hThread);
+uint32_t hcp_AlertThreadByThreadId(hcp_os *os, uint32_t ThreadId);
+uint32_t hcp_WaitForAlertByThreadId(hcp_os *os, uint32_t dwMilliseconds);
+uint32_t hcp_alert_result(hcp_os *os);
 
 /* ---- Hardware Counter Profiling (HCP-SPEC §2, §4) ---------------------------------------- */
 uint32_t hcp_EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t Flags, uint64_t HardwareCounters,

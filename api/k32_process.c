@@ -3,7 +3,7 @@
  * programs"). */
 #include <stdlib.h>
 
-#include "api/exports_gen.h"
+#include "api/sync_int.h"
 
 uint64_t hcp_k32_GetLastError(hcp_ctx *c) { return hcp_GetLastError(c->os); }
 uint64_t hcp_k32_SetLastError(hcp_ctx *c, const hcp_k32_SetLastError_args *a) {
@@ -17,6 +17,7 @@ uint64_t hcp_end_process(hcp_ctx *c, uint32_t code) {
     hcp_process *p = c->p;
     p->exited = true;
     p->exit_code = code;
+    if (c->os->proc_obj) sim_event_set(c->os->proc_obj); /* the process object is signalled */
     for (int i = 0; i < p->nthr; i++)
         if (p->thr[i].t != c->t && sim_thread_state_of(p->thr[i].t) != SIM_TS_TERMINATED)
             sim_thread_exit(p->thr[i].t, code);
@@ -29,7 +30,18 @@ uint64_t hcp_end_process(hcp_ctx *c, uint32_t code) {
     return code;
 }
 
-uint64_t hcp_k32_ExitProcess(hcp_ctx *c, const hcp_k32_ExitProcess_args *a) { return hcp_end_process(c, a->uExitCode); }
+/* ExitProcess: the other threads end first; the caller's FLS callbacks then run (as the loader's
+ * process detach runs them), and the process ends. */
+uint64_t hcp_k32_ExitProcess(hcp_ctx *c, const hcp_k32_ExitProcess_args *a) {
+    hcp_process *p = c->p;
+    if (!hcp_fls_pending(c->os, p, c->t)) return hcp_end_process(c, a->uExitCode);
+    for (int i = 0; i < p->nthr; i++)
+        if (p->thr[i].t != c->t && sim_thread_state_of(p->thr[i].t) != SIM_TS_TERMINATED)
+            sim_thread_exit(p->thr[i].t, a->uExitCode);
+    hcp_ucb_frame *f = hcp_ucb_start(c, UCB_PROCESS_EXIT, 0);
+    if (f) f->u[0] = a->uExitCode;
+    return 0;
+}
 
 uint64_t hcp_k32_GetStartupInfoA(hcp_ctx *c, const hcp_k32_GetStartupInfoA_args *a) {
     uint8_t b[104] = {0}; /* STARTUPINFOA: cb, the rest 0 (no STARTF_ flags) */

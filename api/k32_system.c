@@ -486,16 +486,7 @@ uint64_t hcp_k32_FormatMessageW(hcp_ctx *c, const hcp_k32_FormatMessageW_args *a
                                a->Arguments, true);
 }
 
-/* LocalFree and GlobalFree: FormatMessage's ALLOCATE_BUFFER blocks are the process heap's. */
-uint64_t hcp_k32_LocalFree(hcp_ctx *c, const hcp_k32_LocalFree_args *a) {
-    if (!a->hMem) return 0;
-    if (hcp_heap_find(c->p, a->hMem) < 0) {
-        hcp_SetLastError(c->os, ERROR_INVALID_HANDLE);
-        return a->hMem;
-    }
-    hcp_heap_free(c, a->hMem);
-    return 0;
-}
+/* FormatMessage's ALLOCATE_BUFFER blocks are the process heap's: LocalFree (k32_procinfo.c) frees them. */
 
 /* ---- lstr*: Windows catches a bad pointer in these and fails; here NULL is handled, other bad
  * pointers stop the run as in every simulated function ---- */

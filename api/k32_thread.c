@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/exports_gen.h"
+#include "api/sync_int.h"
 
 #define THREAD_PRIORITY_TIME_CRITICAL 15
 #define THREAD_PRIORITY_IDLE (-15)
@@ -48,7 +48,8 @@ uint64_t hcp_k32_CreateThread(hcp_ctx *c, const hcp_k32_CreateThread_args *a) {
      * call fails as Windows' does when the address space or commit runs out */
     if (!hcp_process_charge(p, HCP_STACK_RESERVE)) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     char name[96], why[256] = "";
-    snprintf(name, sizeof name, "%s#%d", p->name, p->nthr);
+    hcp_xproc *x = hcp_xproc_of(c); /* CreateThread's threads count apart from the pool's */
+    snprintf(name, sizeof name, "%s#%d", p->name, x ? ++x->ncreated : p->nthr);
     sim_thread *nt = p->spawn(p->spawn_ud, name, a->lpStartAddress, a->lpParameter, why, sizeof why);
     if (!nt) { /* hcpsim's own limit (max_threads) or host memory: the run ends, naming it */
         hcp_process_uncharge(p, HCP_STACK_RESERVE);
@@ -60,15 +61,26 @@ uint64_t hcp_k32_CreateThread(hcp_ctx *c, const hcp_k32_CreateThread_args *a) {
         return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     }
     hcp_process_thread(p, nt)->charged = HCP_STACK_RESERVE;
-    if ((a->dwCreationFlags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK)
+    if ((a->dwCreationFlags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK) {
         hcp_process_thread(p, nt)->suspend = 1;
+        hcp_process_thread(p, nt)->held = true;
+    }
+    int base = hcp_class_priority(c, 0); /* the process's priority class */
+    if (base != sim_thread_priority(nt)) sim_thread_set_priority(nt, base);
     uint64_t h = hcp_thread_handle(c->os, nt, THREAD_ALL_ACCESS);
     if (!h) return hcp_fail(c, hcp_handle_error(c->os));
     if (a->lpThreadId) hcp_wr32(c, a->lpThreadId, sim_thread_id(nt));
     return h;
 }
 
-uint64_t hcp_k32_ExitThread(hcp_ctx *c, const hcp_k32_ExitThread_args *a) { return hcp_end_thread(c, a->dwExitCode); }
+/* ExitThread: the thread's FLS callbacks run first (as the loader's thread detach runs them). */
+uint64_t hcp_k32_ExitThread(hcp_ctx *c, const hcp_k32_ExitThread_args *a) {
+    if (!c->p || !hcp_process_thread(c->p, c->t) || !hcp_fls_pending(c->os, c->p, c->t))
+        return hcp_end_thread(c, a->dwExitCode);
+    hcp_ucb_frame *f = hcp_ucb_start(c, UCB_THREAD_EXIT, 0);
+    if (f) f->u[0] = a->dwExitCode;
+    return 0;
+}
 
 static sim_thread *thread_arg(hcp_ctx *c, uint64_t h, uint32_t access) {
     sim_thread *t;
@@ -88,29 +100,112 @@ uint64_t hcp_k32_TerminateThread(hcp_ctx *c, const hcp_k32_TerminateThread_args 
     return 1;
 }
 
-/* The previous suspend count; 0 makes a suspended thread Ready. */
-uint64_t hcp_k32_ResumeThread(hcp_ctx *c, const hcp_k32_ResumeThread_args *a) {
+/* ---- suspension ----
+ * The count is the process's (hcp_pthread.suspend): CREATE_SUSPENDED's 1, then SuspendThread's.
+ * The first suspension of a thread that has run takes it off the scheduler (sim_thread_suspend:
+ * it waits with reason Suspended); the last resumption gives it back (a created-suspended thread
+ * becomes Ready for the first time). */
+#define MAXIMUM_SUSPEND_COUNT 127u
+
+/* The suspend count of t: its process record's, else (a Lua body's thread) its own. */
+static uint32_t *count_of(hcp_os *os, sim_thread *t, bool *held) {
+    hcp_pthread *r = os->proc ? hcp_process_thread(os->proc, t) : NULL;
+    *held = r && r->held;
+    if (r) return &r->suspend;
+    hcp_xthread *x = hcp_xthread_of(os, t);
+    return x ? &x->suspend_count : NULL;
+}
+
+uint32_t hcp_suspend_thread(hcp_os *os, uint64_t h, bool *self) {
     sim_thread *t;
-    uint32_t st = hcp_ref_thread(c->os, a->hThread, THREAD_SUSPEND_RESUME, &t);
+    bool held;
+    *self = false;
+    uint32_t st = hcp_ref_thread(os, h, THREAD_SUSPEND_RESUME, &t);
+    uint32_t *n = st == STATUS_SUCCESS ? count_of(os, t, &held) : NULL;
+    if (st == STATUS_SUCCESS && !n) st = STATUS_NO_MEMORY;
+    if (st == STATUS_SUCCESS && sim_thread_state_of(t) == SIM_TS_TERMINATED) st = STATUS_THREAD_IS_TERMINATING;
+    if (st == STATUS_SUCCESS && *n >= MAXIMUM_SUSPEND_COUNT) st = STATUS_SUSPEND_COUNT_EXCEEDED;
     if (st != STATUS_SUCCESS) {
-        hcp_nt_fail(c, st);
+        hcp_SetLastError(os, hcp_nt_to_win32(st));
         return 0xFFFFFFFFu;
     }
-    hcp_pthread *r = hcp_process_thread(c->p, t);
-    if (!r || !r->suspend) return 0;
-    uint32_t prev = r->suspend--;
-    if (!r->suspend) {
-        sim_thread_release(t);
-        sim_sched_preempt_pending(c->t);
+    uint32_t prev = (*n)++;
+    if (prev == 0 && !held) {
+        sim_thread_suspend(t);
+        *self = t == hcp_current(os);
     }
     return prev;
 }
 
+uint32_t hcp_ResumeThread(hcp_os *os, uint64_t h) {
+    hcp_kernel_entry(os);
+    sim_thread *t;
+    bool held;
+    uint32_t st = hcp_ref_thread(os, h, THREAD_SUSPEND_RESUME, &t);
+    if (st != STATUS_SUCCESS) {
+        hcp_SetLastError(os, hcp_nt_to_win32(st));
+        return 0xFFFFFFFFu;
+    }
+    uint32_t *n = count_of(os, t, &held);
+    if (!n || !*n) return 0;
+    uint32_t prev = (*n)--;
+    if (!*n) {
+        if (held) {
+            hcp_process_thread(os->proc, t)->held = false;
+            sim_thread_release(t);
+        } else {
+            sim_thread_resume(t);
+        }
+        sim_thread *cur = hcp_current(os);
+        if (cur) sim_sched_preempt_pending(cur);
+    }
+    return prev;
+}
+
+uint32_t hcp_SuspendThread(hcp_os *os, uint64_t h) {
+    hcp_kernel_entry(os);
+    bool self;
+    sim_thread *t;
+    if (hcp_ref_thread(os, h, THREAD_SUSPEND_RESUME, &t) == STATUS_SUCCESS && t == hcp_current(os)) {
+        hcp_SetLastError(os, ERROR_NOT_SUPPORTED); /* a Lua body cannot wait for its own resumption */
+        return 0xFFFFFFFFu;
+    }
+    return hcp_suspend_thread(os, h, &self);
+}
+
+static uint64_t suspended_self(hcp_ctx *c) {
+    hcp_xthread *x = hcp_xthread_of(c->os, c->t);
+    return x ? x->suspend_prev : 0;
+}
+
+uint64_t hcp_k32_SuspendThread(hcp_ctx *c, const hcp_k32_SuspendThread_args *a) {
+    bool self;
+    uint32_t prev = hcp_suspend_thread(c->os, a->hThread, &self);
+    if (self) { /* the caller: it returns the count when it is resumed */
+        hcp_xthread *x = hcp_xthread_of(c->os, c->t);
+        if (x) x->suspend_prev = prev;
+        c->pending = true;
+        c->resume = suspended_self;
+        return 0;
+    }
+    return prev;
+}
+
+/* The previous suspend count; 0 makes a suspended thread run again. */
+uint64_t hcp_k32_ResumeThread(hcp_ctx *c, const hcp_k32_ResumeThread_args *a) {
+    return hcp_ResumeThread(c->os, a->hThread);
+}
+
 /* ---- priority, affinity, processors ---- */
 
+/* A process thread's relative priority is kept (THREAD_PRIORITY_*), its base priority comes from
+ * it and the process's class (hcp_class_priority); a Lua body's thread maps back from its priority
+ * in the normal class. */
 uint64_t hcp_k32_GetThreadPriority(hcp_ctx *c, const hcp_k32_GetThreadPriority_args *a) {
     sim_thread *t = thread_arg(c, a->hThread, THREAD_QUERY_LIMITED_INFORMATION);
     if (!t) return THREAD_PRIORITY_ERROR_RETURN;
+    hcp_xthread *x = hcp_process_thread(c->p, t) ? hcp_xthread_of(c->os, t) : NULL;
+    if (x) return (uint32_t)x->rel_priority;
     int pr = sim_thread_priority(t), rel = pr - PROCESS_BASE_PRIORITY;
     if (pr >= 15) rel = THREAD_PRIORITY_TIME_CRITICAL;
     if (pr <= 1) rel = THREAD_PRIORITY_IDLE;
@@ -121,15 +216,16 @@ uint64_t hcp_k32_SetThreadPriority(hcp_ctx *c, const hcp_k32_SetThreadPriority_a
     int32_t n = a->nPriority;
     sim_thread *t = thread_arg(c, a->hThread, THREAD_SET_LIMITED_INFORMATION);
     if (!t) return 0;
-    int pr;
-    if (n >= -2 && n <= 2)
-        pr = PROCESS_BASE_PRIORITY + n;
-    else if (n == THREAD_PRIORITY_TIME_CRITICAL)
-        pr = 15;
-    else if (n == THREAD_PRIORITY_IDLE)
-        pr = 1;
-    else
+    bool realtime = hcp_class_priority(c, 0) == 24;
+    if (!((n >= -2 && n <= 2) || n == THREAD_PRIORITY_TIME_CRITICAL || n == THREAD_PRIORITY_IDLE ||
+          (realtime && n >= -7 && n <= 6)))
         return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    hcp_xthread *x = hcp_process_thread(c->p, t) ? hcp_xthread_of(c->os, t) : NULL;
+    if (x) x->rel_priority = n;
+    int pr = x                                    ? hcp_class_priority(c, n)
+             : n == THREAD_PRIORITY_TIME_CRITICAL ? 15
+             : n == THREAD_PRIORITY_IDLE          ? 1
+                                                  : PROCESS_BASE_PRIORITY + n;
     sim_thread_set_priority(t, pr);
     sim_sched_preempt_pending(c->t); /* a Ready thread above the caller now takes its CPU */
     return 1;

@@ -16,6 +16,7 @@
 
 #include "api/exports_int.h"
 #include "api/files_int.h"
+#include "api/sync_int.h"
 #include "api/system.h"
 
 #define IMAGE_FILE_RELOCS_STRIPPED 0x0001u
@@ -644,6 +645,7 @@ hcp_process *hcp_process_load_ex(hcp_os *os, const char *name, const uint8_t *im
     if (!rc) rc = build_data(p, args, nargs, msg, sizeof msg);
     if (!rc) rc = tls(p, im, msg, sizeof msg);
     if (!rc && hcp_crt_guest_place(p) != SIM_OK) rc = fail(msg, sizeof msg, "no guest memory for the runtime's code");
+    if (!rc && hcp_ucb_place(p) != SIM_OK) rc = fail(msg, sizeof msg, "no guest memory for the callback dispatcher");
     if (!rc) rc = imports(p, im, msg, sizeof msg);
     if (!rc) rc = exports(p, im, msg, sizeof msg);
     if (!rc) rc = map_image(p, im, msg, sizeof msg);
@@ -675,6 +677,7 @@ void hcp_process_free(hcp_process *p) {
     for (int i = 0; i < p->nva; i++) free(p->va[i].pages);
     free(p->va);
     free(p->exports);
+    hcp_xproc_free(p->sx);
     free(p);
 }
 
@@ -751,6 +754,14 @@ hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t) {
     return NULL;
 }
 
+sim_thread *hcp_process_spawner(const hcp_process *p) { return p->spawner; }
+
+uint64_t hcp_process_exit_callbacks(hcp_process *p, sim_thread *t, uint32_t code) {
+    if (!p->ucb_entry || !hcp_fls_pending(p->os, p, t)) return 0;
+    const uint64_t u[2] = {code, 0};
+    return hcp_ucb_push_for(p->os, t, UCB_THREAD_EXIT, 0, u, 2) == 0 ? p->ucb_entry : 0;
+}
+
 void hcp_process_set_spawn(hcp_process *p, hcp_spawn_fn fn, void *ud) {
     p->spawn = fn;
     p->spawn_ud = ud;
@@ -789,6 +800,8 @@ void hcp_process_where(const hcp_process *p, uint64_t a, char *out, size_t cap) 
         snprintf(out, cap, "%s+0x%llX", p->name, (unsigned long long)(a - p->base));
     else if (p->d.stubs && a >= p->d.stubs && a - p->d.stubs < 0x1000)
         snprintf(out, cap, "msvcrt.dll (hcpsim)");
+    else if (p->ucb_entry && a >= (p->ucb_entry & ~(uint64_t)0xFFF) && a - (p->ucb_entry & ~(uint64_t)0xFFF) < 0x1000)
+        snprintf(out, cap, "ntdll.dll (hcpsim)");
     else if (a >= sim_gate_thunk(p->os->m, 0) && a < sim_gate_thunk(p->os->m, SIM_GATE_SERVICES - 1) + 16)
         snprintf(out, cap, "KERNEL32.dll (hcpsim)");
     else

@@ -80,6 +80,13 @@ void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud);
  * with its result; NULL with the reason in err when none can be made. */
 typedef sim_thread *(*hcp_spawn_fn)(void *ud, const char *name, uint64_t start, uint64_t param, char *err, size_t cap);
 void hcp_process_set_spawn(hcp_process *p, hcp_spawn_fn fn, void *ud);
+/* The thread creating a thread while it has left its CPU (a pool worker that blocked in a callback
+ * lets its pool add a worker), or NULL: the factory's caller is then the running thread. */
+sim_thread *hcp_process_spawner(const hcp_process *p);
+/* t returned from its start routine with `code`: the address of guest code to run on it before it
+ * ends (its FLS callbacks, api/README.md "User callbacks"; the code ends the thread with `code`),
+ * or 0 when it has none. */
+uint64_t hcp_process_exit_callbacks(hcp_process *p, sim_thread *t, uint32_t code);
 /* True when t, a thread of the process, called ExitThread (or was terminated
  * by itself): its guest call has ended; *code is its exit code. */
 bool hcp_process_thread_exited(hcp_process *p, const sim_thread *t, uint32_t *code);

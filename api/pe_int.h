@@ -49,19 +49,23 @@ typedef struct hcp_pthread {
     bool exit_req; /* ExitThread (or TerminateThread of itself): its call ended, its body returns exit_code */
     uint32_t exit_code;
     uint64_t *tls;    /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
-    uint32_t suspend; /* CREATE_SUSPENDED's count, until ResumeThread brings it to 0 */
+    uint32_t suspend; /* the suspend count: CREATE_SUSPENDED's and SuspendThread's */
+    bool held;        /* created suspended and not yet released (state Initialized) */
     uint64_t charged; /* its stack's part of the memory budget, given back when it exits */
 } hcp_pthread;
 
 typedef struct hcp_cs { /* a CRITICAL_SECTION's address and the mutex that serializes it */
     uint64_t addr;
     sim_object *mx;
+    uint64_t debug;       /* its RTL_CRITICAL_SECTION_DEBUG in the OS heap (Windows 7), else 0 */
+    uint32_t contentions; /* waits on it (the debug block's ContentionCount) */
 } hcp_cs;
 
-typedef struct hcp_named { /* a named event, mutex or semaphore */
+typedef struct hcp_named { /* a named event, mutex, semaphore or waitable timer */
     char name[128];
     obj_type type;
     sim_object *o;
+    int refs; /* open handles to it: the name goes with the last (k32_sync.c) */
 } hcp_named;
 
 typedef struct hcp_vregion { /* a VirtualAlloc region */
@@ -121,7 +125,10 @@ struct hcp_process {
     int nva, capva;
     hcp_image_export *exports;
     int nexports;
-    struct hcp_procx *x; /* files, environment, time zone, stdio (api/files_int.h) */
+    struct hcp_procx *x;  /* files, environment, time zone, stdio (api/files_int.h) */
+    struct hcp_xproc *sx; /* synchronisation, pool, FLS, priority class (api/sync_int.h), NULL until used */
+    uint64_t ucb_entry;   /* the user-callback dispatcher's guest code (api/ucb.c) */
+    sim_thread *spawner;  /* a thread creating one while it has left its CPU (a pool worker that blocked) */
 };
 
 /* Charges n bytes to the process's memory budget: false (nothing charged) when they do not fit. */

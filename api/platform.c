@@ -15,17 +15,17 @@
 
 static const hcp_platform platforms[] = {
     {"win10-x64", "Windows 10/11 x64 (the implementation facts of HCP-SPEC come from these builds)", SIM_ARCH_X64,
-     X64_CC, true, OBS_10, HCP_TIMES_NT, true, true, true, 3, PMU_COST_PROFILE_DEFAULT},
+     X64_CC, true, OBS_10, HCP_TIMES_NT, true, true, true, 3, PMU_COST_PROFILE_DEFAULT, true},
     {"win7-x64", "Windows 7 x64 (the first version with the HCP functions)", SIM_ARCH_X64, X64_CC, true, OBS_7,
-     HCP_TIMES_NT, true, true, true, 3, PMU_COST_PROFILE_DEFAULT},
+     HCP_TIMES_NT, true, true, true, 3, PMU_COST_PROFILE_DEFAULT, false},
     {"win7-x86", "Windows 7 x86: 32-bit guest, 4-byte pointers and handles, 32-bit kernel logger", SIM_ARCH_X86,
      "stdcall: arguments on the stack right to left, the callee pops them; result in eax", true, OBS_7, HCP_TIMES_NT,
-     true, true, true, 3, PMU_COST_PROFILE_DEFAULT},
+     true, true, true, 3, PMU_COST_PROFILE_DEFAULT, false},
     {"win11-arm64", "Windows 11 on ARM64", SIM_ARCH_ARM64, "AAPCS64: x0-x7, then the stack; result in x0", true, OBS_10,
-     HCP_TIMES_NT, true, true, true, 3, PMU_COST_PROFILE_DEFAULT},
+     HCP_TIMES_NT, true, true, true, 3, PMU_COST_PROFILE_DEFAULT, true},
     {"ce2.12-arm", "Windows CE 2.12 on ARM: CE GetThreadTimes rules, no HCP functions, no kernel logger", SIM_ARCH_ARM,
      "AAPCS: r0-r3, then the stack; result in r0", false, "nothing: the HCP functions do not exist", HCP_TIMES_CE,
-     false, false, false, 0, PMU_COST_PROFILE_DEFAULT},
+     false, false, false, 0, PMU_COST_PROFILE_DEFAULT, false},
 };
 #define NPLATFORMS ((int)(sizeof platforms / sizeof platforms[0]))
 

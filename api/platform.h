@@ -33,6 +33,10 @@ typedef struct hcp_platform {
                                  machine option etw_thread_version) */
     const char *cost_profile; /* the cost profile of its CPU (pmu_model/: pmu_cost_defaults), by the
                                  model's own name; reports print the platform's name, not this */
+    bool win8;                /* the user mode of Windows 8 and later: ntdll's SRW locks, condition variables
+                                 and WaitOnAddress wait with WrAlertByThreadId (else WrKeyedEvent), a
+                                 CRITICAL_SECTION's DebugInfo is (PRTL_CRITICAL_SECTION_DEBUG)-1 (else a
+                                 debug block), FLS has 4080 indices (else 128) */
 } hcp_platform;
 
 /* The profile called `name`, or NULL. */

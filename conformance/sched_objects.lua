@@ -213,4 +213,113 @@ do
   tap.is(c.exit_code, 0, "a body returning a non-integer exits with 0")
   tap.is(b.state, "Terminated", "threads end Terminated")
 end
+tap.clause("SCHED-TIMER-OBJECT")
+do
+  -- default machine: 3 GHz, a tick every 46875000 cycles (15.625 ms), 2000 cycles of interrupt
+  local r = {}
+  scenario(nil, function(m)
+    local tm, nt, e = m:timer {}, m:timer { manual = true }, m:event {}
+    return {
+      { "x", function(t)
+        r.set = t:SetWaitableTimer(tm, -100000) -- 10 ms: due before the first tick
+        r.w1 = t:WaitForSingleObject(tm)
+        r.t1 = m:clock()
+        r.again = t:WaitForSingleObject(tm, 0)
+        -- 20 ms periods: each expiry at a tick, the next due 60000000 cycles after that tick
+        t:SetWaitableTimer(tm, -200000, 20)
+        r.p = {}
+        for i = 1, 3 do t:WaitForSingleObject(tm) r.p[i] = m:clock() end
+        r.cancel = t:CancelWaitableTimer(tm)
+        r.w_cancelled = t:WaitForSingleObject(tm, 100)
+        t:SetWaitableTimer(nt, -10000)
+        r.n1 = t:WaitForSingleObject(nt)
+        r.n2 = t:WaitForSingleObject(nt, 0)
+        r.bad_ok, r.bad_err = t:SetWaitableTimer(e, -10000)
+        r.neg_ok, r.neg_err = t:SetWaitableTimer(tm, -10000, -1)
+      end },
+    }
+  end)
+  tap.is(r.set, true, "m:timer{} and t:SetWaitableTimer(h, -100000): true")
+  tap.is(r.w1, OBJ0, "a synchronization timer's wait ends when it expires")
+  tap.is(r.t1, 46875000 + 2000, "a timer due at 10 ms expires at the first clock tick at or after it, in its interrupt")
+  tap.is(r.again, TIMEOUT, "the satisfied wait reset the synchronization timer")
+  tap.is(table.concat(r.p, " "), table.concat({ 140625000 + 2000, 234375000 + 2000, 328125000 + 2000 }, " "),
+    "a 20 ms periodic timer set at 46877000 expires at ticks 3, 5 and 7: each expiry's tick + 60000000 cycles, rounded up to a tick")
+  tap.is(r.cancel, true, "CancelWaitableTimer: true")
+  tap.is(r.w_cancelled, TIMEOUT, "a cancelled timer does not expire")
+  tap.is(r.n1 .. " " .. r.n2, OBJ0 .. " " .. OBJ0, "a notification (manual) timer stays signalled after a wait")
+  tap.is(tostring(r.bad_ok) .. " " .. tostring(r.bad_err), "false " .. hcp.ERROR_INVALID_HANDLE,
+    "SetWaitableTimer on an event: false, ERROR_INVALID_HANDLE")
+  tap.is(tostring(r.neg_ok) .. " " .. tostring(r.neg_err), "false " .. hcp.ERROR_INVALID_PARAMETER,
+    "a negative period: false, ERROR_INVALID_PARAMETER")
+end
+
+tap.clause("SCHED-SUSPEND")
+do
+  local r = { log = {} }
+  local m = hcp.machine {}
+  local e = m:event {}
+  local b, c
+  m:thread { name = "a", body = function(t)
+    r.s1 = t:SuspendThread(b)
+    r.s2 = t:SuspendThread(b)
+    r.sc = t:SuspendThread(c)
+    t:SetEvent(e)
+    t:Sleep(20)
+    add(r.log, "a slept")
+    r.r1 = t:ResumeThread(b)
+    t:Sleep(20)
+    add(r.log, "a slept again")
+    r.r2 = t:ResumeThread(b)
+    r.rc = t:ResumeThread(c)
+    t:Sleep(20)
+    r.r3 = t:ResumeThread(b)
+    r.self, r.self_err = t:SuspendThread(t:GetCurrentThread())
+  end }
+  b = m:thread { name = "b", body = function(t) add(r.log, "b ran") end }
+  c = m:thread { name = "c", body = function(t)
+    r.cw = t:WaitForSingleObject(e, 10)
+    add(r.log, "c woke " .. r.cw)
+  end }
+  m:run()
+  tap.is(r.s1 .. " " .. r.s2 .. " " .. r.sc, "0 1 0",
+    "SuspendThread returns the previous count (b suspended twice, c once)")
+  tap.is(table.concat(r.log, ", "), "a slept, a slept again, b ran, c woke 0",
+    "suspended threads run only when their count reaches 0: a ready one, and a waiting one whose event was set while it was suspended (its wait satisfied at resumption, though its 10 ms timeout had passed)")
+  tap.is(r.r1 .. " " .. r.r2 .. " " .. r.rc .. " " .. r.r3, "2 1 1 0",
+    "ResumeThread returns the previous count; 0 for a thread not suspended")
+  tap.is(tostring(r.self) .. " " .. tostring(r.self_err), 0xFFFFFFFF .. " " .. hcp.ERROR_NOT_SUPPORTED,
+    "a Lua body cannot suspend itself: 0xFFFFFFFF, ERROR_NOT_SUPPORTED")
+end
+
+tap.clause("SCHED-ALERT-BY-THREAD-ID")
+do
+  local r = {}
+  local m = hcp.machine {}
+  local w
+  w = m:thread { name = "w", body = function(t)
+    r.w1 = t:WaitForAlertByThreadId()
+    r.own = t:AlertThreadByThreadId(t:GetCurrentThreadId())
+    r.w2 = t:WaitForAlertByThreadId(0)
+    r.w3 = t:WaitForAlertByThreadId(0)
+    r.w4 = t:WaitForAlertByThreadId(10)
+    local _, ph = t:EnableThreadProfiling(t:GetCurrentThread(), hcp.THREAD_PROFILING_FLAG_DISPATCH, 0)
+    t:WaitForAlertByThreadId(10)
+    local _, pd = t:ReadThreadProfilingData(ph, hcp.READ_THREAD_PROFILING_FLAG_DISPATCHING)
+    r.bits = pd.WaitReasonBitMap
+    t:DisableThreadProfiling(ph)
+  end }
+  m:thread { name = "alerter", body = function(t)
+    r.a = t:AlertThreadByThreadId(w)
+    r.bad = t:AlertThreadByThreadId(12345)
+  end }
+  m:run()
+  tap.is(r.w1, 0x101, "WaitForAlertByThreadId ends with STATUS_ALERTED when another thread alerts it")
+  tap.is(r.a, 0, "AlertThreadByThreadId: STATUS_SUCCESS")
+  tap.is(r.own .. " " .. r.w2 .. " " .. r.w3, "0 257 258",
+    "an alert given before the wait is kept for the next one, which takes it (STATUS_ALERTED, then STATUS_TIMEOUT)")
+  tap.is(r.w4, 0x102, "without an alert the wait times out: STATUS_TIMEOUT")
+  tap.is(r.bits, 1 << 37, "the wait records WrAlertByThreadId (37)")
+  tap.is(r.bad, 0xC000000B, "an unknown thread id: STATUS_INVALID_CID")
+end
 tap.done_testing()

@@ -85,6 +85,7 @@ static const char *ready_reason_name(int r) {
     case SIM_READY_QUANTUM: return "quantum";
     case SIM_READY_PREEMPTED: return "preempted";
     case SIM_READY_YIELD: return "yield";
+    case SIM_READY_TIMER: return "timer";
     default: return "unknown";
     }
 }

@@ -907,6 +907,20 @@ static int m_semaphore(lua_State *L) {
     return push_handle(L, lm, hcp_create_semaphore(lm->os, (int32_t)ini, (int32_t)max), "m:semaphore");
 }
 
+/* m:timer{manual=false} --> handle: a waitable timer (manual: a notification timer) */
+static int m_timer(lua_State *L) {
+    lmachine *lm = lhcp_check_machine(L, 1);
+    static const char *const keys[] = {"manual", NULL};
+    if (lua_isnoneornil(L, 2)) {
+        lua_settop(L, 1);
+        lua_newtable(L);
+    } else {
+        luaL_checktype(L, 2, LUA_TTABLE);
+    }
+    lhcp_check_keys(L, 2, "m:timer", keys);
+    return push_handle(L, lm, hcp_create_timer(lm->os, opt_bool(L, 2, "manual", false)), "m:timer");
+}
+
 /* ---- kernel configuration --------------------------------------------------------------------- */
 
 #define KE_ARRAY_MAX 255 /* elements that fit in the marshalling page (16 bytes each) */
@@ -1090,6 +1104,7 @@ void lhcp_machine_register(lua_State *L) {
         {"event", m_event},
         {"mutex", m_mutex},
         {"semaphore", m_semaphore},
+        {"timer", m_timer},
         {"load", m_load},
         {"imports", m_imports},
         {"import_table", m_import_table},

@@ -172,10 +172,28 @@ static int body(lua_State *L) {
     return body_step(L, lp);
 }
 
-/* A thread CreateThread made: start(param), upvalues (process, start, param). */
-static int tbody_k(lua_State *L, int status, lua_KContext ctx) {
+/* A thread CreateThread made: start(param), upvalues (process, start, param); when the start
+ * routine returns, its exit callbacks (FLS) run as its guest code, then it ends. */
+static int tbody_exit_k(lua_State *L, int status, lua_KContext ctx) {
     (void)status;
     return after_run(L, (lprocess *)ctx, true);
+}
+
+static int tbody_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    lprocess *lp = (lprocess *)ctx;
+    sim_thread *t = sim_sched_current(lp->lm->m);
+    uint32_t code;
+    uint64_t cb = 0;
+    if (t && !hcp_process_failure(lp->p) && !hcp_process_thread_exited(lp->p, t, &code) && !lua_isnil(L, -3))
+        cb = hcp_process_exit_callbacks(lp->p, t, (uint32_t)lua_tointeger(L, -3));
+    if (!cb) return after_run(L, lp, true);
+    lua_pop(L, 3);
+    lua_getfield(L, 1, "run");
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, (lua_Integer)cb);
+    lua_callk(L, 2, 3, ctx, tbody_exit_k);
+    return tbody_exit_k(L, LUA_OK, ctx);
 }
 
 static int tbody(lua_State *L) {
@@ -218,7 +236,8 @@ static int spawn_protected(lua_State *L) {
 static sim_thread *spawn(void *ud, const char *name, uint64_t start, uint64_t param, char *err, size_t cap) {
     lprocess *lp = ud;
     lua_State *L0 = lp->L;
-    sim_thread *cur = lp->lm->m ? sim_sched_current(lp->lm->m) : NULL;
+    sim_thread *cur = hcp_process_spawner(lp->p); /* a thread that has left its CPU, or the running one */
+    if (!cur && lp->lm->m) cur = sim_sched_current(lp->lm->m);
     if (!cur) {
         snprintf(err, cap, "no running thread");
         return NULL;

@@ -440,6 +440,67 @@ static int wait_result(lua_State *L, lthread *lt, uint32_t r) {
     return finish(L, lt, 1);
 }
 
+/* t:SetWaitableTimer(h, due, period) --> BOOL[, error]: due a LARGE_INTEGER (negative: relative,
+ * 100 ns), period in ms; t:CancelWaitableTimer(h). */
+static int bool_result(lua_State *L, lthread *lt, int ok);
+static int t_SetWaitableTimer(lua_State *L) {
+    lthread *lt = check_current(L, 1, "SetWaitableTimer");
+    uint64_t h = lhcp_check_u64(L, 2);
+    lua_Integer due = lhcp_check_integer(L, 3);
+    lua_Integer period = lua_isnoneornil(L, 4) ? 0 : lhcp_check_integer(L, 4);
+    if (period < INT32_MIN || period > INT32_MAX) return luaL_argerror(L, 4, "lPeriod: LONG out of range");
+    return bool_result(L, lt, hcp_SetWaitableTimer(lt->lm->os, h, (int64_t)due, (int32_t)period));
+}
+static int t_CancelWaitableTimer(lua_State *L) {
+    lthread *lt = check_current(L, 1, "CancelWaitableTimer");
+    return bool_result(L, lt, hcp_CancelWaitableTimer(lt->lm->os, lhcp_check_u64(L, 2)));
+}
+
+/* t:SuspendThread(T or handle), t:ResumeThread(...) --> the previous count (0xFFFFFFFF, error) */
+static uint64_t check_handle(lua_State *L, int arg);
+static int count_result(lua_State *L, lthread *lt, uint32_t r) {
+    lua_pushinteger(L, (lua_Integer)r);
+    if (r != 0xFFFFFFFFu) return finish(L, lt, 1);
+    lua_pushinteger(L, (lua_Integer)hcp_GetLastError(lt->lm->os));
+    return finish(L, lt, 2);
+}
+static int t_SuspendThread(lua_State *L) {
+    lthread *lt = check_current(L, 1, "SuspendThread");
+    return count_result(L, lt, hcp_SuspendThread(lt->lm->os, check_handle(L, 2)));
+}
+static int t_ResumeThread(lua_State *L) {
+    lthread *lt = check_current(L, 1, "ResumeThread");
+    return count_result(L, lt, hcp_ResumeThread(lt->lm->os, check_handle(L, 2)));
+}
+
+/* t:AlertThreadByThreadId(T or id) --> NTSTATUS; t:WaitForAlertByThreadId(ms) --> STATUS_ALERTED
+ * (0x101) or STATUS_TIMEOUT (0x102) */
+static int t_AlertThreadByThreadId(lua_State *L) {
+    lthread *lt = check_current(L, 1, "AlertThreadByThreadId");
+    lthread *other = luaL_testudata(L, 2, LHCP_THREAD);
+    uint32_t tid = other ? sim_thread_id(other->t) : lhcp_check_dword(L, 2);
+    lua_pushinteger(L, (lua_Integer)hcp_AlertThreadByThreadId(lt->lm->os, tid));
+    return finish(L, lt, 1);
+}
+static int k_alert(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    lthread *lt = (lthread *)ctx;
+    lua_pushinteger(L, (lua_Integer)hcp_alert_result(lt->lm->os));
+    return 1;
+}
+static uint32_t check_ms(lua_State *L, int arg);
+static int t_WaitForAlertByThreadId(lua_State *L) {
+    lthread *lt = check_current(L, 1, "WaitForAlertByThreadId");
+    uint32_t r = hcp_WaitForAlertByThreadId(lt->lm->os, check_ms(L, 2));
+    if (r == HCP_PENDING) {
+        if (!lua_isyieldable(L)) return luaL_error(L, "a wait cannot block here (not yieldable)");
+        lt->yielding = true;
+        return lua_yieldk(L, 0, (lua_KContext)lt, k_alert);
+    }
+    lua_pushinteger(L, (lua_Integer)r);
+    return finish(L, lt, 1);
+}
+
 static uint32_t check_ms(lua_State *L, int arg) {
     if (lua_isnoneornil(L, arg)) return INFINITE;
     return lhcp_check_dword(L, arg);
@@ -721,6 +782,12 @@ void lhcp_thread_register(lua_State *L) {
         {"ResetEvent", t_ResetEvent},
         {"ReleaseMutex", t_ReleaseMutex},
         {"ReleaseSemaphore", t_ReleaseSemaphore},
+        {"SetWaitableTimer", t_SetWaitableTimer},
+        {"CancelWaitableTimer", t_CancelWaitableTimer},
+        {"SuspendThread", t_SuspendThread},
+        {"ResumeThread", t_ResumeThread},
+        {"AlertThreadByThreadId", t_AlertThreadByThreadId},
+        {"WaitForAlertByThreadId", t_WaitForAlertByThreadId},
         {"exit", t_exit},
         {NULL, NULL},
     };

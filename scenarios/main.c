@@ -507,6 +507,12 @@ static void describe_platform(const hcp_platform *p) {
     row(14, "cycle time", "%s",
         p->cycle_time ? "QueryThreadCycleTime (Vista+, HCP-SPEC §8.4)"
                       : "absent: QueryThreadCycleTime fails with ERROR_CALL_NOT_IMPLEMENTED");
+    if (p->times != HCP_TIMES_CE) /* CE runs no Windows NT programs */
+        row(14, "user sync", "%s",
+            p->win8 ? "Windows 8+: SRW locks, condition variables, WaitOnAddress wait WrAlertByThreadId (37);\n"
+                      "CRITICAL_SECTION DebugInfo (PRTL_CRITICAL_SECTION_DEBUG)-1; 4080 FLS slots (api/README.md)"
+                    : "Windows 7: SRW locks, condition variables, WaitOnAddress wait WrKeyedEvent (21);\n"
+                      "CRITICAL_SECTION DebugInfo a debug block; 128 FLS slots (api/README.md)");
 }
 
 /* The kernel logger and each Thread event class's payload, from the layouts api/etw.c writes. */

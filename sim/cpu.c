@@ -441,6 +441,10 @@ static void gate_serve(sim_machine *m, uint64_t at) {
     bool pending;
     t->gate_end = false;
     uint64_t rax = gate_handle(m, t, service, false, &pending);
+    /* it did not wait after all: its result now (a resumed handler may wait again: each pass
+     * waits or returns) */
+    for (int k = 0; pending && !t->gate_end && m->exec->cur == t && k < 64; k++)
+        rax = gate_handle(m, t, service, true, &pending);
     if (t->gate_end && !pending && m->exec->cur == t) { /* the call ends here (sim_gate_end_call) */
         t->result = rax;
         m->stop = STOP_END;
@@ -448,14 +452,15 @@ static void gate_serve(sim_machine *m, uint64_t at) {
         return;
     }
     t->gate_end = false;
-    if (pending && m->exec->cur == t) rax = gate_handle(m, t, service, true, &pending); /* it did not wait after all */
     if (pending) {
         t->gate_pending = true; /* the result is written when the call resumes */
         t->gate_service = service;
     } else {
         m->isa->set_result(m, rax);
     }
-    if (m->exec->cur != t) { /* it waits, gave its CPU away, or was preempted: the driver must switch */
+    /* it waits, gave its CPU away, or was preempted: the driver must switch; or the call returns
+     * elsewhere (sim_gate_redirect): the next pass starts there */
+    if (m->exec->cur != t || (t->redirect && !pending)) {
         m->stop = STOP_GATE;
         uc_emu_stop(m->uc);
     }
@@ -740,6 +745,10 @@ void sim_gate_end_call(sim_thread *t) {
     if (t->m->gate_thread == t) t->gate_end = true;
 }
 
+void sim_gate_redirect(sim_thread *t, uint64_t pc) {
+    if (t->m->gate_thread == t) t->redirect = pc;
+}
+
 void sim_gate_result_high(sim_thread *t, uint32_t v) {
     if (t->m->gate_thread == t && t->m->isa->ptr == 4 && sim_machine_config(t->m)->arch == SIM_ARCH_X86)
         sim_reg_set(t->m, UC_X86_REG_EDX, v);
@@ -890,6 +899,7 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
     t->rip = entry;
     t->in_call = true;
     t->gate_pending = false;
+    t->redirect = 0;
     t->result = 0;
     return SIM_OK;
 }
@@ -1029,9 +1039,34 @@ sim_call_status sim_call_continue(sim_thread *t) {
     }
     if (t->gate_pending) { /* a gate call that blocked: its result, now that t runs again */
         bool pending;
+        t->gate_end = false;
         uint64_t rax = gate_handle(m, t, t->gate_service, true, &pending);
+        for (int k = 0; pending && !t->gate_end && m->exec->cur == t && k < 64; k++)
+            rax = gate_handle(m, t, t->gate_service, true, &pending);
+        if (pending) { /* it waits again (sim_gate_end_call is not possible here) */
+            if (!save_context(t)) {
+                snprintf(t->error, sizeof t->error, "out of host memory for a CPU context");
+                return SIM_CALL_ERROR;
+            }
+            if (m->exec->cur != t) return SIM_CALL_YIELD;
+            snprintf(t->error, sizeof t->error, "a gate call kept waiting without leaving its CPU");
+            return SIM_CALL_ERROR;
+        }
+        if (t->gate_end) { /* the resumed handler ended the call (ExitThread after its callbacks) */
+            t->gate_end = false;
+            t->gate_pending = false;
+            t->result = rax;
+            m->last_block = NULL;
+            loop_forget(m);
+            sim_call_end(t);
+            return SIM_CALL_RETURNED;
+        }
         m->isa->set_result(m, rax);
         t->gate_pending = false;
+        if (t->redirect) { /* it returns elsewhere (sim_gate_redirect) */
+            t->rip = t->redirect;
+            t->redirect = 0;
+        }
     }
     m->stop_at = sim_sched_segment_begin(m, m->exec);
     /* Each pass ends on a stop; a pass that only crosses a clock tick or
@@ -1110,8 +1145,12 @@ sim_call_status sim_call_continue(sim_thread *t) {
             loop_forget(m);
             sim_call_end(t);
             return SIM_CALL_RETURNED;
-        case STOP_GATE: /* a gate call took t off its CPU; it resumes at the thunk's ret */
+        case STOP_GATE: /* a gate call took t off its CPU; it resumes at the thunk's ret, or where it was sent */
             t->rip = rip;
+            if (t->redirect && !t->gate_pending) {
+                t->rip = t->redirect;
+                t->redirect = 0;
+            }
             if (m->exec->cur == t) continue;
             if (!save_context(t)) {
                 snprintf(t->error, sizeof t->error, "out of host memory for a CPU context");

@@ -16,6 +16,7 @@ static sim_object *obj_new(sim_machine *m, sim_object_type type) {
     o->m = m;
     o->type = type;
     o->id = ++m->nobj[type];
+    o->heap_pos = -1;
     o->next_all = m->objects;
     m->objects = o;
     return o;
@@ -31,6 +32,9 @@ void sim_objects_free(sim_machine *m) {
     m->objects = NULL;
     free(m->timers);
     m->timers = NULL;
+    free(m->otimers);
+    m->otimers = NULL;
+    m->notimers = m->capotimers = 0;
 }
 
 sim_object *sim_event_new(sim_machine *m, bool manual, bool initial) {
@@ -87,6 +91,13 @@ sim_object *sim_thread_object(sim_thread *t) {
 }
 
 sim_object_type sim_object_type_of(const sim_object *o) { return o->type; }
+sim_thread *sim_mutex_owner(const sim_object *mx) { return mx->owner; }
+uint32_t sim_mutex_recursion(const sim_object *mx) { return mx->recursion; }
+int sim_object_waiters(const sim_object *o) {
+    int n = 0;
+    for (const wait_block *b = o->wb_head; b; b = b->next) n++;
+    return n;
+}
 uint32_t sim_object_id(const sim_object *o) { return o->id; }
 
 /* ---- signal state ----------------------------------------------------------------------- */
@@ -97,6 +108,7 @@ static bool signaled_for(const sim_object *o, const sim_thread *t) {
     case SIM_OBJ_MUTEX: return !o->owner || o->owner == t;
     case SIM_OBJ_SEMAPHORE: return o->count > 0;
     case SIM_OBJ_THREAD: return o->thread->state == SIM_TS_TERMINATED;
+    case SIM_OBJ_TIMER: return o->signaled;
     }
     return false;
 }
@@ -118,6 +130,9 @@ static bool acquire(sim_object *o, sim_thread *t) {
     }
     case SIM_OBJ_SEMAPHORE: o->count--; return false;
     case SIM_OBJ_THREAD: return false;
+    case SIM_OBJ_TIMER:
+        if (!o->manual) o->signaled = false;
+        return false;
     }
     return false;
 }
@@ -208,6 +223,8 @@ static void timer_remove(sim_thread *t) {
 /* ---- waiting ------------------------------------------------------------------------------------ */
 
 static void unlink_blocks(sim_thread *t) {
+    if (!t->linked) return;
+    t->linked = false;
     for (int i = 0; i < t->nwait; i++) {
         wait_block *b = &t->wb[i];
         sim_object *o = b->obj;
@@ -234,10 +251,11 @@ void sim_wait_cancel(sim_thread *t) {
     unlink_blocks(t);
     timer_remove(t);
     t->nwait = 0;
+    t->suspended = t->suspend_pending = t->susp_wait = false;
 }
 
-/* An object may have become signalled: satisfy its waiters in FIFO order. */
-static void wake_waiters(sim_object *o) {
+/* An object may have become signalled: satisfy its waiters in FIFO order, readied by `reason`. */
+static void wake_waiters_by(sim_object *o, int reason) {
     wait_block *b = o->wb_head;
     while (b && signaled_for(o, b->t)) {
         wait_block *next = b->next;
@@ -245,12 +263,14 @@ static void wake_waiters(sim_object *o) {
         sim_object *objs[SIM_MAX_WAIT];
         for (int i = 0; i < t->nwait; i++) objs[i] = t->wb[i].obj;
         if (try_satisfy(t, objs, t->nwait, t->wait_all)) {
-            end_wait(t, SIM_READY_WAKE);
+            end_wait(t, reason);
             next = o->wb_head; /* the list changed: start again from the (new) head */
         }
         b = next;
     }
 }
+
+static void wake_waiters(sim_object *o) { wake_waiters_by(o, SIM_READY_WAKE); }
 
 sim_wait_result sim_wait(sim_thread *t, sim_object *const *objs, int n, bool all, uint64_t timeout, int reason) {
     sim_machine *m = t->m;
@@ -273,6 +293,7 @@ sim_wait_result sim_wait(sim_thread *t, sim_object *const *objs, int n, bool all
             objs[i]->wb_head = b;
         objs[i]->wb_tail = b;
     }
+    t->linked = true;
     if (timeout != SIM_INFINITE) {
         uint64_t due = c->time + timeout < c->time ? UINT64_MAX - 1 : c->time + timeout;
         timer_add(t, due);
@@ -286,13 +307,223 @@ sim_wait_result sim_wait(sim_thread *t, sim_object *const *objs, int n, bool all
 
 uint32_t sim_wait_status(const sim_thread *t) { return t->wait_status; }
 
-void sim_timer_expire(sim_machine *m, uint64_t now) {
-    while (m->ntimers > 0 && m->timers[0]->timer_due <= now) {
-        sim_thread *t = m->timers[0];
-        t->wait_status = SIM_WAIT_TIMEOUT;
-        end_wait(t, SIM_READY_TIMEOUT);
+/* ---- timer objects (min-heap by due time, then the order they were set) ----------------------- */
+
+static bool otimer_less(const sim_object *a, const sim_object *b) {
+    return a->due < b->due || (a->due == b->due && a->set_seq < b->set_seq);
+}
+
+static void oheap_swap(sim_machine *m, int i, int j) {
+    sim_object *o = m->otimers[i];
+    m->otimers[i] = m->otimers[j];
+    m->otimers[j] = o;
+    m->otimers[i]->heap_pos = i;
+    m->otimers[j]->heap_pos = j;
+}
+
+static void oheap_up(sim_machine *m, int i) {
+    while (i > 0 && otimer_less(m->otimers[i], m->otimers[(i - 1) / 2])) {
+        oheap_swap(m, i, (i - 1) / 2);
+        i = (i - 1) / 2;
     }
 }
+
+static void oheap_down(sim_machine *m, int i) {
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, s = i;
+        if (l < m->notimers && otimer_less(m->otimers[l], m->otimers[s])) s = l;
+        if (r < m->notimers && otimer_less(m->otimers[r], m->otimers[s])) s = r;
+        if (s == i) return;
+        oheap_swap(m, i, s);
+        i = s;
+    }
+}
+
+static void otimer_remove(sim_object *o) {
+    sim_machine *m = o->m;
+    int i = o->heap_pos;
+    if (i < 0) return;
+    m->notimers--;
+    if (i != m->notimers) {
+        oheap_swap(m, i, m->notimers);
+        oheap_down(m, i);
+        oheap_up(m, i);
+    }
+    o->heap_pos = -1;
+}
+
+static bool otimer_add(sim_object *o) {
+    sim_machine *m = o->m;
+    if (m->notimers == m->capotimers) {
+        int nc = m->capotimers ? m->capotimers * 2 : 16;
+        sim_object **n = realloc(m->otimers, (size_t)nc * sizeof *n);
+        if (!n) return false;
+        m->otimers = n;
+        m->capotimers = nc;
+    }
+    o->set_seq = ++m->timer_seq;
+    o->heap_pos = m->notimers;
+    m->otimers[m->notimers++] = o;
+    oheap_up(m, o->heap_pos);
+    return true;
+}
+
+sim_object *sim_timer_new(sim_machine *m, bool manual) {
+    sim_object *o = obj_new(m, SIM_OBJ_TIMER);
+    if (o) o->manual = manual;
+    return o;
+}
+
+void sim_timer_set(sim_object *o, uint64_t due, uint64_t period) {
+    otimer_remove(o);
+    o->signaled = false;
+    o->due = due;
+    o->period = period;
+    otimer_add(o);
+}
+
+bool sim_timer_cancel(sim_object *o) {
+    bool armed = o->heap_pos >= 0;
+    otimer_remove(o);
+    return armed;
+}
+
+bool sim_timer_armed(const sim_object *o) { return o->heap_pos >= 0; }
+
+void sim_set_timer_hook(sim_machine *m, sim_timer_fn fn, void *ud) {
+    m->timer_fn = fn;
+    m->timer_ud = fn ? ud : NULL;
+}
+
+/* Timer objects and wait timeouts due at or before `now`, in due-time order: at an equal due
+ * time the timer objects first (in the order they were set), then the waits (by thread id).  A
+ * periodic timer comes due again `period` after `now`, so each interrupt expires it once. */
+void sim_timer_expire(sim_machine *m, uint64_t now) {
+    for (;;) {
+        sim_object *o = m->notimers > 0 && m->otimers[0]->due <= now ? m->otimers[0] : NULL;
+        sim_thread *t = m->ntimers > 0 && m->timers[0]->timer_due <= now ? m->timers[0] : NULL;
+        if (o && (!t || o->due <= t->timer_due)) {
+            otimer_remove(o);
+            if (o->period) {
+                o->due = now + o->period;
+                otimer_add(o);
+            }
+            o->signaled = true;
+            wake_waiters_by(o, SIM_READY_TIMER);
+            if (m->timer_fn) m->timer_fn(m->timer_ud, o, now);
+        } else if (t) {
+            t->wait_status = SIM_WAIT_TIMEOUT;
+            end_wait(t, SIM_READY_TIMEOUT);
+        } else {
+            return;
+        }
+    }
+}
+
+bool sim_wait_abort(sim_thread *t, uint32_t status, int reason) {
+    if (t->state != SIM_TS_WAITING) return false;
+    if (t->suspended && !t->suspend_pending) {
+        if (!t->susp_wait) return false;
+        t->susp_aborted = true;
+        t->susp_status = status;
+        return true;
+    }
+    t->wait_status = status;
+    end_wait(t, reason);
+    return true;
+}
+
+/* ---- suspension ------------------------------------------------------------------------------- */
+
+sim_err sim_thread_suspend(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (t->suspended) return SIM_ERR_STATE;
+    switch (t->state) {
+    case SIM_TS_READY:
+        sim_sched_unready(t);
+        t->suspended = true;
+        t->susp_wait = false;
+        t->state = SIM_TS_WAITING;
+        t->wait_reason = SIM_WR_SUSPENDED;
+        t->wait_mode = 0;
+        return SIM_OK;
+    case SIM_TS_RUNNING:
+        t->suspended = true;
+        t->susp_wait = false;
+        if (m->exec && m->exec->cur == t) { /* the caller itself: it leaves its CPU now */
+            t->state = SIM_TS_WAITING;
+            t->wait_reason = SIM_WR_SUSPENDED;
+            t->wait_mode = 0;
+            sim_sched_leave(t);
+        } else { /* it runs on another CPU: it leaves there (sched.c) */
+            t->suspend_pending = true;
+            t->suspend_at = sim_clock(m);
+        }
+        return SIM_OK;
+    case SIM_TS_WAITING:
+        unlink_blocks(t);
+        t->susp_due = t->timer_due;
+        timer_remove(t);
+        t->suspended = true;
+        t->susp_wait = true;
+        t->susp_aborted = false;
+        t->susp_reason = t->wait_reason;
+        t->wait_reason = SIM_WR_SUSPENDED;
+        t->wait_mode = 0;
+        return SIM_OK;
+    case SIM_TS_INITIALIZED:
+    case SIM_TS_STANDBY:
+    case SIM_TS_TERMINATED: break;
+    }
+    return SIM_ERR_STATE;
+}
+
+sim_err sim_thread_resume(sim_thread *t) {
+    if (!t->suspended) return SIM_ERR_STATE;
+    t->suspended = false;
+    if (t->suspend_pending) { /* it never left its CPU */
+        t->suspend_pending = false;
+        return SIM_OK;
+    }
+    if (t->state != SIM_TS_WAITING) return SIM_OK;
+    if (!t->susp_wait) { /* it was ready or running: its last wait's result stands */
+        sim_sched_make_ready(t, SIM_READY_WAKE);
+        return SIM_OK;
+    }
+    /* the interrupted wait, waited again; a wait that ends here (aborted, satisfied or past its
+     * due time) leaves its thread readied by the resumption, from its Suspended wait */
+    t->susp_wait = false;
+    sim_object *objs[SIM_MAX_WAIT];
+    for (int i = 0; i < t->nwait; i++) objs[i] = t->wb[i].obj;
+    if (t->susp_aborted) {
+        t->wait_status = t->susp_status;
+    } else if (t->nwait > 0 && try_satisfy(t, objs, t->nwait, t->wait_all)) {
+        /* wait_status set */
+    } else if (t->susp_due <= sim_clock(t->m)) {
+        t->wait_status = SIM_WAIT_TIMEOUT;
+    } else {
+        for (int i = 0; i < t->nwait; i++) {
+            wait_block *b = &t->wb[i];
+            *b = (wait_block){t, objs[i], i, objs[i]->wb_tail, NULL};
+            if (objs[i]->wb_tail)
+                objs[i]->wb_tail->next = b;
+            else
+                objs[i]->wb_head = b;
+            objs[i]->wb_tail = b;
+        }
+        t->linked = true;
+        t->wait_reason = t->susp_reason;
+        t->wait_mode = 1;
+        if (t->susp_due != UINT64_MAX) timer_add(t, t->susp_due);
+        t->wait_status = SIM_WAIT_TIMEOUT;
+        return SIM_OK;
+    }
+    t->nwait = 0;
+    sim_sched_make_ready(t, SIM_READY_WAKE);
+    return SIM_OK;
+}
+
+bool sim_thread_suspended(const sim_thread *t) { return t->suspended; }
 
 uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms) { return sim_mul_div(ms, m->cfg.frequency, 1000); }
 

@@ -299,9 +299,23 @@ uint64_t sim_sched_segment_begin(sim_machine *m, sim_cpu *c) {
 uint64_t sim_sched_stop_at(sim_machine *m, sim_cpu *c) {
     if (c->check_preempt) return 0;
     uint64_t s = c->next_tick;
+    if (c->cur && c->cur->suspend_pending && c->cur->suspend_at < s) s = c->cur->suspend_at;
     if (c->seg_end < s) s = c->seg_end;
     if (m->max_cycles < s) s = m->max_cycles;
     return s;
+}
+
+/* A suspension of c's thread that another CPU asked for (sim_thread_suspend) takes effect once
+ * c's clock has reached the time it was asked at: true when the thread left c. */
+static bool take_suspension(sim_machine *m, sim_cpu *c) {
+    sim_thread *t = c->cur;
+    if (!t || !t->suspend_pending || c->time < t->suspend_at) return false;
+    t->suspend_pending = false;
+    t->state = SIM_TS_WAITING;
+    t->wait_reason = SIM_WR_SUSPENDED;
+    t->wait_mode = 0;
+    switch_to(m, c, pick_for(m, c, 0, true));
+    return true;
 }
 
 boundary_result sim_sched_boundary(sim_machine *m) {
@@ -312,6 +326,7 @@ boundary_result sim_sched_boundary(sim_machine *m) {
     for (;;) {
         if (c->cur != t) return BOUNDARY_YIELD;
         if (c->time >= m->max_cycles) return BOUNDARY_YIELD;
+        if (take_suspension(m, c)) return BOUNDARY_YIELD;
         if (c->time >= c->next_tick) {
             tick(m, c);
             continue;
@@ -347,6 +362,7 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
         for (int i = 1; i < m->ncpus; i++)
             if (m->cpus[i].time < c->time) c = &m->cpus[i];
         if (c->time >= m->max_cycles) return SIM_RUN_LIMIT;
+        if (c->cur && take_suspension(m, c)) continue;
         if (c->cur) {
             m->exec = c;
             m->running = c->cur;
@@ -374,7 +390,7 @@ sim_run_status sim_sched_next(sim_machine *m, sim_thread **out) {
             m->exec = NULL;
             return SIM_RUN_DONE;
         }
-        if (all_idle(m) && m->nready == 0 && m->ntimers == 0) {
+        if (all_idle(m) && m->nready == 0 && m->ntimers == 0 && m->notimers == 0) {
             m->exec = NULL;
             return SIM_RUN_DEADLOCK;
         }
@@ -422,6 +438,10 @@ bool sim_yield(sim_thread *t, bool any_priority) {
     return true;
 }
 
+void sim_sched_unready(sim_thread *t) {
+    if (t->state == SIM_TS_READY) rq_remove(t->m, t);
+}
+
 /* t leaves its CPU to wait (state already Waiting) or because it exited. */
 void sim_sched_leave(sim_thread *t) {
     sim_machine *m = t->m;
@@ -438,6 +458,7 @@ void sim_thread_exit(sim_thread *t, uint32_t code) {
     t->exit_time = t->cpu >= 0 && m->cpus[t->cpu].cur == t ? m->cpus[t->cpu].time : sim_clock(m);
     if (t->state == SIM_TS_READY) rq_remove(m, t);
     if (t->state == SIM_TS_WAITING) sim_wait_cancel(t);
+    t->suspended = t->suspend_pending = false;
     t->exit_code = code;
     sim_call_end(t);
     t->state = SIM_TS_TERMINATED;
@@ -465,7 +486,7 @@ void sim_cpu_stats_of(const sim_machine *m, int cpu, sim_cpu_stats *out) {
 
 /* ---- deadlock report ------------------------------------------------------------------------- */
 
-static const char *const obj_names[] = {"event", "mutex", "semaphore", "thread"};
+static const char *const obj_names[SIM_OBJ_TYPES] = {"event", "mutex", "semaphore", "thread", "timer"};
 
 void sim_deadlock_report(sim_machine *m, char *buf, size_t n) {
     size_t k = 0;
@@ -473,8 +494,15 @@ void sim_deadlock_report(sim_machine *m, char *buf, size_t n) {
     for (int i = 0; i < m->nthreads && k + 1 < n; i++) {
         sim_thread *t = m->threads[i];
         if (t->state != SIM_TS_WAITING) continue;
-        int w = snprintf(buf + k, n - k, "%sthread '%s' (id %u) waits%s on", k ? "; " : "", t->name, t->id,
-                         t->wait_all && t->nwait > 1 ? " for all" : "");
+        int w;
+        if (t->suspended) { /* its wait (if any) is interrupted: nothing but a resumption ends it */
+            w = snprintf(buf + k, n - k, "%sthread '%s' (id %u) is suspended", k ? "; " : "", t->name, t->id);
+            if (w < 0) break;
+            k += (size_t)w;
+            continue;
+        }
+        w = snprintf(buf + k, n - k, "%sthread '%s' (id %u) waits%s on", k ? "; " : "", t->name, t->id,
+                     t->wait_all && t->nwait > 1 ? " for all" : "");
         if (w < 0) break;
         k += (size_t)w;
         for (int j = 0; j < t->nwait && k + 1 < n; j++) {

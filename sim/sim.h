@@ -59,10 +59,14 @@ const char *sim_thread_state_name(int s);
 enum {
     SIM_WR_EXECUTIVE = 0,
     SIM_WR_DELAY_EXECUTION = 4,
+    SIM_WR_SUSPENDED = 5,
     SIM_WR_USER_REQUEST = 6,
+    SIM_WR_QUEUE = 15,
+    SIM_WR_KEYED_EVENT = 21,
     SIM_WR_QUANTUM_END = 30,
     SIM_WR_PREEMPTED = 32,
     SIM_WR_YIELD_EXECUTION = 33,
+    SIM_WR_ALERT_BY_THREAD_ID = 37,
 };
 
 #define SIM_WAIT_REASONS 41 /* KWAIT_REASON 0..40, MaximumWaitReason included */
@@ -337,6 +341,11 @@ sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its
  * CPU; sim_call_continue returns SIM_CALL_RETURNED. */
 void sim_gate_end_call(sim_thread *t);
+/* Inside the handler: when the call returns (at once, or when a call that blocked resumes), the
+ * guest goes on at `pc` instead of the thunk's return, with the result register set and the
+ * stack as the thunk's return would have found it (api/: the user-callback dispatcher that runs
+ * APCs, FLS callbacks and InitOnce functions before returning to the caller). */
+void sim_gate_redirect(sim_thread *t, uint64_t pc);
 /* Inside the handler, on x86: edx = v, the high half of a 64-bit result
  * (edx:eax, GetTickCount64); a no-op on the other ISAs. */
 void sim_gate_result_high(sim_thread *t, uint32_t v);
@@ -414,7 +423,17 @@ typedef struct sim_record {
  * an instant event on t's track).  `text` need live only during the call. */
 void sim_mark(sim_machine *m, const sim_thread *t, const char *text);
 
-enum { SIM_READY_NEW = 0, SIM_READY_WAKE, SIM_READY_TIMEOUT, SIM_READY_QUANTUM, SIM_READY_PREEMPTED, SIM_READY_YIELD };
+/* SIM_READY_TIMER: a wait satisfied in a clock interrupt (a timer object expired, or an APC its
+ * expiry queued ended an alertable wait), as a timeout is. */
+enum {
+    SIM_READY_NEW = 0,
+    SIM_READY_WAKE,
+    SIM_READY_TIMEOUT,
+    SIM_READY_QUANTUM,
+    SIM_READY_PREEMPTED,
+    SIM_READY_YIELD,
+    SIM_READY_TIMER
+};
 
 /* Observers see every switch-in (for profiling), thread exit, and every record. */
 typedef struct sim_observer {
@@ -457,7 +476,14 @@ void sim_cpu_stats_of(const sim_machine *m, int cpu, sim_cpu_stats *out);
 
 /* ---- dispatcher objects and waits ---------------------------------------------------------- */
 typedef struct sim_object sim_object;
-typedef enum sim_object_type { SIM_OBJ_EVENT = 0, SIM_OBJ_MUTEX, SIM_OBJ_SEMAPHORE, SIM_OBJ_THREAD } sim_object_type;
+typedef enum sim_object_type {
+    SIM_OBJ_EVENT = 0,
+    SIM_OBJ_MUTEX,
+    SIM_OBJ_SEMAPHORE,
+    SIM_OBJ_THREAD,
+    SIM_OBJ_TIMER
+} sim_object_type;
+#define SIM_OBJ_TYPES 5
 
 #define SIM_INFINITE UINT64_MAX
 #define SIM_WAIT_OBJECT_0 0x00000000u
@@ -472,6 +498,11 @@ sim_object *sim_semaphore_new(sim_machine *m, int32_t initial, int32_t max);
 sim_object *sim_thread_object(sim_thread *t);
 sim_object_type sim_object_type_of(const sim_object *o);
 uint32_t sim_object_id(const sim_object *o);
+
+/* A mutex's owner (NULL: free) and recursion count; the threads waiting on an object. */
+sim_thread *sim_mutex_owner(const sim_object *mx);
+uint32_t sim_mutex_recursion(const sim_object *mx);
+int sim_object_waiters(const sim_object *o);
 
 void sim_event_set(sim_object *e);
 void sim_event_reset(sim_object *e);
@@ -492,6 +523,41 @@ uint32_t sim_wait_status(const sim_thread *t);
  * only): true when t gave up its CPU (the caller yields to the driver). */
 bool sim_yield(sim_thread *t, bool any_priority);
 uint64_t sim_ms_to_cycles(const sim_machine *m, uint64_t ms);
+/* Ends t's wait at once with `status` (an alertable wait that an APC ends: STATUS_USER_APC), t
+ * becoming Ready by `reason` (SIM_READY_WAKE, or SIM_READY_TIMER inside a clock interrupt).  A
+ * wait that a suspension interrupted keeps the status for its resumption.  False when t is not
+ * waiting in sim_wait (running, ready, suspended outside a wait, exited). */
+bool sim_wait_abort(sim_thread *t, uint32_t status, int reason);
+
+/* Timers (waitable timer objects, sim/README.md "Timer objects"): signalled when they expire, at the first
+ * CPU-0 clock interrupt at or after their due time, together with the waits whose timeouts expire
+ * there (timers first at an equal due time, then in the order they were set).  A synchronization
+ * timer (manual = false) resets when a wait it satisfies takes it, as an auto-reset event. */
+sim_object *sim_timer_new(sim_machine *m, bool manual);
+/* (Re)arms timer o for the absolute virtual time `due` (cycles) and, with period > 0, every
+ * `period` cycles after each expiry (from the interrupt's due time); it becomes non-signalled. */
+void sim_timer_set(sim_object *o, uint64_t due, uint64_t period);
+/* Disarms o (its signal state stays); true when it was armed. */
+bool sim_timer_cancel(sim_object *o);
+bool sim_timer_armed(const sim_object *o);
+/* Called once per expiry, in the clock interrupt, after the timer was signalled and its waiters
+ * satisfied (api/: the timer's completion routine, an APC); `at` is the expiry's due tick time. */
+typedef void (*sim_timer_fn)(void *ud, sim_object *o, uint64_t at);
+void sim_set_timer_hook(sim_machine *m, sim_timer_fn fn, void *ud);
+
+/* ---- suspension (SuspendThread/ResumeThread; sim/README.md "Suspension") ---------------------- */
+/* The first suspension of t (api/ keeps the count): a Ready thread leaves its ready queue; the
+ * executing thread leaves its CPU at once; a thread running on another CPU leaves it at that CPU's
+ * first block boundary (or step) at or after the caller's clock; a waiting thread's wait is
+ * interrupted (its objects and timeout kept for its resumption).  Each then waits with
+ * KWAIT_REASON Suspended (5), KernelMode.  SIM_ERR_STATE for a thread not Ready, Running or
+ * Waiting, or already suspended. */
+sim_err sim_thread_suspend(sim_thread *t);
+/* The last resumption: a suspended wait is waited again (satisfied at once if it can be, timed
+ * out if its due time passed, with its kept status if an APC ended it meanwhile), any other
+ * suspended thread becomes Ready now.  SIM_ERR_STATE when t is not suspended. */
+sim_err sim_thread_resume(sim_thread *t);
+bool sim_thread_suspended(const sim_thread *t);
 
 /* ---- engine recycling (sim/engine.c) ----------------------------------------------------- */
 /* On: a freed machine's Unicorn engine is scrubbed (mappings, translations,

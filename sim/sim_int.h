@@ -67,6 +67,9 @@ struct sim_object {
     int32_t count, max;            /* semaphores */
     sim_thread *thread;            /* thread objects */
     wait_block *wb_head, *wb_tail; /* waiters, FIFO */
+    uint64_t due, period;          /* timers: armed for `due` (cycles), re-armed every `period` (0: once) */
+    uint64_t set_seq;              /* timers: when they were set (ties at an equal due time) */
+    int heap_pos;                  /* timers: index in the timer-object heap, -1 when not armed */
     sim_object *next_owned;        /* mutexes: in the owner's list */
     sim_object *next_all;          /* machine's list, for freeing */
 };
@@ -110,6 +113,7 @@ struct sim_thread {
     bool gate_pending;            /* blocked inside a gate call: the result comes when it runs again */
     uint32_t gate_service;        /* that call's service number */
     bool gate_end;                /* the handler ended the call (sim_gate_end_call) */
+    uint64_t redirect;            /* where the call returns to instead of the thunk's return (0: none) */
     uint64_t env, env_hi, env_lo; /* environment block and its stack fields (sim_thread_set_env), 0: none */
     char error[160];
     sim_thread *qnext, *qprev; /* ready queue links */
@@ -117,6 +121,16 @@ struct sim_thread {
     wait_block wb[SIM_MAX_WAIT];
     int nwait;
     bool wait_all;
+    bool linked; /* its wait blocks are in their objects' lists */
+    /* suspension (sim_thread_suspend) */
+    bool suspended;       /* it waits with reason Suspended, or will at suspend_at */
+    bool suspend_pending; /* running on another CPU: it leaves that CPU at its first stop at or after suspend_at */
+    uint64_t suspend_at;
+    bool susp_wait;    /* a wait was interrupted: its objects stay in wb[], nwait, wait_all */
+    uint64_t susp_due; /* that wait's due time (UINT64_MAX: none) */
+    int susp_reason;   /* its wait reason */
+    bool susp_aborted; /* an APC ended it meanwhile: susp_status on resumption */
+    uint32_t susp_status;
     uint32_t wait_status;
     uint64_t timer_due;   /* UINT64_MAX: no timer */
     int timer_pos;        /* index in the timer heap, -1 when not in it */
@@ -196,7 +210,12 @@ struct sim_machine {
     sim_thread **timers; /* min-heap by (timer_due, id) */
     int ntimers, captimers;
     sim_object *objects;
-    uint32_t nobj[4];
+    uint32_t nobj[SIM_OBJ_TYPES];
+    sim_object **otimers; /* armed timer objects: a min-heap by (due, set_seq) */
+    int notimers, capotimers;
+    uint64_t timer_seq;
+    sim_timer_fn timer_fn; /* api/'s hook at each timer expiry */
+    void *timer_ud;
 
     /* block statistics cache: open addressing, power-of-two capacity */
     block_entry *blocks;
@@ -275,6 +294,7 @@ void sim_stack_release(sim_thread *t);                /* when the call ends or t
 void sim_call_end(sim_thread *t);                     /* not in a call any more; gives its stack back */
 void sim_sched_make_ready(sim_thread *t, int reason); /* at the current time, tail of its queue */
 void sim_sched_leave(sim_thread *t);                  /* t (Waiting or Terminated) leaves its CPU */
+void sim_sched_unready(sim_thread *t);                /* a Ready thread leaves its ready queue (suspended) */
 /* sched.c */
 typedef enum boundary_result { BOUNDARY_CONTINUE, BOUNDARY_YIELD } boundary_result;
 /* At a block boundary where the executing CPU reached stop_at: ticks,
