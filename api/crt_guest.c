@@ -18,13 +18,16 @@ static const hcp_export *row(const char *dll, const char *name) {
     return NULL;
 }
 
+/* The thunk of hcpsim's internal service `name`. */
+static uint64_t thunk(hcp_os *os, const char *name) { return hcp_export_thunk(os, row("hcpsim", name)); }
+
 sim_err hcp_crt_guest_place(hcp_process *p) {
     hcp_os *os = p->os;
     sim_machine *m = os->m;
     bool x64 = p->pe.pe32plus;
     uint64_t next = hcp_export_thunk(os, row("hcpsim", "onexit_next")),
              exitp = hcp_export_thunk(os, row("KERNEL32.dll", "ExitProcess"));
-    uint8_t code[256];
+    uint8_t code[4096];
     size_t n = x64 ? hcp_guest_crt_x64_size : hcp_guest_crt_x86_size;
     if (n > sizeof code) return SIM_ERR_ARG;
     memcpy(code, x64 ? hcp_guest_crt_x64 : hcp_guest_crt_x86, n);
@@ -35,10 +38,14 @@ sim_err hcp_crt_guest_place(hcp_process *p) {
         imm(code + HCP_GUEST_CRT_X64_CEXIT_NEXT_IMM, next, 8);
         imm(code + HCP_GUEST_CRT_X64_EXIT_CEXIT_IMM, base + HCP_GUEST_CRT_X64_CEXIT, 8);
         imm(code + HCP_GUEST_CRT_X64_EXIT_EXITPROCESS_IMM, exitp, 8);
+        imm(code + HCP_GUEST_CRT_X64_AFTER_BEGIN_IMM, thunk(os, "after_begin"), 8);
+        imm(code + HCP_GUEST_CRT_X64_AFTER_END_IMM, thunk(os, "after_end"), 8);
     } else {
         imm(code + HCP_GUEST_CRT_X86_CEXIT_NEXT_IMM, next, 4);
         imm(code + HCP_GUEST_CRT_X86_EXIT_CEXIT_IMM, base + HCP_GUEST_CRT_X86_CEXIT, 4);
         imm(code + HCP_GUEST_CRT_X86_EXIT_EXITPROCESS_IMM, exitp, 4);
+        imm(code + HCP_GUEST_CRT_X86_AFTER_BEGIN_IMM, thunk(os, "after_begin"), 4);
+        imm(code + HCP_GUEST_CRT_X86_AFTER_END_IMM, thunk(os, "after_end"), 4);
     }
     sim_err e = sim_map_fixed(m, base, 0x1000, SIM_PROT_READ | SIM_PROT_EXEC, code, n);
     if (e != SIM_OK) return e;
@@ -46,5 +53,6 @@ sim_err hcp_crt_guest_place(hcp_process *p) {
     p->d.stub_initterm = base + (x64 ? HCP_GUEST_CRT_X64_INITTERM : HCP_GUEST_CRT_X86_INITTERM);
     p->d.stub_cexit = base + (x64 ? HCP_GUEST_CRT_X64_CEXIT : HCP_GUEST_CRT_X86_CEXIT);
     p->d.stub_exit = base + (x64 ? HCP_GUEST_CRT_X64_EXIT : HCP_GUEST_CRT_X86_EXIT);
+    p->d.stub_after = base + (x64 ? HCP_GUEST_CRT_X64_AFTER : HCP_GUEST_CRT_X86_AFTER);
     return SIM_OK;
 }

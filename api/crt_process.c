@@ -3,7 +3,7 @@
  * "Windows programs"), and the atexit list the guest-code _cexit walks. */
 #include <stdio.h>
 
-#include "api/exports_gen.h"
+#include "api/crt_int.h"
 
 #define EXIT_ABORT 3           /* abort's exit code */
 #define EXIT_RUNTIME_ERROR 255 /* _amsg_exit's */
@@ -45,11 +45,15 @@ uint64_t hcp_int_onexit_next(hcp_ctx *c) {
 /* ---- ends: _exit runs no atexit functions ---- */
 
 uint64_t hcp_crt__exit(hcp_ctx *c, const hcp_crt__exit_args *a) { return hcp_end_process(c, (uint32_t)a->_Code); }
+static const char abort_msg[] = "\nThis application has requested the Runtime to terminate it in an unusual way.\n"
+                                "Please contact the application's support team for more information.\n";
 uint64_t hcp_crt_abort(hcp_ctx *c) {
-    static const char m[] = "\nThis application has requested the Runtime to terminate it in an unusual way.\n"
-                            "Please contact the application's support team for more information.\n";
-    hcp_emit(c, 2, m, sizeof m - 1);
+    hcp_emit(c, 2, abort_msg, sizeof abort_msg - 1);
     return hcp_end_process(c, EXIT_ABORT);
+}
+uint64_t hcp_crt_exit_after(hcp_ctx *c, uint32_t code) {
+    hcp_emit(c, 2, abort_msg, sizeof abort_msg - 1);
+    return hcp_end_process(c, code);
 }
 uint64_t hcp_crt__amsg_exit(hcp_ctx *c, const hcp_crt__amsg_exit_args *a) {
     char m[64];

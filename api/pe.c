@@ -634,6 +634,7 @@ void hcp_process_free(hcp_process *p) {
     free(p->named);
     free(p->va);
     free(p->exports);
+    hcp_crt_state_free(p);
     free(p);
 }
 

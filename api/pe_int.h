@@ -29,6 +29,7 @@ typedef struct hcp_proc_data {
     uint64_t clocale;   /* "C": setlocale's answer */
     uint64_t stubs;     /* guest code: _initterm, _cexit, exit */
     uint64_t stub_initterm, stub_cexit, stub_exit;
+    uint64_t stub_after; /* the after-call callback stub (api/crt_after.c) */
 } hcp_proc_data;
 
 typedef struct heap_block {
@@ -111,6 +112,7 @@ struct hcp_process {
     int nva, capva;
     hcp_image_export *exports;
     int nexports;
+    struct hcp_crt *crt; /* the C runtime's own state (api/crt_state.c), made at its first use */
 };
 
 /* pe.c: the record of t, or NULL when t is not a thread of the process. */
@@ -119,6 +121,8 @@ hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t);
  * ClientId and Self its own); 0 or -1 (no guest memory). */
 int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
+/* crt_state.c: frees the C runtime's state of p. */
+void hcp_crt_state_free(hcp_process *p);
 /* crt_guest.c: places msvcrt's guest-code exports (_initterm, _cexit, exit) after the image. */
 sim_err hcp_crt_guest_place(hcp_process *p);
 /* dispatch.c: the thunk address of export e (an x86 stdcall thunk pops its arguments). */

@@ -332,6 +332,10 @@ sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
  * first, on 32-bit ones, from an even word on ARM (AAPCS); *k moves past it.  Only inside the
  * handler. */
 sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
+/* Inside the handler: the stack pointer of the gate call t is making, as the thunk sees it (x64
+ * and x86: the caller's return address is at [sp]; the C runtime's after-call callbacks replace
+ * it, api/crt_after.c).  SIM_ERR_STATE outside the handler. */
+sim_err sim_gate_sp(sim_thread *t, uint64_t *sp);
 /* Inside the handler: t's guest call ends when the handler returns, as if the
  * callee had returned the handler's result at once (nothing after the gate
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its

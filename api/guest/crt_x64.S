@@ -7,6 +7,7 @@
         .intel_syntax noprefix
         .text
         .globl initterm, cexit, exit, cexit_next_imm, exit_cexit_imm, exit_exitprocess_imm
+        .globl after, after_begin_imm, after_end_imm
 
 /* _initterm(first, last): calls each non-NULL function pointer in [first, last). */
 initterm:
@@ -57,3 +58,28 @@ exit_exitprocess_imm:
         .quad   0
         call    rax
         int3
+
+/* after: entered by the return of a call that asked for a callback (api/crt_after.c), with rsp
+ * where the caller's call left it and the caller's return address gone to the frame's top slot.
+ * Calls fn(a1, a2, a3, a4, a5) from the frame after_begin fills, then returns to the caller what
+ * after_end gives (the call's result, the callback's, or no return at all). */
+after:
+        sub     rsp, 0x70               /* the block at rsp+0x20; its slot 9 (rsp+0x68) the return address */
+        lea     rcx, [rsp + 0x20]
+        .byte   0x48, 0xB8              /* movabs rax, after_begin's thunk */
+after_begin_imm:
+        .quad   0
+        call    rax
+        mov     rcx, [rsp + 0x30]
+        mov     rdx, [rsp + 0x38]
+        mov     r8, [rsp + 0x40]
+        mov     r9, [rsp + 0x48]
+        call    qword ptr [rsp + 0x28]  /* fn; its 5th argument is the block's slot 0, at rsp+0x20 */
+        mov     rdx, rax
+        lea     rcx, [rsp + 0x20]
+        .byte   0x48, 0xB8              /* movabs rax, after_end's thunk */
+after_end_imm:
+        .quad   0
+        call    rax
+        add     rsp, 0x68
+        ret

@@ -6,6 +6,7 @@
         .code32
         .text
         .globl initterm, cexit, exit, cexit_next_imm, exit_cexit_imm, exit_exitprocess_imm
+        .globl after, after_begin_imm, after_end_imm
 
 /* _initterm(first, last): calls each non-NULL function pointer in [first, last). */
 initterm:
@@ -50,3 +51,24 @@ exit_exitprocess_imm:
         .long   0
         call    eax
         int3
+
+/* after: as crt_x64.S's, cdecl: the block at esp (the callback's five argument words, then the
+ * function, the result, the mode and, at its top, the caller's return address). */
+after:
+        sub     esp, 0x28
+        push    esp                     /* the block's address (esp before the push) */
+        .byte   0xB8                    /* mov eax, after_begin's thunk */
+after_begin_imm:
+        .long   0
+        call    eax
+        add     esp, 4
+        call    dword ptr [esp + 20]    /* fn(a1..a5): the words at esp */
+        push    eax
+        lea     eax, [esp + 4]
+        push    eax
+        .byte   0xB8                    /* mov eax, after_end's thunk */
+after_end_imm:
+        .long   0
+        call    eax
+        add     esp, 0x2C
+        ret

@@ -2,7 +2,11 @@
 # msvcrt's printf formats against an independent oracle (api/README.md "Windows programs"):
 # scenarios/examples/pe/printf.c prints a table of formats through msvcrt.dll's own printf
 # (flags, widths, precisions, h l ll I I32 I64 z, d i u o x X c s ls S p e E f g G, %%, ties in
-# rounding); pe_printf.wine.txt is the output of printf64.exe under Wine 8.0's msvcrt (x86-64,
+# rounding), and the cases where msvcrt differs from C99 (issue 29: _snprintf filling its buffer
+# exactly returns the count, an unknown conversion such as %I %z %b %w %h drops its '%', %F is a size
+# prefix, the 0 flag pads %s and %c, %p's flags, the lengths of "%*1d" "%0*0d" "% *2d", 1.#INF00e+000
+# and the indefinite NaN -1.#IND00 with every precision, %a, %S and %C with a character the code
+# page lacks, %n); pe_printf.wine.txt is the output of printf64.exe under Wine 8.0's msvcrt (x86-64,
 # Debian's wine64 8.0~repack-4), committed byte for byte, CRLF line ends included.  To make it
 # again: build/pe/printf64.exe run as `WINEDEBUG=-all wine printf64.exe > pe_printf.wine.txt`.
 # hcpsim's output of printf64.exe must be those bytes; printf32.exe's too, but for the one line
