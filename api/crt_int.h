@@ -41,9 +41,30 @@ typedef struct hcp_crt_thread {
     int after_nargs;
     struct crt_sort *sorts[CRT_MAX_SORTS];
     uint64_t bt_block, bt_handle; /* _beginthread's thread: its start block and handle */
+    uint64_t strerror_at;         /* strerror's buffer */
 } hcp_crt_thread;
 
+/* Guest addresses of the runtime's own data (its block after the guest code: crt_guest.c). */
+typedef struct hcp_crt_addr {
+    uint64_t ctype, wctype, wctype_u, pctype, pwctype; /* the class tables, the pointers to entry 0 */
+    uint64_t timezone, daylight, dstbias, tzname;      /* _timezone, _daylight, _dstbias, _tzname[2] */
+    uint64_t sys_errlist, sys_nerr;                    /* _sys_errlist[], _sys_nerr */
+    uint64_t xcptinfo;                                 /* __pxcptinfoptrs' cell (NULL) */
+    uint64_t wclocale;                                 /* L"C": _wsetlocale's answer */
+    uint64_t lc_handle;                                /* six LCIDs, 0 */
+    uint64_t pgmptr;                                   /* _pgmptr (made at the first use) */
+    uint64_t wargv, wenviron, wcmdln;                  /* the UCRT's wide variables (made at the first use) */
+} hcp_crt_addr;
+
+/* Guest addresses of the runtime's guest code (api/guest/crt_*.S) beyond msvcrt's first three. */
+typedef struct hcp_crt_code {
+    uint64_t initterm_e, onexit_table, qsort, qsort_s, bsearch, bsearch_s, setjmp, setjmp3, longjmp, bt_entry;
+} hcp_crt_code;
+
 typedef struct hcp_crt {
+    hcp_crt_addr ad;
+    hcp_crt_code g;
+    uint64_t rand_s_state;
     hcp_crt_thread *th; /* by sim thread index */
     int nth;
     uint64_t iph;       /* _set_invalid_parameter_handler's handler */
@@ -53,12 +74,19 @@ typedef struct hcp_crt {
     uint32_t output_format; /* _set_output_format: _TWO_DIGIT_EXPONENT (1) or 0 */
     uint64_t new_handler, terminate_handler;
     int new_mode;
+    bool tz_set; /* _tzset ran */
+    uint32_t abort_behavior; /* _set_abort_behavior's flags */
+    int32_t error_mode;      /* _set_error_mode's */
+    int32_t app_type;        /* _set_app_type's */
+    bool per_thread_locale;  /* _configthreadlocale's */
     uint64_t onexit_quick[32];
     int nquick;
 } hcp_crt;
 
 /* The process's C runtime state (made at the first call), or NULL without a process or memory. */
 hcp_crt *hcp_crt_of(hcp_ctx *c);
+/* The same for a process being loaded (no call yet). */
+hcp_crt *hcp_crt_of_process(hcp_process *p);
 /* The calling thread's part of it, or NULL. */
 hcp_crt_thread *hcp_crt_thread_of(hcp_ctx *c);
 enum { CRT_AFTER_RETURN, CRT_AFTER_RETURN_CALLBACK, CRT_AFTER_EXIT };
@@ -80,6 +108,18 @@ uint32_t hcp_crt_invalid(hcp_ctx *c, uint32_t e);
  * then returns the call's result to its caller (crt_after.c).  false: not possible here. */
 bool hcp_crt_after(hcp_ctx *c, uint64_t fn, int nargs, const uint64_t *args);
 
+/* ---- errno's messages (crt_stdlib.c): _sys_errlist[0.._sys_nerr] ---- */
+int hcp_crt_nerr(void);
+const char *hcp_crt_errmsg(int e);
+
+/* ---- character classes (crt_ctype.c) ---- */
+/* The C1 classes of a UTF-16 unit in the "C" locale (the UCRT's table differs below U+0100). */
+uint16_t hcp_crt_wclass(uint16_t ch, bool ucrt);
+bool hcp_crt_wspace(uint16_t ch);
+/* Writes the class tables and their pointers at guest address at (b: the host copy), addresses
+ * into *ad; returns the bytes used (at most 2,200). */
+size_t hcp_crt_ctype_data(uint8_t *b, uint64_t at, unsigned w, hcp_crt_addr *ad);
+
 /* ---- exact decimal forms of doubles (crt_num.c) ---- */
 #define HCP_DEC_MAX 800 /* significant digits: a double's exact value has at most 767 */
 typedef struct hcp_dec {
@@ -97,6 +137,9 @@ void hcp_dec_round(hcp_dec *x, int k, bool even);
  * append '1' when nonzero digits were dropped).  *range: 1 overflow (HUGE_VAL), -1 a result below
  * the smallest normal (denormal or 0: underflow), 0 else. */
 double hcp_dec_to_double(const char *digits, int n, long point, int *range);
+/* The double nearest to mant x 2^(e2 - 63) (mant's top bit at 63, its lowest bit sticky for what was
+ * dropped below it), ties to even; *range as above. */
+double hcp_bits_to_double(uint64_t mant, int e2, int *range);
 
 /* ---- the printf engine (crt_printf.c) ---- */
 enum {
@@ -129,9 +172,19 @@ typedef struct hcp_pfout {
     uint16_t *u;
     size_t n, cap;
     size_t limit;    /* units a buffer takes (SIZE_MAX: no limit) */
-    bool overflow;   /* a write did not fit: the engine stopped there */
+    bool overflow;   /* a write did not fit: the engine stopped there (c99: went on counting) */
     bool count_only; /* no buffer: units are counted, not kept */
+    bool c99;        /* the UCRT's buffer writer: what fits is kept, the formatting goes on */
 } hcp_pfout;
+/* printf to a FILE: formatted, then written as the stream writes (text mode); the result. */
+uint64_t hcp_pf_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, unsigned opts, hcp_vargs *v);
+/* vsprintf_s: the output must fit (with its terminator) in size units (crt_ucrt.c). */
+uint64_t hcp_crt_vsprintf_s_impl(hcp_ctx *c, uint64_t str, uint64_t size, uint64_t fmt, unsigned opts, hcp_vargs *v);
+/* _vsnprintf_s: at most count units (_TRUNCATE: what fits) in a buffer of size units (crt_ucrt.c). */
+uint64_t hcp_crt_vsnprintf_s_impl(hcp_ctx *c, uint64_t str, uint64_t size, uint64_t count, uint64_t fmt, unsigned opts,
+                                  hcp_vargs *v);
+/* Writes o's units to guest memory at dst (2-byte units for wide), then a terminator when `nul`. */
+bool hcp_pf_store(hcp_ctx *c, uint64_t dst, const hcp_pfout *o, bool wide, bool nul);
 /* Formats the string at guest address fmt (narrow, or UTF-16 with PF_WIDE).  The result: units
  * written as msvcrt counts them, or -1 (an overflowing buffer, a character the code page cannot
  * represent, an invalid parameter: errno is set).  *o holds what was produced; the caller frees

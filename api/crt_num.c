@@ -171,7 +171,7 @@ static double of_bits(uint64_t bits) {
 
 /* The double nearest to mant x 2^(e2 - 63) (mant's top bit at 63; its lowest bit carries the
  * sticky bit of anything dropped below it), ties to even; *range as hcp_dec_to_double's. */
-static double make_double(uint64_t mant, int e2, int *range) {
+double hcp_bits_to_double(uint64_t mant, int e2, int *range) {
     if (e2 > 1023) {
         *range = 1;
         return of_bits((uint64_t)0x7FF << 52);
@@ -255,5 +255,5 @@ double hcp_dec_to_double(const char *digits, int n, long point, int *range) {
     int e2 = qb - 1 - s; /* the value's binary exponent */
     q <<= 64 - qb;       /* top bit at 63; the bits shifted in are zeros below the sticky position */
     if (num.n) q |= 1;
-    return make_double(q, e2, range);
+    return hcp_bits_to_double(q, e2, range);
 }

@@ -43,7 +43,7 @@ static uint64_t arg_ptr(hcp_vargs *v) {
 /* ---- output ---- */
 
 static bool out_put(hcp_pfout *o, const uint16_t *s, size_t n) {
-    if (o->overflow) return false;
+    if (o->overflow && !o->c99) return false;
     size_t room = o->limit - o->n, k = n < room ? n : room;
     if (!o->count_only && k) {
         if (o->n + k > o->cap) {
@@ -60,7 +60,7 @@ static bool out_put(hcp_pfout *o, const uint16_t *s, size_t n) {
     }
     o->n += k;
     if (k < n) o->overflow = true;
-    return k == n;
+    return k == n || o->c99;
 }
 static bool out_rep(hcp_pfout *o, uint16_t ch, int k) {
     uint16_t b[64];
@@ -697,7 +697,7 @@ fail_errno:
 /* ---- msvcrt's printf family ---- */
 
 /* To a FILE: the stream of a standard descriptor, text mode. */
-static uint64_t print_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, unsigned opts, hcp_vargs *v) {
+uint64_t hcp_pf_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, unsigned opts, hcp_vargs *v) {
     int fd = hcp_file_fd(c, file);
     hcp_pfout o = {0};
     o.limit = SIZE_MAX;
@@ -716,6 +716,23 @@ static uint64_t print_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, unsigned 
     return (uint32_t)(int32_t)r;
 }
 
+bool hcp_pf_store(hcp_ctx *c, uint64_t dst, const hcp_pfout *o, bool wide, bool nul) {
+    unsigned us = wide ? 2 : 1;
+    size_t n = o->n;
+    uint8_t *b = malloc((n + 1) * us);
+    if (!b) return hcp_stop(c, "out of host memory"), false;
+    for (size_t i = 0; i < n; i++) {
+        if (us == 2)
+            hcp_put16(b + 2 * i, o->u[i]);
+        else
+            b[i] = (uint8_t)o->u[i];
+    }
+    if (nul) memset(b + n * us, 0, us);
+    bool ok = hcp_wr(c, dst, b, (n + (nul ? 1 : 0)) * us);
+    free(b);
+    return ok;
+}
+
 /* To a buffer of `count` units (bounded) or of any size: the units that fit, then a terminator if
  * it fits; the result as msvcrt's _vsnprintf gives it (-1 when the output did not fit; a NULL
  * buffer counts). */
@@ -726,45 +743,34 @@ int64_t hcp_pf_to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, uint64_t fmt, un
     o.count_only = !dst;
     int64_t r = hcp_pf_format(c, fmt, opts, v, &o);
     *overflow = o.overflow;
-    if (dst && !c->failed) {
-        unsigned us = (opts & PF_WIDE) ? 2 : 1;
-        size_t n = o.n;
-        uint8_t *b = malloc((n + 1) * us);
-        if (b) {
-            for (size_t i = 0; i < n; i++) {
-                if (us == 2)
-                    hcp_put16(b + 2 * i, o.u[i]);
-                else
-                    b[i] = (uint8_t)o.u[i];
-            }
-            bool room = n < o.limit;
-            if (room) memset(b + n * us, 0, us);
-            hcp_wr(c, dst, b, (n + (room ? 1 : 0)) * us);
-            free(b);
-        }
-    }
+    if (dst && !c->failed) hcp_pf_store(c, dst, &o, (opts & PF_WIDE) != 0, o.n < o.limit);
     hcp_work(c, o.n);
     free(o.u);
     return r;
 }
 
 static uint64_t stdout_file(hcp_ctx *c) { return c->p->d.iob + c->p->d.file_size; }
+/* msvcrt's options: three-digit exponents unless _set_output_format(_TWO_DIGIT_EXPONENT) */
+static unsigned msvcrt_opts(hcp_ctx *c) {
+    hcp_crt *r = hcp_crt_of(c);
+    return r && r->output_format == 1 ? PF_MSVCRT_OPTS & ~(unsigned)PF_THREE_DIGIT_EXP : PF_MSVCRT_OPTS;
+}
 
 uint64_t hcp_crt_printf(hcp_ctx *c, const hcp_crt_printf_args *a) {
     hcp_vargs v = {c, false, a->va.word, 0};
-    return print_to_file(c, stdout_file(c), a->_Format, PF_MSVCRT_OPTS, &v);
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_fprintf(hcp_ctx *c, const hcp_crt_fprintf_args *a) {
     hcp_vargs v = {c, false, a->va.word, 0};
-    return print_to_file(c, a->_File, a->_Format, PF_MSVCRT_OPTS, &v);
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_vprintf(hcp_ctx *c, const hcp_crt_vprintf_args *a) {
     hcp_vargs v = {c, true, 0, a->_ArgList};
-    return print_to_file(c, stdout_file(c), a->_Format, PF_MSVCRT_OPTS, &v);
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_vfprintf(hcp_ctx *c, const hcp_crt_vfprintf_args *a) {
     hcp_vargs v = {c, true, 0, a->_ArgList};
-    return print_to_file(c, a->_File, a->_Format, PF_MSVCRT_OPTS, &v);
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c), &v);
 }
 static uint64_t to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, uint64_t fmt, unsigned opts, hcp_vargs *v) {
     bool of;
@@ -772,17 +778,106 @@ static uint64_t to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, uint64_t fmt, u
 }
 uint64_t hcp_crt_sprintf(hcp_ctx *c, const hcp_crt_sprintf_args *a) {
     hcp_vargs v = {c, false, a->va.word, 0};
-    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, PF_MSVCRT_OPTS, &v);
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt__snprintf(hcp_ctx *c, const hcp_crt__snprintf_args *a) {
     hcp_vargs v = {c, false, a->va.word, 0};
-    return to_mem(c, a->_Dest, a->_Count, a->_Format, PF_MSVCRT_OPTS, &v);
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_vsprintf(hcp_ctx *c, const hcp_crt_vsprintf_args *a) {
     hcp_vargs v = {c, true, 0, a->_Args};
-    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, PF_MSVCRT_OPTS, &v);
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt__vsnprintf(hcp_ctx *c, const hcp_crt__vsnprintf_args *a) {
     hcp_vargs v = {c, true, 0, a->_Args};
-    return to_mem(c, a->_Dest, a->_Count, a->_Format, PF_MSVCRT_OPTS, &v);
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c), &v);
+}
+
+/* ---- the _s forms, counting, and the wide family ---- */
+
+uint64_t hcp_crt_sprintf_s(hcp_ctx *c, const hcp_crt_sprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c), &v);
+}
+uint64_t hcp_crt_vsprintf_s(hcp_ctx *c, const hcp_crt_vsprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c), &v);
+}
+uint64_t hcp_crt_swprintf_s(hcp_ctx *c, const hcp_crt_swprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vswprintf_s(hcp_ctx *c, const hcp_crt_vswprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt__snprintf_s(hcp_ctx *c, const hcp_crt__snprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_crt_vsnprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_MaxCount, a->_Format, msvcrt_opts(c), &v);
+}
+uint64_t hcp_crt__vsnprintf_s(hcp_ctx *c, const hcp_crt__vsnprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_crt_vsnprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_MaxCount, a->_Format, msvcrt_opts(c), &v);
+}
+/* _scprintf, _vscprintf, _scwprintf, _vscwprintf: the length the output would have */
+uint64_t hcp_crt__scprintf(hcp_ctx *c, const hcp_crt__scprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    unsigned w = c->ex->name[3] == 'w' ? PF_WIDE : 0;
+    return to_mem(c, 0, 0, a->_Format, msvcrt_opts(c) | w, &v);
+}
+uint64_t hcp_crt__vscprintf(hcp_ctx *c, const hcp_crt__vscprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    unsigned w = c->ex->name[4] == 'w' ? PF_WIDE : 0;
+    return to_mem(c, 0, 0, a->_Format, msvcrt_opts(c) | w, &v);
+}
+/* swprintf (msvcrt's form: no count), _snwprintf, vswprintf, _vsnwprintf */
+uint64_t hcp_crt_swprintf(hcp_ctx *c, const hcp_crt_swprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt__snwprintf(hcp_ctx *c, const hcp_crt__snwprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vswprintf(hcp_ctx *c, const hcp_crt_vswprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_Args};
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt__vsnwprintf(hcp_ctx *c, const hcp_crt__vsnwprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_Args};
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+/* wprintf, fwprintf, vwprintf, vfwprintf: to a stream, each character as its byte in the "C" locale */
+uint64_t hcp_crt_wprintf(hcp_ctx *c, const hcp_crt_wprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_fwprintf(hcp_ctx *c, const hcp_crt_fwprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vwprintf(hcp_ctx *c, const hcp_crt_vwprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vfwprintf(hcp_ctx *c, const hcp_crt_vfwprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+/* printf_s, vprintf_s, fprintf_s, vfprintf_s: an unknown conversion is an invalid parameter */
+uint64_t hcp_crt_printf_s(hcp_ctx *c, const hcp_crt_printf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
+}
+uint64_t hcp_crt_vprintf_s(hcp_ctx *c, const hcp_crt_vprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
+}
+uint64_t hcp_crt_fprintf_s(hcp_ctx *c, const hcp_crt_fprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
+}
+uint64_t hcp_crt_vfprintf_s(hcp_ctx *c, const hcp_crt_vfprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
 }

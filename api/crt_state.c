@@ -8,15 +8,18 @@
 
 #define CP_ANSI_DEFAULT 1252 /* _getmbcp after start-up: the ANSI code page (Windows-1252) */
 
-hcp_crt *hcp_crt_of(hcp_ctx *c) {
-    hcp_process *p = c->p;
+hcp_crt *hcp_crt_of_process(hcp_process *p) {
     if (!p) return NULL;
     if (!p->crt) {
         p->crt = calloc(1, sizeof *p->crt);
-        if (p->crt) p->crt->mbcp = CP_ANSI_DEFAULT;
+        if (p->crt) {
+            p->crt->mbcp = CP_ANSI_DEFAULT;
+            p->crt->abort_behavior = 3; /* _WRITE_ABORT_MSG | _CALL_REPORTFAULT */
+        }
     }
     return p->crt;
 }
+hcp_crt *hcp_crt_of(hcp_ctx *c) { return hcp_crt_of_process(c->p); }
 
 void hcp_crt_state_free(hcp_process *p) {
     hcp_crt *r = p->crt;

@@ -63,6 +63,7 @@ static const struct {
     {"api-ms-win-core-errorhandling-", "KERNEL32.dll"},
     {"api-ms-win-core-profile-", "KERNEL32.dll"},
     {"kernelbase", "KERNEL32.dll"},
+    {"api-ms-win-crt-", "ucrtbase.dll"}, /* the UCRT's API sets: every one is ucrtbase.dll */
 };
 
 const char *hcp_export_dll(const char *dll) {

@@ -127,5 +127,7 @@ bool hcp_after_commit(hcp_ctx *c, uint64_t r);
 /* ---- modules (k32_module.c) ---- */
 /* The address a data or guest-code export resolves to in process p. */
 uint64_t hcp_export_address(hcp_process *p, const hcp_export *e);
+/* The same for the C runtime's own variables and guest code (crt_guest.c); 0 for others. */
+uint64_t hcp_crt_export_address(hcp_process *p, const hcp_export *e);
 
 #endif

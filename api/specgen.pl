@@ -132,7 +132,9 @@ while (my $line = <$in>) {
         %r = (%r, kind => $kind, name => $name, conv => $conv, params => \@params, ret => $rt, impl => $impl,
               attrs => \%attrs);
         if ($impl ne '') {
-            my $sig = join(',', map { $_->{type} } @params);
+            # rows share an implementation when its argument structure fits them all: the same
+            # parameter names with the same C types (LPCSTR and LPCWSTR are both guest pointers)
+            my $sig = join(',', map { $_->{type} eq 'VARARGS' ? '...' : "$base{$_->{type}}[1] $_->{name}" } @params);
             if (exists $impl_sig{$impl}) {
                 bad("$name: impl=$impl is shared with line $impl_first{$impl}, whose parameters differ")
                     if $impl_sig{$impl} ne $sig;

@@ -350,8 +350,8 @@ void sim_gate_result_high(sim_thread *t, uint32_t v);
  * (sim_gate_arg64).  SIM_ERR_ARG where the ISA has no such register.  Only inside the handler. */
 sim_err sim_gate_fparg(sim_thread *t, int k, int fp, uint64_t *bits);
 /* Inside the handler: the floating-point result (IEEE bits; `dbl` false: a float in the low 32
- * bits) in the ISA's result register: x64 xmm0, ARM64 d0 / s0.  SIM_ERR_ARG on x86 (st0) and
- * ARM, which hcpsim does not write. */
+ * bits) in the ISA's result register: x64 xmm0, ARM64 d0 / s0, x86 st(0) (pushed on the x87
+ * stack, in extended precision).  SIM_ERR_ARG on ARM, which hcpsim does not write. */
 sim_err sim_gate_result_fp(sim_thread *t, uint64_t bits, bool dbl);
 
 /* ---- fixed mappings: a loader's images (sim/README.md "Fixed mappings") ------------------ */
