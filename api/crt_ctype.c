@@ -119,7 +119,11 @@ NARROW(isalnum, C_ALPHA | C_DIGIT)
 NARROW(isprint, C_BLANK | C_PUNCT | C_ALPHA | C_DIGIT)
 NARROW(isgraph, C_PUNCT | C_ALPHA | C_DIGIT)
 NARROW(iscntrl, C_CNTRL)
-NARROW(isblank, C_BLANK)
+/* isblank, iswblank (the UCRT's): tab and the blank class */
+uint64_t hcp_crt_isblank(hcp_ctx *c, const hcp_crt_isblank_args *a) {
+    (void)c;
+    return a->_C == '\t' || klass(a->_C, C_BLANK);
+}
 uint64_t hcp_crt_isleadbyte(hcp_ctx *c, const hcp_crt_isleadbyte_args *a) { /* no lead bytes in the "C" locale */
     (void)c;
     (void)a;
@@ -199,7 +203,9 @@ WIDE(iswalnum, C_ALPHA | C_DIGIT)
 WIDE(iswprint, C_BLANK | C_PUNCT | C_ALPHA | C_DIGIT)
 WIDE(iswgraph, C_PUNCT | C_ALPHA | C_DIGIT)
 WIDE(iswcntrl, C_CNTRL)
-WIDE(iswblank, C_BLANK)
+uint64_t hcp_crt_iswblank(hcp_ctx *c, const hcp_crt_iswblank_args *a) {
+    return (uint16_t)a->_C == '\t' || wklass(c, a->_C, C_BLANK);
+}
 uint64_t hcp_crt_iswascii(hcp_ctx *c, const hcp_crt_iswascii_args *a) {
     (void)c;
     return (uint16_t)a->_C < 0x80;

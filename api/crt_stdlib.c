@@ -377,7 +377,7 @@ static double dbl_call(hcp_ctx *c, uint64_t str, uint64_t endp) {
     bool wide = strstr(c->ex->name, "wcs") || strstr(c->ex->name, "_wto");
     unsigned w = wide ? 2u : 1u;
     bool ucrt = hcp_crt_is_ucrt(c);
-    if (!ucrt && endp) hcp_crt_set_errno(c, 0); /* msvcrt's strtod clears errno first */
+    if (!ucrt) hcp_crt_set_errno(c, 0); /* msvcrt's strtod and atof clear errno first */
     if (!str) {
         hcp_crt_invalid(c, CRT_EINVAL);
         if (endp) hcp_wrp(c, endp, 0);
@@ -461,8 +461,10 @@ static uint32_t to_text(hcp_ctx *c, uint64_t v, bool is_signed, uint64_t str, ui
 static unsigned wide_name(const hcp_ctx *c) { return strstr(c->ex->name, "tow") ? 2u : 1u; }
 
 /* _itoa, _ltoa, _i64toa (signed in base 10), _ultoa, _ui64toa, and the wide _itow ... */
+/* _itoa's int is signed in base 10 only: in other bases its 32 bits are the unsigned value */
+static uint64_t int_value(int32_t v, int radix) { return radix == 10 ? (uint64_t)(int64_t)v : (uint32_t)v; }
 uint64_t hcp_crt__itoa(hcp_ctx *c, const hcp_crt__itoa_args *a) {
-    to_text(c, (uint64_t)(int64_t)a->_Value, true, a->_Dest, UINT64_MAX, a->_Radix, wide_name(c), false);
+    to_text(c, int_value(a->_Value, a->_Radix), true, a->_Dest, UINT64_MAX, a->_Radix, wide_name(c), false);
     return a->_Dest;
 }
 uint64_t hcp_crt__ultoa(hcp_ctx *c, const hcp_crt__ultoa_args *a) {
@@ -488,7 +490,7 @@ static uint64_t to_text_s(hcp_ctx *c, uint64_t v, bool is_signed, uint64_t str, 
     return to_text(c, v, is_signed, str, size, radix, w, true);
 }
 uint64_t hcp_crt__itoa_s(hcp_ctx *c, const hcp_crt__itoa_s_args *a) {
-    return to_text_s(c, (uint64_t)(int64_t)a->_Value, true, a->_Dest, a->_Size, a->_Radix);
+    return to_text_s(c, int_value(a->_Value, a->_Radix), true, a->_Dest, a->_Size, a->_Radix);
 }
 uint64_t hcp_crt__ultoa_s(hcp_ctx *c, const hcp_crt__ultoa_s_args *a) {
     return to_text_s(c, a->_Value, false, a->_Dest, a->_Size, a->_Radix);
@@ -628,6 +630,20 @@ uint64_t hcp_crt__set_errno(hcp_ctx *c, const hcp_crt__set_errno_args *a) {
 uint64_t hcp_crt___doserrno(hcp_ctx *c) {
     hcp_crt_thread *t = hcp_crt_thread_of(c);
     return t && t->errno_at ? t->errno_at + 4 : 0;
+}
+
+uint64_t hcp_crt__get_doserrno(hcp_ctx *c, const hcp_crt__get_doserrno_args *a) {
+    if (!a->_Value) return hcp_crt_invalid(c, CRT_EINVAL);
+    uint64_t at = hcp_crt___doserrno(c);
+    uint8_t b[4] = {0};
+    if (at) hcp_rd(c, at, b, 4);
+    hcp_wr(c, a->_Value, b, 4);
+    return 0;
+}
+uint64_t hcp_crt__set_doserrno(hcp_ctx *c, const hcp_crt__set_doserrno_args *a) {
+    uint64_t at = hcp_crt___doserrno(c);
+    if (at) hcp_wr32(c, at, a->_Value);
+    return 0;
 }
 
 /* ---- bits ---- */

@@ -324,10 +324,11 @@ static uint64_t make_time(hcp_ctx *c, uint64_t at, bool local) {
         breakdown(secs, &o);
         wr_tm(c, at, &o);
     }
-    if (secs < 0 || (w == 4 && secs > MAX_TIME32)) {
+    if (secs < 0) {
         hcp_crt_set_errno(c, CRT_EINVAL);
         return ret_time(-1, w);
     }
+    if (w == 4 && secs > MAX_TIME32) return ret_time(-1, w); /* _mktime32 past 2038: -1, errno untouched */
     return ret_time(secs, w);
 }
 uint64_t hcp_crt_mktime(hcp_ctx *c, const hcp_crt_mktime_args *a) { return make_time(c, a->_Tm, true); }
@@ -552,7 +553,8 @@ static int conv(hcp_ctx *c, sout *o, char f, bool alt, const ctm *t, bool ucrt) 
             tzset(c);
             hcp_crt *rr = hcp_crt_of(c);
             int32_t tz = rr ? rd_var(c, rr->ad.timezone) + (t->isdst ? rd_var(c, rr->ad.dstbias) : 0) : 0;
-            snprintf(s, sizeof s, "%c%02d%02d", tz <= 0 ? '+' : '-', abs(tz) / 3600 % 100, abs(tz) / 60 % 60);
+            /* the UCRT's sign: '+' for a zone east of UTC (a negative _timezone), else '-': UTC is -0000 */
+            snprintf(s, sizeof s, "%c%02d%02d", tz < 0 ? '+' : '-', abs(tz) / 3600 % 100, abs(tz) / 60 % 60);
             return put(o, s);
         }
         /* msvcrt's %z is the zone's name, as %Z */
@@ -674,6 +676,7 @@ uint64_t hcp_crt_strftime(hcp_ctx *c, const hcp_crt_strftime_args *a) {
         p++;
         bool alt = *p == '#';
         if (alt) p++;
+        if (ucrt && (*p == 'E' || *p == 'O')) p++; /* the UCRT skips ISO's E and O modifiers */
         if (!have_tm) {
             r = -1;
             hcp_crt_invalid(c, CRT_EINVAL);

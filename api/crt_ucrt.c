@@ -157,6 +157,16 @@ uint64_t hcp_ucrt___acrt_iob_func(hcp_ctx *c, const hcp_ucrt___acrt_iob_func_arg
     return c->p->d.iob + (uint64_t)a->_Index * c->p->d.file_size;
 }
 
+/* __sys_errlist, __sys_nerr: the addresses of the message table and its size */
+uint64_t hcp_ucrt___sys_errlist(hcp_ctx *c) {
+    hcp_crt *r = hcp_crt_of(c);
+    return r ? r->ad.sys_errlist : 0;
+}
+uint64_t hcp_ucrt___sys_nerr(hcp_ctx *c) {
+    hcp_crt *r = hcp_crt_of(c);
+    return r ? r->ad.sys_nerr : 0;
+}
+
 /* ---- onexit tables: {first, last, end} of function pointers ---- */
 
 /* _initialize_onexit_table(table): empty */

@@ -6,7 +6,9 @@
  * call reaches the runtime's own function. */
 #ifndef CRT_TEST_H
 #define CRT_TEST_H
+#ifndef __USE_MINGW_ANSI_STDIO
 #define __USE_MINGW_ANSI_STDIO 0
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
