@@ -88,6 +88,7 @@ uint64_t hcp_int_after_end(hcp_ctx *c, const hcp_int_after_end_args *a) {
     }
     switch ((int)(mode & 0xFF)) {
     case CRT_AFTER_RETURN_CALLBACK: return c->w == 8 ? a->cb : (uint32_t)a->cb;
+    case CRT_AFTER_RETURN_NONZERO: return (uint32_t)a->cb != 0;
     case CRT_AFTER_EXIT: return hcp_crt_exit_after(c, (uint32_t)(mode >> 8));
     default: return res;
     }

@@ -89,7 +89,7 @@ hcp_crt *hcp_crt_of(hcp_ctx *c);
 hcp_crt *hcp_crt_of_process(hcp_process *p);
 /* The calling thread's part of it, or NULL. */
 hcp_crt_thread *hcp_crt_thread_of(hcp_ctx *c);
-enum { CRT_AFTER_RETURN, CRT_AFTER_RETURN_CALLBACK, CRT_AFTER_EXIT };
+enum { CRT_AFTER_RETURN, CRT_AFTER_RETURN_CALLBACK, CRT_AFTER_RETURN_NONZERO, CRT_AFTER_EXIT };
 /* How the pending callback's stub ends (CRT_AFTER_*; code: the exit code of CRT_AFTER_EXIT). */
 void hcp_crt_after_mode(hcp_ctx *c, int mode, uint32_t code);
 /* abort's end after its SIGABRT handler returned (crt_process.c): the message, exit code `code`. */

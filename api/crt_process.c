@@ -31,7 +31,7 @@
 #define MB_CP_ANSI (-3)
 #define MB_CP_LOCALE (-4)
 #define CP_WINDOWS_1252 1252
-#define CP_OEM_437 437
+#define CP_ASCII 20127
 
 /* (int *argc, char ***argv, char ***env, int glob, startinfo *) */
 uint64_t hcp_crt___getmainargs(hcp_ctx *c, const hcp_crt___getmainargs_args *a) {
@@ -264,8 +264,8 @@ uint64_t hcp_crt____lc_handle_func(hcp_ctx *c) {
     return r ? r->ad.lc_handle : 0;
 }
 /* _getmbcp: the multibyte code page, the ANSI code page 1252 after start-up; _setmbcp accepts the
- * code pages hcpsim has (0, 1252, and the symbolic _MB_CP_SBCS, _MB_CP_ANSI, _MB_CP_LOCALE), others
- * -1 and EINVAL */
+ * single-byte code pages hcpsim has (1252, and the symbolic _MB_CP_SBCS (US-ASCII, 20127), _MB_CP_ANSI
+ * (1252), _MB_CP_LOCALE (the "C" locale's: 0)), others -1 and EINVAL */
 uint64_t hcp_crt__getmbcp(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     return r ? (uint32_t)r->mbcp : 0;
@@ -275,7 +275,7 @@ uint64_t hcp_crt__setmbcp(hcp_ctx *c, const hcp_crt__setmbcp_args *a) {
     int32_t cp = a->_CodePage;
     if (!r) return (uint32_t)-1;
     switch (cp) {
-    case MB_CP_SBCS: r->mbcp = 0; return 0;
+    case MB_CP_SBCS: r->mbcp = CP_ASCII; return 0; /* single-byte: US-ASCII, as Wine's msvcrt has it */
     case MB_CP_ANSI:
     case CP_WINDOWS_1252: r->mbcp = CP_WINDOWS_1252; return 0;
     case MB_CP_LOCALE: r->mbcp = 0; return 0; /* the "C" locale's code page */
@@ -357,12 +357,12 @@ uint64_t hcp_crt__get_output_format(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     return r ? r->output_format : 0;
 }
-/* _set_error_mode(mode): the previous mode (0 _OUT_TO_DEFAULT); -2 (_REPORT_ERRMODE) queries */
+/* _set_error_mode(mode): the previous mode (0 _OUT_TO_DEFAULT); 3 (_REPORT_ERRMODE) queries */
 uint64_t hcp_crt__set_error_mode(hcp_ctx *c, const hcp_crt__set_error_mode_args *a) {
     hcp_crt *r = hcp_crt_of(c);
     if (!r) return 0;
     int32_t old = r->error_mode, m = a->_Mode;
-    if (m == -2) return (uint32_t)old;
+    if (m == 3) return (uint32_t)old;
     if (m < 0 || m > 2) {
         hcp_crt_invalid(c, CRT_EINVAL);
         return (uint32_t)-1;

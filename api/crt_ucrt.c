@@ -7,7 +7,6 @@
 
 #include "api/crt_int.h"
 
-#define CONFIG_QUERY (-1)
 #define ENABLE_PER_THREAD_LOCALE 1
 #define DISABLE_PER_THREAD_LOCALE 2
 #define EXCEPTION_CONTINUE_SEARCH 0
@@ -24,13 +23,19 @@ uint64_t hcp_ucrt___p___argv(hcp_ctx *c) { return c->p->d.v_argv; }
 uint64_t hcp_ucrt___p__environ(hcp_ctx *c) { return c->p->d.v_environ; }
 
 /* A wide copy of a NULL-terminated array of narrow strings (argv or the environment), on the heap,
- * and a variable pointing at it; the variable's address. */
+ * into the variable *var (made, NULL, at the first use); the variable's address. */
+static uint64_t wide_var(hcp_ctx *c, uint64_t *var) {
+    if (!*var && (*var = hcp_heap_alloc(c, c->w))) hcp_wrp(c, *var, 0);
+    return *var;
+}
 static uint64_t widen_array(hcp_ctx *c, uint64_t arr, uint64_t *var) {
-    if (*var) return *var;
+    uint64_t cur = 0;
+    if (!wide_var(c, var)) return 0;
+    if (hcp_rdp(c, *var, &cur) && cur) return *var;
     uint64_t n = 0, s;
     while (n < 4096 && hcp_rdp(c, arr + n * c->w, &s) && s) n++;
-    uint64_t out = hcp_heap_alloc(c, (n + 1) * c->w), v = hcp_heap_alloc(c, c->w);
-    if (!out || !v) return 0;
+    uint64_t out = hcp_heap_alloc(c, (n + 1) * c->w), v = *var;
+    if (!out) return 0;
     for (uint64_t i = 0; i < n; i++) {
         hcp_rdp(c, arr + i * c->w, &s);
         size_t len;
@@ -43,16 +48,16 @@ static uint64_t widen_array(hcp_ctx *c, uint64_t arr, uint64_t *var) {
     }
     hcp_wrp(c, out + n * c->w, 0);
     hcp_wrp(c, v, out);
-    *var = v;
     return v;
 }
 uint64_t hcp_ucrt___p___wargv(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     return r ? widen_array(c, c->p->d.argv, &r->ad.wargv) : 0;
 }
+/* __p__wenviron: _wenviron, NULL until _initialize_wide_environment makes it */
 uint64_t hcp_ucrt___p__wenviron(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
-    return r ? widen_array(c, c->p->d.envp, &r->ad.wenviron) : 0;
+    return r ? wide_var(c, &r->ad.wenviron) : 0;
 }
 uint64_t hcp_ucrt___p__wcmdln(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
@@ -79,11 +84,13 @@ uint64_t hcp_ucrt__initialize_narrow_environment(hcp_ctx *c) {
     return 0;
 }
 uint64_t hcp_ucrt__initialize_wide_environment(hcp_ctx *c) {
-    hcp_ucrt___p__wenviron(c);
+    hcp_crt *r = hcp_crt_of(c);
+    if (r) widen_array(c, c->p->d.envp, &r->ad.wenviron);
     return 0;
 }
 uint64_t hcp_ucrt__get_initial_narrow_environment(hcp_ctx *c) { return c->p->d.envp; }
 uint64_t hcp_ucrt__get_initial_wide_environment(hcp_ctx *c) {
+    hcp_ucrt__initialize_wide_environment(c);
     uint64_t v = hcp_ucrt___p__wenviron(c), arr = 0;
     if (v) hcp_rdp(c, v, &arr);
     return arr;
@@ -146,7 +153,7 @@ uint64_t hcp_ucrt__configthreadlocale(hcp_ctx *c, const hcp_ucrt__configthreadlo
         r->per_thread_locale = true;
     else if (a->_Flag == DISABLE_PER_THREAD_LOCALE)
         r->per_thread_locale = false;
-    else if (a->_Flag != 0 && a->_Flag != CONFIG_QUERY)
+    else if (a->_Flag != 0) /* -1 included (Wine's ucrtbase refuses it too) */
         return hcp_crt_invalid(c, CRT_EINVAL), (uint32_t)-1;
     return (uint32_t)old;
 }
@@ -250,13 +257,20 @@ uint64_t hcp_ucrt__query_new_handler(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     return r ? r->new_handler : 0;
 }
-/* _callnewh(size): the new handler's result (it runs as the program's code), 0 without one */
+/* _callnewh(size): 1 when the new handler (run as the program's code) returns non-zero, 0 when it
+ * returns 0 or there is none */
 uint64_t hcp_ucrt__callnewh(hcp_ctx *c, const hcp_ucrt__callnewh_args *a) {
     hcp_crt *r = hcp_crt_of(c);
     if (!r || !r->new_handler) return 0;
     const uint64_t arg = a->_Size;
-    if (hcp_crt_after(c, r->new_handler, 1, &arg)) hcp_crt_after_mode(c, CRT_AFTER_RETURN_CALLBACK, 0);
+    if (hcp_crt_after(c, r->new_handler, 1, &arg)) hcp_crt_after_mode(c, CRT_AFTER_RETURN_NONZERO, 0);
     return 0;
+}
+/* _crt_atexit(fn): the atexit list (a NULL function is accepted and not kept) */
+uint64_t hcp_ucrt__crt_atexit(hcp_ctx *c, const hcp_ucrt__crt_atexit_args *a) {
+    if (!a->_Func) return 0;
+    const hcp_crt_atexit_args x = {a->_Func};
+    return hcp_crt_atexit(c, &x);
 }
 uint64_t hcp_ucrt_set_terminate(hcp_ctx *c, const hcp_ucrt_set_terminate_args *a) {
     hcp_crt *r = hcp_crt_of(c);

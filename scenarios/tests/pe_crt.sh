@@ -54,5 +54,36 @@ for name in $names; do
     result $? "$exe: every line ends in CRLF"
   done
 done
+
+# misc.c's endings (Microsoft's documentation of abort, raise and exit; the exit codes as Wine gives them):
+# abort writes msvcrt's message on stderr (the UCRT's release build none) and ends with status 3, after
+# a SIGABRT handler when one is set; raise(SIGTERM) left at SIG_DFL ends with status 3; exit(7) runs
+# the atexit functions last registered first.
+CLAUSE=PE-CRT-MISC
+msg=$(printf '\nThis application has requested the Runtime to terminate it in an unusual way.\nPlease contact the application'"'"'s support team for more information.\n')
+for b in 64 32 u64 u32; do
+  case $b in u*) dll=ucrtbase.dll; want_err="" ;; *) dll=msvcrt.dll; want_err=$msg ;; esac
+  [ -f "misc$b.exe" ] || cp "$crt/misc$b.exe" .
+  $HCPSIM run "misc$b.exe" abort > out.txt 2> err.txt; st=$?
+  [ "$st" = 3 ] && [ ! -s out.txt ] && [ "$(cat err.txt)" = "$want_err" ]
+  result $? "misc$b.exe abort: $dll!abort: status 3$([ -n "$want_err" ] && echo ", msvcrt's message on stderr")" "status $st: $(head -c 200 err.txt)"
+  $HCPSIM run "misc$b.exe" sigabrt > out.txt 2> err.txt; st=$?
+  [ "$st" = 3 ] && [ "$(tr -d '\r' < out.txt)" = "$dll!abort: the SIGABRT handler ran (22)" ] && [ "$(cat err.txt)" = "$want_err" ]
+  result $? "misc$b.exe sigabrt: $dll!abort: the SIGABRT handler runs, then status 3" "status $st: $(cat out.txt err.txt | head -c 300)"
+  $HCPSIM run "misc$b.exe" raise > out.txt 2> err.txt; st=$?
+  [ "$st" = 3 ] && [ ! -s out.txt ] && [ ! -s err.txt ]
+  result $? "misc$b.exe raise: $dll!raise: SIGTERM at SIG_DFL ends the process with status 3" "status $st: $(cat out.txt err.txt | head -c 300)"
+  $HCPSIM run "misc$b.exe" exit > out.txt 2> err.txt; st=$?
+  [ "$st" = 7 ] && [ "$(tr -d '\r' < out.txt | tr '\n' '|')" = "$dll!exit: atexit function 2 (registered last, runs first)|$dll!exit: atexit function 1|" ]
+  result $? "misc$b.exe exit: $dll!exit: the atexit functions, last registered first, then status 7" "status $st: $(cat out.txt err.txt | head -c 300)"
+done
+# ucrt.c terminate: the handler set_terminate installed runs as the program's code, then abort: status 3
+CLAUSE=PE-CRT-UCRT
+for b in u64 u32; do
+  [ -f "ucrt$b.exe" ] || cp "$crt/ucrt$b.exe" .
+  $HCPSIM run "ucrt$b.exe" terminate > out.txt 2> err.txt; st=$?
+  [ "$st" = 3 ] && [ "$(tr -d '\r' < out.txt)" = "ucrtbase.dll!terminate: the handler ran" ] && [ ! -s err.txt ]
+  result $? "ucrt$b.exe terminate: ucrtbase.dll!terminate: the terminate handler runs, then abort ends the process with status 3" "status $st: $(cat out.txt err.txt | head -c 300)"
+done
 echo "1..$n"
 exit $((fail > 0))

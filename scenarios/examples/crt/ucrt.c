@@ -1,0 +1,275 @@
+/* ucrt.c — the Universal CRT's own entry points (its builds only; the msvcrt builds print the last
+ * line): __stdio_common_* with each option bit, the start-up functions mingw-w64's UCRT start-up
+ * calls and their results, onexit tables, _initterm_e, the new handler, terminate's handler,
+ * _configthreadlocale, __acrt_iob_func (crt_test.h). */
+#include "crt_test.h"
+
+#ifdef _UCRT
+#include <locale.h>
+#include <process.h>
+
+/* declared in C++ headers (new.h, eh.h) or internal ones: the DLL's exports */
+typedef int(__cdecl *new_handler_fn)(size_t);
+typedef void (*terminate_fn)(void);
+#define _set_new_mode CRT_FN(int (*)(int), _set_new_mode)
+#define _query_new_mode CRT_FN(int (*)(void), _query_new_mode)
+#define _set_new_handler CRT_FN(new_handler_fn(*)(new_handler_fn), _set_new_handler)
+#define _query_new_handler CRT_FN(new_handler_fn(*)(void), _query_new_handler)
+#define _callnewh CRT_FN(int (*)(size_t), _callnewh)
+#define set_terminate CRT_FN(terminate_fn(*)(terminate_fn), set_terminate)
+#define terminate CRT_FN(void (*)(void), terminate)
+#define __p__commode CRT_FN(int *(*)(void), __p__commode)
+
+typedef int (*vsprintf_fn)(unsigned long long, char *, size_t, const char *, _locale_t, va_list);
+typedef int (*vsnprintf_s_fn)(unsigned long long, char *, size_t, size_t, const char *, _locale_t, va_list);
+typedef int (*vswprintf_fn)(unsigned long long, wchar_t *, size_t, const wchar_t *, _locale_t, va_list);
+typedef int (*vfprintf_fn)(unsigned long long, FILE *, const char *, _locale_t, va_list);
+
+static int common(unsigned long long opts, char *b, size_t n, const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    int r = CRT_FN(vsprintf_fn, __stdio_common_vsprintf)(opts, b, n, f, NULL, ap);
+    va_end(ap);
+    return r;
+}
+static int common_s(unsigned long long opts, char *b, size_t n, size_t count, const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    int r = CRT_FN(vsnprintf_s_fn, __stdio_common_vsnprintf_s)(opts, b, n, count, f, NULL, ap);
+    va_end(ap);
+    return r;
+}
+static int common_sprintf_s(unsigned long long opts, char *b, size_t n, const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    int r = CRT_FN(vsprintf_fn, __stdio_common_vsprintf_s)(opts, b, n, f, NULL, ap);
+    va_end(ap);
+    return r;
+}
+static int common_w(unsigned long long opts, wchar_t *b, size_t n, const wchar_t *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    int r = CRT_FN(vswprintf_fn, __stdio_common_vswprintf)(opts, b, n, f, NULL, ap);
+    va_end(ap);
+    return r;
+}
+static int common_f(unsigned long long opts, const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    int r = CRT_FN(vfprintf_fn, __stdio_common_vfprintf)(opts, stdout, f, NULL, ap);
+    va_end(ap);
+    return r;
+}
+static double bits(unsigned long long u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static int order[8], norder;
+static void on1(void) { order[norder++] = 1; }
+static void on2(void) { order[norder++] = 2; }
+static int ok0(void) { return 0; }
+static int fail5(void) { return 5; }
+static int never(void) { return 9; }
+static int newh_calls;
+static int __cdecl new_handler(size_t n) {
+    newh_calls++;
+    return (int)n + 1;
+}
+static void quiet(const wchar_t *e, const wchar_t *f, const wchar_t *fi, unsigned l, uintptr_t r) {
+    (void)e, (void)f, (void)fi, (void)l, (void)r;
+}
+static void on_terminate(void) {
+    printf(DLL "terminate: the handler ran\n");
+    fflush(stdout);
+}
+
+typedef struct {
+    void **first, **last, **end;
+} onexit_table;
+
+static void printing(void) {
+    char b[64];
+    /* the C99 option bits: exponent digits, infinity and NaN, the wide specifiers, the buffer's end */
+    memset(b, '~', sizeof b);
+    int r = common(0, b, sizeof b, "%e|%f|%g|%E|%F|%a", 1.5, bits(0x7FF0000000000000ull), bits(0xFFF8000000000000ull),
+                   bits(0x7FF8000000000000ull), bits(0xFFF0000000000000ull), 1.0);
+    printf(DLL "__stdio_common_vsprintf: options 0: %d %s\n", r, b);
+    r = common(0x8 | 0x10, b, sizeof b, "%e|%f|%g", 1.5, bits(0x7FF0000000000000ull), bits(0xFFF8000000000000ull));
+    printf(DLL "__stdio_common_vsprintf: legacy msvcrt + three-digit exponents: %d %s\n", r, b);
+    r = common(0x20, b, sizeof b, "%.0f %.0f %.1f %.2f", 0.5, 2.5, 0.25, 1.125);
+    printf(DLL "__stdio_common_vsprintf: standard rounding: %d %s\n", r, b);
+    r = common(0, b, sizeof b, "%.0f %.0f %.1f", 0.5, 2.5, 0.25);
+    printf(DLL "__stdio_common_vsprintf: legacy rounding: %d %s\n", r, b);
+    r = common(0x4, b, sizeof b, "%s|%S", "narrow", L"wide");
+    printf(DLL "__stdio_common_vsprintf: legacy wide specifiers: %d %s\n", r, b);
+    r = common(0, b, sizeof b, "%s|%S|%hs|%ls", "narrow", L"wide", "h", L"l");
+    printf(DLL "__stdio_common_vsprintf: C99 specifiers: %d %s\n", r, b);
+    r = common(0, b, sizeof b, "%5$d|%y|%Lf|%hhd|%zd|%td|%jd|%2$s", 1.5, 300, (size_t)7, (ptrdiff_t)-7,
+               (long long)-8);
+    printf(DLL "__stdio_common_vsprintf: unknown conversions and size prefixes: %d %s\n", r, b);
+    memset(b, '~', sizeof b);
+    r = common(0, b, 5, "abcdefgh");
+    printf(DLL "__stdio_common_vsprintf: too long: %d %s\n", r, show(b, 7));
+    memset(b, '~', sizeof b);
+    r = common(0x2, b, 5, "abcdefgh");
+    printf(DLL "__stdio_common_vsprintf: too long, standard snprintf: %d %s\n", r, show(b, 7));
+    memset(b, '~', sizeof b);
+    r = common(0x1, b, 5, "abcdefgh");
+    printf(DLL "__stdio_common_vsprintf: too long, legacy termination: %d %s\n", r, show(b, 7));
+    memset(b, '~', sizeof b);
+    r = common(0x1, b, 5, "abcde");
+    printf(DLL "__stdio_common_vsprintf: exact, legacy termination: %d %s\n", r, show(b, 7));
+    r = common(0, NULL, 0, "%d%s", 12345, "abc");
+    printf(DLL "__stdio_common_vsprintf: NULL buffer counts %d; ", r);
+    memset(b, '~', sizeof b);
+    r = common(0, b, 0, "abc");
+    printf("size 0: %d %s\n", r, show(b, 2));
+    memset(b, '~', sizeof b);
+    r = common_s(0, b, 8, 3, "abcdef");
+    printf(DLL "__stdio_common_vsnprintf_s: count 3: %d %s; ", r, show(b, 8));
+    memset(b, '~', sizeof b);
+    r = common_s(0, b, 4, _TRUNCATE, "abcdef");
+    printf("_TRUNCATE: %d %s; ", r, show(b, 5));
+    memset(b, '~', sizeof b);
+    mark();
+    r = common_s(0, b, 4, 8, "abcdef");
+    printf("too long: %d %s errno %d\n", r, show(b, 5), err());
+    memset(b, '~', sizeof b);
+    mark();
+    r = common_s(0, b, 8, 8, "a%yb");
+    printf(DLL "__stdio_common_vsnprintf_s: an unknown conversion: %d errno %d\n", r, err());
+    memset(b, '~', sizeof b);
+    r = common_sprintf_s(0, b, 8, "%d", 1234567);
+    printf(DLL "__stdio_common_vsprintf_s: fits %d %s; ", r, show(b, 8));
+    memset(b, '~', sizeof b);
+    mark();
+    r = common_sprintf_s(0, b, 4, "%d", 1234567);
+    printf("too long %d %s errno %d\n", r, show(b, 5), err());
+    wchar_t w[32];
+    r = common_w(0, w, 32, L"%s|%S|%d|%c", "narrow", L"wide", 42, L'z');
+    printf(DLL "__stdio_common_vswprintf: C99: %d %s\n", r, wshow(w, wcslen(w)));
+    r = common_w(0x4, w, 32, L"%s|%S", L"wide", "narrow");
+    printf(DLL "__stdio_common_vswprintf: legacy wide specifiers: %d %s\n", r, wshow(w, wcslen(w)));
+    printf(DLL "__stdio_common_vfprintf: ");
+    r = common_f(0, "%d %e", 7, 2.0);
+    printf(" -> %d\n", r);
+    printf(DLL "__stdio_common_vfprintf: the standard streams are __acrt_iob_func's %d %d %d\n",
+           __acrt_iob_func(0) == stdin, __acrt_iob_func(1) == stdout, __acrt_iob_func(2) == stderr);
+}
+
+static void startup(void) {
+    printf(DLL "__p___argc: %d; __p___argv: argv[0] ends in ucrt %d\n", *__p___argc(),
+           strstr((*__p___argv())[0], "ucrt") != NULL);
+    wchar_t **wargv = *__p___wargv();
+    printf(DLL "__p___wargv: %d entries, the same as narrow %d\n", wargv && wargv[0] && !wargv[1],
+           wargv && wargv[0] && wcslen(wargv[0]) == strlen((*__p___argv())[0]));
+    char **env = *__p__environ();
+    wchar_t **wenv = *__p__wenviron(); /* NULL until _initialize_wide_environment */
+    int n = 0, wn = 0;
+    while (env && env[n]) n++;
+    while (wenv && wenv[wn]) wn++;
+    printf(DLL "__p__environ: entries %d; __p__wenviron: as many %d\n", n > 0, n == wn);
+    char **ie = CRT_FN(char **(*)(void), _get_initial_narrow_environment)();
+    wchar_t **iwe = CRT_FN(wchar_t **(*)(void), _get_initial_wide_environment)();
+    printf(DLL "_get_initial_narrow_environment: %d; _get_initial_wide_environment: %d\n", ie && ie[0] != NULL,
+           iwe && iwe[0] != NULL);
+    printf(DLL "_configure_narrow_argv: %d; _configure_wide_argv: %d; _initialize_narrow_environment: %d; "
+               "_initialize_wide_environment: %d\n",
+           CRT_FN(int (*)(int), _configure_narrow_argv)(1), CRT_FN(int (*)(int), _configure_wide_argv)(1),
+           CRT_FN(int (*)(void), _initialize_narrow_environment)(), CRT_FN(int (*)(void), _initialize_wide_environment)());
+    wenv = *__p__wenviron();
+    wn = 0;
+    while (wenv && wenv[wn]) wn++;
+    printf(DLL "__p__wenviron: after _initialize_wide_environment as many as narrow %d\n", n == wn);
+    char *cl = CRT_FN(char *(*)(void), _get_narrow_winmain_command_line)();
+    wchar_t *wcl = CRT_FN(wchar_t * (*)(void), _get_wide_winmain_command_line)();
+    printf(DLL "_get_narrow_winmain_command_line: \"%s\"; _get_wide_winmain_command_line: %u characters\n", cl,
+           (unsigned)wcslen(wcl));
+    printf(DLL "__p__acmdln: contains ucrt %d; __p__wcmdln: %d\n", strstr(*__p__acmdln(), "ucrt") != NULL,
+           wcslen(*CRT_FN(wchar_t **(*)(void), __p__wcmdln)()) > 0);
+    int m = -1;
+    _get_fmode(&m);
+    printf(DLL "_get_fmode: %X; ", m);
+    mark();
+    int r = _set_fmode(0x8000);
+    _get_fmode(&m);
+    printf("_set_fmode: %d, then %X; ", r, m);
+    _set_invalid_parameter_handler(quiet);
+    r = _set_fmode(0x1234);
+    printf("0x1234 %d errno %d; ", r, err());
+    _set_fmode(0x4000);
+    printf("__p__fmode: %X; __p__commode: %X\n", *__p__fmode(), *__p__commode());
+    printf(DLL "_configthreadlocale: query %d, enable was %d, now %d, disable was %d; ", _configthreadlocale(0),
+           _configthreadlocale(_ENABLE_PER_THREAD_LOCALE), _configthreadlocale(-1),
+           _configthreadlocale(_DISABLE_PER_THREAD_LOCALE));
+    mark();
+    r = _configthreadlocale(7);
+    printf("7: %d errno %d\n", r, err());
+    printf(DLL "_seh_filter_exe: %d; _seh_filter_dll: %d\n",
+           CRT_FN(int (*)(unsigned long, void *), _seh_filter_exe)(0xC0000005, NULL),
+           CRT_FN(int (*)(unsigned long, void *), _seh_filter_dll)(0xC0000005, NULL));
+    CRT_FN(void (*)(int), _set_app_type)(1);
+    printf(DLL "_set_app_type: console\n");
+}
+
+static void tables(void) {
+    onexit_table t = {0};
+    int r0 = CRT_FN(int (*)(onexit_table *), _initialize_onexit_table)(&t);
+    int r1 = CRT_FN(int (*)(onexit_table *, void (*)(void)), _register_onexit_function)(&t, on1);
+    int r2 = CRT_FN(int (*)(onexit_table *, void (*)(void)), _register_onexit_function)(&t, on2);
+    printf(DLL "_initialize_onexit_table: %d; _register_onexit_function: %d %d, 2 entries %d\n", r0, r1, r2,
+           t.last - t.first == 2);
+    norder = 0;
+    int r3 = CRT_FN(int (*)(onexit_table *), _execute_onexit_table)(&t);
+    printf(DLL "_execute_onexit_table: %d, ran %d then %d, the table empty %d\n", r3, order[0], order[1],
+           t.first == t.last);
+    typedef int (*pifv)(void);
+    static pifv list_ok[] = {ok0, NULL, ok0}, list_fail[] = {ok0, fail5, never};
+    int (*initterm_e)(pifv *, pifv *) = CRT_FN(int (*)(pifv *, pifv *), _initterm_e);
+    printf(DLL "_initterm_e: all 0 %d; the first non-zero %d\n", initterm_e(list_ok, list_ok + 3),
+           initterm_e(list_fail, list_fail + 3));
+    printf(DLL "_crt_atexit: %d; _crt_at_quick_exit: %d\n", CRT_FN(int (*)(void (*)(void)), _crt_atexit)(NULL) == 0,
+           CRT_FN(int (*)(void (*)(void)), _crt_at_quick_exit)(on1));
+}
+
+static void handlers(void) {
+    int old = _set_new_mode(1);
+    printf(DLL "_set_new_mode: was %d; _query_new_mode: %d; ", old, _query_new_mode());
+    _set_new_mode(0);
+    mark();
+    int r = _set_new_mode(3);
+    printf("3: %d errno %d\n", r, err());
+    new_handler_fn prev = _set_new_handler(new_handler);
+    int before = newh_calls;
+    r = _callnewh(41);
+    printf(DLL "_callnewh: the handler's result %d, %d call; _query_new_handler: the one set %d\n", r,
+           newh_calls - before, _query_new_handler() == new_handler);
+    _set_new_handler(prev);
+    printf(DLL "_callnewh: no handler %d\n", _callnewh(1));
+    terminate_fn tf = set_terminate(on_terminate);
+    printf(DLL "set_terminate: first NULL %d; _get_terminate: the one set %d\n", tf == NULL,
+           CRT_FN(terminate_fn(*)(void), _get_terminate)() == on_terminate);
+    printf(DLL "__sys_nerr: %d; __sys_errlist: [2] %s\n", *CRT_FN(int *(*)(void), __sys_nerr)(),
+           CRT_FN(char **(*)(void), __sys_errlist)()[2]);
+}
+#endif
+
+int main(int argc, char **argv) {
+#ifdef _UCRT
+    if (argc > 1 && !strcmp(argv[1], "terminate")) {
+        set_terminate(on_terminate);
+        terminate();
+    }
+    printing();
+    startup();
+    tables();
+    handlers();
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    printf("ucrt: done\n");
+    return 0;
+}
