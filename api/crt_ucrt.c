@@ -301,7 +301,8 @@ static unsigned ucrt_opts(uint64_t options, bool wide, bool s_form) {
 /* to a stream */
 uint64_t hcp_ucrt___stdio_common_vfprintf(hcp_ctx *c, const hcp_ucrt___stdio_common_vfprintf_args *a) {
     hcp_vargs v = {c, true, 0, a->_ArgList};
-    bool wide = strstr(c->ex->name, "vfw") != NULL, s_form = strstr(c->ex->name, "_s") != NULL;
+    size_t nl = strlen(c->ex->name);
+    bool wide = strstr(c->ex->name, "vfw") != NULL, s_form = nl > 2 && !strcmp(c->ex->name + nl - 2, "_s");
     return hcp_pf_to_file(c, a->_Stream, a->_Format, ucrt_opts(a->_Options, wide, s_form), &v);
 }
 /* __stdio_common_vsprintf, __stdio_common_vswprintf: the C99 writer (what fits is kept, the count
