@@ -36,8 +36,8 @@ static sim_err crt_data(hcp_process *p) {
     size_t k = hcp_crt_ctype_data(b, at, w, &r->ad);
     k = (k + 15) & ~(size_t)15;
     hcp_crt_addr *ad = &r->ad;
-    ad->timezone = at + k, hcp_put32(b + k, 28800), k += 8;         /* 8 hours west: PST */
-    ad->daylight = at + k, hcp_put32(b + k, 1), k += 8;             /* with daylight saving time */
+    ad->timezone = at + k, hcp_put32(b + k, 28800), k += 8;          /* 8 hours west: PST */
+    ad->daylight = at + k, hcp_put32(b + k, 1), k += 8;              /* with daylight saving time */
     ad->dstbias = at + k, hcp_put32(b + k, (uint32_t)-3600), k += 8; /* an hour */
     ad->tzname = at + k;
     k += 2 * 8;

@@ -67,14 +67,14 @@ typedef struct hcp_crt {
     uint64_t rand_s_state;
     hcp_crt_thread *th; /* by sim thread index */
     int nth;
-    uint64_t iph;       /* _set_invalid_parameter_handler's handler */
-    bool count_output;  /* _set_printf_count_output */
+    uint64_t iph;      /* _set_invalid_parameter_handler's handler */
+    bool count_output; /* _set_printf_count_output */
     uint64_t sig[CRT_NSIG];
-    int mbcp;           /* _getmbcp */
+    int mbcp;               /* _getmbcp */
     uint32_t output_format; /* _set_output_format: _TWO_DIGIT_EXPONENT (1) or 0 */
     uint64_t new_handler, terminate_handler;
     int new_mode;
-    bool tz_set; /* _tzset ran */
+    bool tz_set;             /* _tzset ran */
     uint32_t abort_behavior; /* _set_abort_behavior's flags */
     int32_t error_mode;      /* _set_error_mode's */
     int32_t app_type;        /* _set_app_type's */
@@ -150,8 +150,8 @@ enum {
     PF_THREE_DIGIT_EXP = 0x10,
     PF_STANDARD_ROUNDING = 0x20,
     PF_UCRT_MASK = 0x3F,
-    PF_MSVCRT = 0x100,        /* msvcrt.dll's parser (no UCRT extensions) */
-    PF_WIDE = 0x200,          /* a wide (wchar_t) function: format and output are UTF-16 */
+    PF_MSVCRT = 0x100,         /* msvcrt.dll's parser (no UCRT extensions) */
+    PF_WIDE = 0x200,           /* a wide (wchar_t) function: format and output are UTF-16 */
     PF_INVALID_UNKNOWN = 0x400 /* an unknown conversion is an invalid parameter (the _s forms) */
 };
 /* msvcrt.dll's options: legacy everything, three-digit exponents. */

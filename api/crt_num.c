@@ -116,7 +116,7 @@ void hcp_dec_of(double v, hcp_dec *x) {
     else
         big_pow(&b, 5, -e); /* m / 2^k = m * 5^k / 10^k */
     /* decimal digits, nine at a time, least significant first */
-    char rev[HCP_DEC_MAX + 16];
+    char rev[HCP_DEC_MAX + 16] = {0};
     int n = 0;
     while (b.n && n < HCP_DEC_MAX + 6) {
         uint32_t r = big_div_small(&b, 1000000000u);

@@ -148,7 +148,7 @@ static int field(hcp_pfout *o, const uint16_t *s, int len, spec *f) {
 static int field_ascii(hcp_pfout *o, const char *s, spec *f) {
     uint16_t b[1200];
     int n = 0;
-    for (; s[n] && n < (int)(sizeof b / sizeof b[0]); n++) b[n] = (uint8_t)s[n];
+    for (; n < (int)(sizeof b / sizeof b[0]) && s[n]; n++) b[n] = (uint8_t)s[n];
     return field(o, b, n, f);
 }
 
@@ -233,10 +233,7 @@ static int int_text(uint16_t *buf, spec *f, int64_t x) {
         f->alt = false;
         if (f->prec) tmp[i++] = '0';
     }
-    while (u) {
-        tmp[i++] = dg[u % base];
-        u /= base;
-    }
+    for (uint64_t v = u; v != 0; v /= base) tmp[i++] = dg[v % base];
     int n = 0;
     if (f->alt && base == 16) {
         buf[n++] = '0';
@@ -258,7 +255,9 @@ static int int_text(uint16_t *buf, spec *f, int64_t x) {
 static int special_fp(hcp_pfout *o, bool inf, spec *f, unsigned opts) {
     if (!(opts & PF_LEGACY_MSVCRT)) {
         bool up = strchr("AEFG", f->fmt) != NULL;
-        const char *s = inf ? (up ? "INF" : "inf") : f->sign == '-' ? (up ? "NAN(IND)" : "nan(ind)") : (up ? "NAN" : "nan");
+        const char *s = inf              ? (up ? "INF" : "inf")
+                        : f->sign == '-' ? (up ? "NAN(IND)" : "nan(ind)")
+                                         : (up ? "NAN" : "nan");
         f->prec = -1;
         f->zero = false;
         return field_ascii(o, s, f);
@@ -438,7 +437,7 @@ static int dec_fp(hcp_pfout *o, double v, spec *f, unsigned opts) {
     }
     /* the digit at position i of the fixed-point layout (0 = the first significant digit) */
 #define DIG(i) ((i) >= 0 && (i) < x.n ? x.d[i] : '0')
-    if (trim && !f->alt) { /* no trailing zeros in the fraction */
+    if (trim && !f->alt) {                                                 /* no trailing zeros in the fraction */
         int last = fm == 'f' || fm == 'F' ? point + f->prec : f->prec + 1; /* digits shown */
         while (f->prec > 0 && DIG(last - 1) == '0') {
             f->prec--;

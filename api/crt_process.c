@@ -122,8 +122,8 @@ uint64_t hcp_crt__set_abort_behavior(hcp_ctx *c, const hcp_crt__set_abort_behavi
 /* ---- signals ---- */
 
 static bool valid_signal(int32_t s, bool ucrt) {
-    return s == SIGINT || s == SIGILL || s == SIGFPE || s == SIGSEGV || s == SIGTERM || s == SIGBREAK ||
-           s == SIGABRT || (ucrt && s == SIGABRT_COMPAT);
+    return s == SIGINT || s == SIGILL || s == SIGFPE || s == SIGSEGV || s == SIGTERM || s == SIGBREAK || s == SIGABRT ||
+           (ucrt && s == SIGABRT_COMPAT);
 }
 /* signal(sig, handler): the previous handler (SIG_DFL at first); SIG_ERR (-1) and EINVAL for a signal
  * Windows does not have */
@@ -217,9 +217,7 @@ uint64_t hcp_crt__endthread(hcp_ctx *c) {
     }
     return hcp_end_thread(c, 0);
 }
-uint64_t hcp_crt__endthreadex(hcp_ctx *c, const hcp_crt__endthreadex_args *a) {
-    return hcp_end_thread(c, a->_Retval);
-}
+uint64_t hcp_crt__endthreadex(hcp_ctx *c, const hcp_crt__endthreadex_args *a) { return hcp_end_thread(c, a->_Retval); }
 
 /* ---- the "C" locale ---- */
 

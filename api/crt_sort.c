@@ -18,8 +18,8 @@ typedef struct crt_sort {
     uint64_t frame;
     int kind;
     uint64_t base, num, size, key;
-    int pc;     /* where the machine resumes (a source line of sort_step) */
-    int32_t r;  /* the last comparison's result */
+    int pc;       /* where the machine resumes (a source line of sort_step) */
+    int32_t r;    /* the last comparison's result */
     int64_t a, b; /* the elements of the pending comparison or swap (indices; -1: the key) */
     int sp;
     int64_t stack_lo[SORT_STACK], stack_hi[SORT_STACK];

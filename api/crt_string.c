@@ -11,7 +11,7 @@
 #define MAX_BLOCK ((uint64_t)HCP_MAX_STR * 64) /* bytes one call copies, fills or compares at most */
 /* _TRUNCATE: a size_t of all ones (32 bits on a 32-bit guest) */
 #define CRT_TRUNCATE(c) ((c)->w == 8 ? UINT64_MAX : (uint64_t)0xFFFFFFFFu)
-#define NLSCMPERROR 0x7FFFFFFF                /* _NLSCMPERROR */
+#define NLSCMPERROR 0x7FFFFFFF /* _NLSCMPERROR */
 
 /* ---- guest strings as code units ---- */
 
@@ -648,9 +648,7 @@ static uint64_t recase_s(hcp_ctx *c, uint64_t str, uint64_t size, bool up) {
 uint64_t hcp_crt__strlwr_s(hcp_ctx *c, const hcp_crt__strlwr_s_args *a) {
     return recase_s(c, a->_Str, a->_Size, false);
 }
-uint64_t hcp_crt__strupr_s(hcp_ctx *c, const hcp_crt__strupr_s_args *a) {
-    return recase_s(c, a->_Str, a->_Size, true);
-}
+uint64_t hcp_crt__strupr_s(hcp_ctx *c, const hcp_crt__strupr_s_args *a) { return recase_s(c, a->_Str, a->_Size, true); }
 uint64_t hcp_crt__strrev(hcp_ctx *c, const hcp_crt__strrev_args *a) {
     unsigned w = uw(c);
     size_t n;

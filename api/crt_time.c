@@ -11,7 +11,7 @@
 
 #define TICKS_PER_SEC 10000000ull
 #define EPOCH_1601_TO_1970 11644473600ll /* seconds */
-#define MAX_TIME64 32535215999ll          /* _MAX__TIME64_T: 3000-12-31 23:59:59 */
+#define MAX_TIME64 32535215999ll         /* _MAX__TIME64_T: 3000-12-31 23:59:59 */
 #define MAX_TIME32 0x7FFFFFFFll
 #define UTC_NAME "Coordinated Universal Time"
 
@@ -491,8 +491,9 @@ static int conv(hcp_ctx *c, sout *o, char f, bool alt, const ctm *t, bool ucrt) 
         return put(o, f == 'B' ? mon_l[t->mon] : mon_s[t->mon]);
     case 'c':
         if (ucrt && !alt) { /* the UCRT's C locale: "%a %b %e %T %Y" */
-            if ((r = conv(c, o, 'a', false, t, ucrt)) != 1 || !put(o, " ") || (r = conv(c, o, 'b', false, t, ucrt)) != 1 ||
-                !put(o, " ") || (r = conv(c, o, 'e', false, t, ucrt)) != 1 || !put(o, " ") ||
+            if ((r = conv(c, o, 'a', false, t, ucrt)) != 1 || !put(o, " ") ||
+                (r = conv(c, o, 'b', false, t, ucrt)) != 1 || !put(o, " ") ||
+                (r = conv(c, o, 'e', false, t, ucrt)) != 1 || !put(o, " ") ||
                 (r = conv(c, o, 'T', false, t, ucrt)) != 1 || !put(o, " "))
                 return r < 0 ? -1 : 0;
             return conv(c, o, 'Y', false, t, ucrt);
@@ -502,8 +503,9 @@ static int conv(hcp_ctx *c, sout *o, char f, bool alt, const ctm *t, bool ucrt) 
         return conv(c, o, 'X', false, t, ucrt);
     case 'x': /* "MM/dd/yy", or "dddd, MMMM dd, yyyy" with '#' */
         if (alt) {
-            if ((r = conv(c, o, 'A', false, t, ucrt)) != 1 || !put(o, ", ") || (r = conv(c, o, 'B', false, t, ucrt)) != 1 ||
-                !put(o, " ") || (r = num(c, o, t->mday, 2, 1, 31)) != 1 || !put(o, ", "))
+            if ((r = conv(c, o, 'A', false, t, ucrt)) != 1 || !put(o, ", ") ||
+                (r = conv(c, o, 'B', false, t, ucrt)) != 1 || !put(o, " ") || (r = num(c, o, t->mday, 2, 1, 31)) != 1 ||
+                !put(o, ", "))
                 return r < 0 ? -1 : 0;
             return num(c, o, year, 4, 0, 9999);
         }
@@ -584,8 +586,8 @@ static int conv(hcp_ctx *c, sout *o, char f, bool alt, const ctm *t, bool ucrt) 
     case 'D':
         if (!ucrt) break;
         if (year < 0 || year > 9999) return hcp_crt_invalid(c, CRT_EINVAL), -1;
-        if ((r = num(c, o, (int64_t)t->mon + 1, d2, 1, 12)) != 1 || !put(o, "/") || (r = num(c, o, t->mday, d2, 1, 31)) != 1 ||
-            !put(o, "/"))
+        if ((r = num(c, o, (int64_t)t->mon + 1, d2, 1, 12)) != 1 || !put(o, "/") ||
+            (r = num(c, o, t->mday, d2, 1, 31)) != 1 || !put(o, "/"))
             return r < 0 ? -1 : 0;
         return num(c, o, year % 100, d2, 0, 99);
     case 'F':

@@ -391,6 +391,5 @@ uint64_t hcp_crt_vsprintf_s_impl(hcp_ctx *c, uint64_t str, uint64_t size, uint64
 uint64_t hcp_ucrt___stdio_common_vsprintf_s(hcp_ctx *c, const hcp_ucrt___stdio_common_vsprintf_s_args *a) {
     hcp_vargs v = {c, true, 0, a->_ArgList};
     bool wide = strstr(c->ex->name, "vsw") != NULL;
-    return hcp_crt_vsprintf_s_impl(c, a->_Buffer, a->_BufferCount, a->_Format, ucrt_opts(a->_Options, wide, true),
-                                   &v);
+    return hcp_crt_vsprintf_s_impl(c, a->_Buffer, a->_BufferCount, a->_Format, ucrt_opts(a->_Options, wide, true), &v);
 }

@@ -73,8 +73,8 @@ static int check_exact(double v, char *why, size_t cap) {
     hcp_dec_of(v, &x);
     if (v == 0) return x.n == 0;
     if (x.n == n && memcmp(x.d, dig, (size_t)n) == 0 && x.point == ex + 1) return 1;
-    snprintf(why, cap, "%a: want %.*s x 10^%d, got %.*s x 10^%d", v, n > 40 ? 40 : n, dig, ex + 1,
-             x.n > 40 ? 40 : x.n, x.d, x.point);
+    snprintf(why, cap, "%a: want %.*s x 10^%d, got %.*s x 10^%d", v, n > 40 ? 40 : n, dig, ex + 1, x.n > 40 ? 40 : x.n,
+             x.d, x.point);
     return 0;
 }
 
@@ -82,13 +82,26 @@ int main(void) {
     char why[256] = "";
     tap_clause("PE-CRT-NUM");
     /* exact decimal values */
-    static const double fixed[] = {0.0,  1.0,    0.1,      0.5,     2.5,          1e22,   1e23,
-                                   DBL_MAX, DBL_MIN, 4.9406564584124654e-324, 123456789.125, 1.0 / 3.0,
-                                   2.2250738585072009e-308, 9007199254740993.0, 5e-324 * 3};
+    static const double fixed[] = {0.0,
+                                   1.0,
+                                   0.1,
+                                   0.5,
+                                   2.5,
+                                   1e22,
+                                   1e23,
+                                   DBL_MAX,
+                                   DBL_MIN,
+                                   4.9406564584124654e-324,
+                                   123456789.125,
+                                   1.0 / 3.0,
+                                   2.2250738585072009e-308,
+                                   9007199254740993.0,
+                                   5e-324 * 3};
     int bad = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) bad += !check_exact(fixed[i], why, sizeof why);
-    ok(!bad, "hcp_dec_of: the exact decimal value of 0, 1, 0.1, 0.5, 2.5, 1e22, 1e23, DBL_MAX, DBL_MIN, the smallest "
-             "denormal and others (%d wrong: %s)",
+    ok(!bad,
+       "hcp_dec_of: the exact decimal value of 0, 1, 0.1, 0.5, 2.5, 1e22, 1e23, DBL_MAX, DBL_MIN, the smallest "
+       "denormal and others (%d wrong: %s)",
        bad, why);
     bad = 0;
     for (int i = 0; i < 20000; i++) {
@@ -116,13 +129,29 @@ int main(void) {
     ok(a && b && c9 && z, "hcp_dec_round: 0.125 to 2 digits 13 (ties up) or 12 (ties to even); 9.96 to 2 digits 10; "
                           "0.006 at digit 0 rounds to 0.01");
     /* parsing */
-    static const char *const strs[] = {"1", "0.1", "1e23", "8.98846567431158e307", "1.7976931348623157e308",
-                                       "1.7976931348623158e308", "1.7976931348623159e308", "2.2250738585072011e-308",
-                                       "2.2250738585072012e-308", "4.9406564584124654e-324", "2.4703282292062327e-324",
-                                       "2.4703282292062328e-324", "1e-400", "1e400", "9007199254740993",
-                                       "9007199254740993.0000000000000000000000000000001", "0.000000001",
-                                       "123456789012345678901234567890", "7.2057594037927933e16", "5e-324",
-                                       "3.4e38", "0.30000000000000004", "1.00000000000000011102230246251565404236316680908203125",
+    static const char *const strs[] = {"1",
+                                       "0.1",
+                                       "1e23",
+                                       "8.98846567431158e307",
+                                       "1.7976931348623157e308",
+                                       "1.7976931348623158e308",
+                                       "1.7976931348623159e308",
+                                       "2.2250738585072011e-308",
+                                       "2.2250738585072012e-308",
+                                       "4.9406564584124654e-324",
+                                       "2.4703282292062327e-324",
+                                       "2.4703282292062328e-324",
+                                       "1e-400",
+                                       "1e400",
+                                       "9007199254740993",
+                                       "9007199254740993.0000000000000000000000000000001",
+                                       "0.000000001",
+                                       "123456789012345678901234567890",
+                                       "7.2057594037927933e16",
+                                       "5e-324",
+                                       "3.4e38",
+                                       "0.30000000000000004",
+                                       "1.00000000000000011102230246251565404236316680908203125",
                                        "1.00000000000000011102230246251565404236316680908203124",
                                        "1.00000000000000011102230246251565404236316680908203126"};
     bad = 0;
@@ -142,8 +171,9 @@ int main(void) {
         k += snprintf(s + k, sizeof s - (size_t)k, "e%d", (int)(rnd() % 700) - 350);
         bad += !check_parse(s, why, sizeof why);
     }
-    ok(!bad, "hcp_dec_to_double: 20,000 random decimal strings (1-900 digits, exponents -350..349) as glibc's "
-             "strtod (%d wrong: %s)",
+    ok(!bad,
+       "hcp_dec_to_double: 20,000 random decimal strings (1-900 digits, exponents -350..349) as glibc's "
+       "strtod (%d wrong: %s)",
        bad, why);
     bad = 0;
     for (int i = 0; i < 20000; i++) { /* a double's exact value, and the halfway points next to it */

@@ -55,6 +55,29 @@ for name in $names; do
   done
 done
 
+# math.c's values: thousands of arguments (a fixed pseudo-random sequence and known hard cases); each
+# result must be the correctly rounded value that crt/math_ref.py computed with mpmath at 2,400 bits
+# (crt/math.values.*.txt), in every build: one TAP line per function.
+CLAUSE=PE-CRT-MATH
+for b in 64 32 u64 u32; do
+  case $b in u*) dll=ucrtbase.dll; want=$ref/math.values.ucrt.txt ;; *) dll=msvcrt.dll; want=$ref/math.values.msvcrt.txt ;; esac
+  [ -f "math$b.exe" ] || cp "$crt/math$b.exe" .
+  $HCPSIM run "math$b.exe" values > out1.txt 2> err1.txt; st=$?
+  $HCPSIM run "math$b.exe" values > out2.txt 2>&1
+  [ "$st" = 0 ] && [ ! -s err1.txt ] && cmp -s out1.txt out2.txt
+  result $? "math$b.exe values: runs to exit code 0, twice the same bytes" "status $st: $(head -c 300 err1.txt)"
+  tr -d "$cr" < out1.txt > got.txt
+  [ "$(wc -l < got.txt)" = "$(wc -l < "$want")" ]
+  result $? "math$b.exe values: as many lines as $(basename "$want")" "got $(wc -l < got.txt)"
+  paste -d '|' got.txt "$want" | awk -F'|' '
+    { split($2, w, " "); f = w[1]; if (!(f in n)) order[++k] = f; n[f]++; if ($1 != $2) { bad[f]++; if (!(f in first)) first[f] = $1 " (expected " $2 ")" } }
+    END { for (i = 1; i <= k; i++) { f = order[i]; print (f in bad ? "bad" : "ok") "\t" f "\t" n[f] "\t" first[f] } }' > verdict.txt
+  while IFS='	' read -r v f count first; do
+    [ "$v" = ok ]
+    result $? "math$b.exe values: $dll!$f: $count arguments, each result correctly rounded" "first difference: $first"
+  done < verdict.txt
+done
+
 # misc.c's endings (Microsoft's documentation of abort, raise and exit; the exit codes as Wine gives them):
 # abort writes msvcrt's message on stderr (the UCRT's release build none) and ends with status 3, after
 # a SIGABRT handler when one is set; raise(SIGTERM) left at SIG_DFL ends with status 3; exit(7) runs
