@@ -1,7 +1,8 @@
 /* ucrt.c — the Universal CRT's own entry points (its builds only; the msvcrt builds print the last
  * line): __stdio_common_* with each option bit, the start-up functions mingw-w64's UCRT start-up
  * calls and their results, onexit tables, _initterm_e, the new handler, terminate's handler,
- * _configthreadlocale, __acrt_iob_func (crt_test.h). */
+ * _configthreadlocale, __acrt_iob_func; vcruntime140.dll's memory and string functions
+ * (crt_test.h). */
 #include "crt_test.h"
 
 #ifdef _UCRT
@@ -256,6 +257,46 @@ static void handlers(void) {
 }
 #endif
 
+/* vcruntime140.dll's memory and string functions (what MSVC's programs import beside the UCRT) */
+static void vcruntime(void) {
+    HMODULE h = LoadLibraryA("vcruntime140.dll");
+    if (!h) {
+        printf("vcruntime140.dll: not loaded\n");
+        return;
+    }
+#define VCR(type, name) ((type)(void (*)(void))GetProcAddress(h, #name))
+    char buf[16] = "abcdefghij";
+    char *r = VCR(void *(*)(void *, const void *, size_t), memcpy)(buf + 10, buf, 5);
+    printf("vcruntime140.dll!memcpy: returns dst %d, %s\n", r == buf + 10, show(buf, 16));
+    r = VCR(void *(*)(void *, const void *, size_t), memmove)(buf + 2, buf, 8);
+    printf("vcruntime140.dll!memmove: overlapping returns dst %d, %s\n", r == buf + 2, show(buf, 16));
+    r = VCR(void *(*)(void *, int, size_t), memset)(buf, 0x17A, 3);
+    printf("vcruntime140.dll!memset: returns dst %d, %s\n", r == buf, show(buf, 16));
+    int (*cmp)(const void *, const void *, size_t) = VCR(int (*)(const void *, const void *, size_t), memcmp);
+    printf("vcruntime140.dll!memcmp: %d %d %d %d\n", cmp("abc", "abd", 3) < 0, cmp("abd", "abc", 3) > 0,
+           cmp("abc", "abd", 2), cmp("\xff", "\x01", 1) > 0);
+    const char *s = "hello world";
+    void *(*mchr)(const void *, int, size_t) = VCR(void *(*)(const void *, int, size_t), memchr);
+    printf("vcruntime140.dll!memchr: %d %d %d\n", (int)((char *)mchr(s, 'o', 11) - s), mchr(s, 'z', 11) == NULL,
+           mchr(s, 'd', 10) == NULL);
+    char *(*chr)(const char *, int) = VCR(char *(*)(const char *, int), strchr);
+    char *(*rchr)(const char *, int) = VCR(char *(*)(const char *, int), strrchr);
+    char *(*str)(const char *, const char *) = VCR(char *(*)(const char *, const char *), strstr);
+    printf("vcruntime140.dll!strchr: %d %d %d\n", (int)(chr(s, 'o') - s), chr(s, 'z') == NULL, (int)(chr(s, 0) - s));
+    printf("vcruntime140.dll!strrchr: %d %d %d\n", (int)(rchr(s, 'o') - s), rchr(s, 'z') == NULL, (int)(rchr(s, 0) - s));
+    printf("vcruntime140.dll!strstr: %d %d %d\n", (int)(str(s, "wor") - s), str(s, "xyz") == NULL, (int)(str(s, "") - s));
+    const wchar_t *w = L"hello world";
+    wchar_t *(*wchr)(const wchar_t *, wchar_t) = VCR(wchar_t *(*)(const wchar_t *, wchar_t), wcschr);
+    wchar_t *(*wrchr)(const wchar_t *, wchar_t) = VCR(wchar_t *(*)(const wchar_t *, wchar_t), wcsrchr);
+    wchar_t *(*wstr)(const wchar_t *, const wchar_t *) = VCR(wchar_t *(*)(const wchar_t *, const wchar_t *), wcsstr);
+    printf("vcruntime140.dll!wcschr: %d %d %d\n", (int)(wchr(w, L'o') - w), wchr(w, L'z') == NULL, (int)(wchr(w, 0) - w));
+    printf("vcruntime140.dll!wcsrchr: %d %d %d\n", (int)(wrchr(w, L'o') - w), wrchr(w, L'z') == NULL,
+           (int)(wrchr(w, 0) - w));
+    printf("vcruntime140.dll!wcsstr: %d %d %d\n", (int)(wstr(w, L"wor") - w), wstr(w, L"xyz") == NULL,
+           (int)(wstr(w, L"") - w));
+#undef VCR
+}
+
 int main(int argc, char **argv) {
 #ifdef _UCRT
     if (argc > 1 && !strcmp(argv[1], "terminate")) {
@@ -266,6 +307,7 @@ int main(int argc, char **argv) {
     startup();
     tables();
     handlers();
+    vcruntime();
 #else
     (void)argc;
     (void)argv;
