@@ -42,6 +42,7 @@ typedef struct hcp_crt_thread {
     struct crt_sort *sorts[CRT_MAX_SORTS];
     uint64_t bt_block, bt_handle; /* _beginthread's thread: its start block and handle */
     uint64_t strerror_at;         /* strerror's buffer */
+    uint64_t iph_local;           /* the UCRT's thread-local invalid-parameter handler */
 } hcp_crt_thread;
 
 /* Guest addresses of the runtime's own data (its block after the guest code: crt_guest.c). */
@@ -79,8 +80,9 @@ typedef struct hcp_crt {
     int32_t error_mode;      /* _set_error_mode's */
     int32_t app_type;        /* _set_app_type's */
     bool per_thread_locale;  /* _configthreadlocale's */
-    uint64_t onexit_quick[32];
+    uint64_t onexit_quick[32]; /* _crt_at_quick_exit's functions */
     int nquick;
+    bool quick; /* quick_exit runs: onexit_next hands out onexit_quick instead of the atexit functions */
 } hcp_crt;
 
 /* The process's C runtime state (made at the first call), or NULL without a process or memory. */
@@ -104,6 +106,9 @@ uint32_t hcp_crt_get_errno(hcp_ctx *c);
  * _set_invalid_parameter_handler runs after the call returns (crt_after.c); the UCRT without one
  * ends the process as its default handler does (STATUS_INVALID_CRUNTIME_PARAMETER).  Returns e. */
 uint32_t hcp_crt_invalid(hcp_ctx *c, uint32_t e);
+/* The invalid-parameter handler a call of this thread gets: its thread-local one (the UCRT's
+ * _set_thread_local_invalid_parameter_handler), else the process's, else 0. */
+uint64_t hcp_crt_iph(hcp_ctx *c);
 /* Runs guest function `fn` with `nargs` pointer-sized arguments after the current call returns,
  * then returns the call's result to its caller (crt_after.c).  false: not possible here. */
 bool hcp_crt_after(hcp_ctx *c, uint64_t fn, int nargs, const uint64_t *args);

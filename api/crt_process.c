@@ -69,6 +69,8 @@ uint64_t hcp_crt_atexit(hcp_ctx *c, const hcp_crt_atexit_args *a) {
 }
 uint64_t hcp_int_onexit_next(hcp_ctx *c) {
     hcp_process *p = c->p;
+    hcp_crt *r = p->crt;
+    if (r && r->quick) return r->nquick ? r->onexit_quick[--r->nquick] : 0;
     return p->natexit ? p->atexit_fn[--p->natexit] : 0;
 }
 
@@ -103,12 +105,24 @@ uint64_t hcp_crt__amsg_exit(hcp_ctx *c, const hcp_crt__amsg_exit_args *a) {
     hcp_emit(c, 2, m, (size_t)n);
     return hcp_end_process(c, EXIT_RUNTIME_ERROR);
 }
-/* _c_exit: nothing to run (no atexit functions), the process goes on; quick_exit: _exit */
+/* _c_exit: nothing to run (no atexit functions), the process goes on */
 uint64_t hcp_crt__c_exit(hcp_ctx *c) {
     (void)c;
     return 0;
 }
+/* quick_exit(code): the _crt_at_quick_exit functions, last registered first, not the atexit ones,
+ * then the end: the runtime's `exit` guest code runs as the program's (after the call returns,
+ * crt_after.c) with onexit_next handing out the quick functions */
 uint64_t hcp_crt_quick_exit(hcp_ctx *c, const hcp_crt_quick_exit_args *a) {
+    hcp_crt *r = hcp_crt_of(c);
+    if (r && r->nquick && c->p->d.stub_exit) {
+        r->quick = true;
+        const uint64_t arg = (uint32_t)a->_Code;
+        if (hcp_crt_after(c, c->p->d.stub_exit, 1, &arg)) {
+            hcp_crt_after_mode(c, CRT_AFTER_EXIT, (uint32_t)a->_Code);
+            return 0;
+        }
+    }
     return hcp_end_process(c, (uint32_t)a->_Code);
 }
 uint64_t hcp_crt__set_abort_behavior(hcp_ctx *c, const hcp_crt__set_abort_behavior_args *a) {
@@ -294,33 +308,46 @@ uint64_t hcp_crt__get_invalid_parameter_handler(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     return r ? r->iph : 0;
 }
+/* the UCRT's thread-local handler: it comes before the process's (hcp_crt_iph) */
+uint64_t hcp_ucrt__set_thread_local_invalid_parameter_handler(
+    hcp_ctx *c, const hcp_ucrt__set_thread_local_invalid_parameter_handler_args *a) {
+    hcp_crt_thread *t = hcp_crt_thread_of(c);
+    if (!t) return 0;
+    uint64_t old = t->iph_local;
+    t->iph_local = a->_Handler;
+    return old;
+}
+uint64_t hcp_ucrt__get_thread_local_invalid_parameter_handler(hcp_ctx *c) {
+    hcp_crt_thread *t = hcp_crt_thread_of(c);
+    return t ? t->iph_local : 0;
+}
 /* _invalid_parameter(expr, func, file, line, reserved): the handler, or the default */
 uint64_t hcp_crt__invalid_parameter(hcp_ctx *c, const hcp_crt__invalid_parameter_args *a) {
     (void)a;
-    hcp_crt *r = hcp_crt_of(c);
-    if (r && r->iph) {
+    uint64_t h = hcp_crt_iph(c);
+    if (h) {
         const uint64_t args[5] = {a->_Expression, a->_Function, a->_File, a->_Line, a->_Reserved};
-        hcp_crt_after(c, r->iph, 5, args);
+        hcp_crt_after(c, h, 5, args);
     } else if (hcp_crt_is_ucrt(c)) {
         hcp_crt_invalid(c, CRT_EINVAL);
     }
     return 0;
 }
 uint64_t hcp_crt__invalid_parameter_noinfo(hcp_ctx *c) {
-    hcp_crt *r = hcp_crt_of(c);
-    if (r && r->iph) {
+    uint64_t h = hcp_crt_iph(c);
+    if (h) {
         static const uint64_t zeros[5];
-        hcp_crt_after(c, r->iph, 5, zeros);
+        hcp_crt_after(c, h, 5, zeros);
     } else if (hcp_crt_is_ucrt(c)) {
         hcp_crt_invalid(c, CRT_EINVAL);
     }
     return 0;
 }
 uint64_t hcp_crt__invalid_parameter_noinfo_noreturn(hcp_ctx *c) {
-    hcp_crt *r = hcp_crt_of(c);
-    if (r && r->iph) {
+    uint64_t h = hcp_crt_iph(c);
+    if (h) {
         static const uint64_t zeros[5];
-        if (hcp_crt_after(c, r->iph, 5, zeros)) {
+        if (hcp_crt_after(c, h, 5, zeros)) {
             hcp_crt_after_mode(c, CRT_AFTER_EXIT, STATUS_INVALID_CRUNTIME_PARAMETER);
             return 0;
         }

@@ -72,12 +72,19 @@ uint32_t hcp_crt_get_errno(hcp_ctx *c) {
     return hcp_get32(b);
 }
 
-uint32_t hcp_crt_invalid(hcp_ctx *c, uint32_t e) {
+uint64_t hcp_crt_iph(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
+    hcp_crt_thread *t = hcp_crt_thread_of(c);
+    if (t && t->iph_local) return t->iph_local;
+    return r ? r->iph : 0;
+}
+
+uint32_t hcp_crt_invalid(hcp_ctx *c, uint32_t e) {
+    uint64_t h = hcp_crt_iph(c);
     hcp_crt_set_errno(c, e);
-    if (r && r->iph) {
+    if (h) {
         static const uint64_t zeros[5];
-        hcp_crt_after(c, r->iph, 5, zeros); /* handler(NULL, NULL, NULL, 0, 0), then the result */
+        hcp_crt_after(c, h, 5, zeros); /* handler(NULL, NULL, NULL, 0, 0), then the result */
     } else if (hcp_crt_is_ucrt(c)) {
         /* the UCRT's default handler: _invoke_watson, __fastfail(FAST_FAIL_INVALID_ARG) */
         hcp_stop(c, "an invalid parameter, and no handler: the UCRT's default handler ends the process "

@@ -224,7 +224,7 @@ uint64_t hcp_int_onexit_table_next(hcp_ctx *c, const hcp_int_onexit_table_next_a
     for (int i = 0; i < 3; i++) hcp_wrp(c, a->table + (uint64_t)i * w, 0);
     return 0;
 }
-/* _crt_atexit: atexit; _crt_at_quick_exit: at_quick_exit (quick_exit ends without them here) */
+/* _crt_atexit: atexit; _crt_at_quick_exit: at_quick_exit (quick_exit runs them: crt_process.c) */
 uint64_t hcp_ucrt__crt_at_quick_exit(hcp_ctx *c, const hcp_ucrt__crt_at_quick_exit_args *a) {
     hcp_crt *r = hcp_crt_of(c);
     if (!r || r->nquick >= (int)(sizeof r->onexit_quick / sizeof r->onexit_quick[0])) return (uint32_t)-1;

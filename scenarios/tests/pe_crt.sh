@@ -6,7 +6,7 @@
 # what the same program printed under Wine 8.0 (the references in scenarios/tests/crt/, made by
 # crt/wine.sh with the x86-64 builds) — except the lines crt/differences.txt lists: where Wine is
 # known to differ from Windows (each with the source that decides) and the i386 builds' lines that
-# depend on the pointer size ("p" lines), whose expected text is given there.  Every line names
+# depend on the pointer size ("p " lines), whose expected text is given there.  Every line names
 # the function it checks ("msvcrt.dll!strlen: ..."), so each becomes one TAP line naming it, and
 # the export coverage (conformance/exports.pl) sees every function a passing line names.
 . scenarios/tests/lib/tap.sh
@@ -107,6 +107,20 @@ for b in u64 u32; do
   $HCPSIM run "ucrt$b.exe" terminate > out.txt 2> err.txt; st=$?
   [ "$st" = 3 ] && [ "$(tr -d '\r' < out.txt)" = "ucrtbase.dll!terminate: the handler ran" ] && [ ! -s err.txt ]
   result $? "ucrt$b.exe terminate: ucrtbase.dll!terminate: the terminate handler runs, then abort ends the process with status 3" "status $st: $(cat out.txt err.txt | head -c 300)"
+  # quick_exit, _exit, _cexit and _invalid_parameter_noinfo_noreturn (Microsoft's documentation;
+  # the statuses and lines as Wine gives them)
+  $HCPSIM run "ucrt$b.exe" quick > out.txt 2> err.txt; st=$?
+  [ "$st" = 5 ] && [ "$(tr -d '\r' < out.txt)" = "ucrtbase.dll!quick_exit: the _crt_at_quick_exit function ran" ] && [ ! -s err.txt ]
+  result $? "ucrt$b.exe quick: ucrtbase.dll!quick_exit: the _crt_at_quick_exit function runs, no atexit function, status 5" "status $st: $(cat out.txt err.txt | head -c 300)"
+  $HCPSIM run "ucrt$b.exe" exit > out.txt 2> err.txt; st=$?
+  [ "$st" = 6 ] && [ ! -s out.txt ] && [ ! -s err.txt ]
+  result $? "ucrt$b.exe exit: ucrtbase.dll!_exit: status 6, no atexit function" "status $st: $(cat out.txt err.txt | head -c 300)"
+  $HCPSIM run "ucrt$b.exe" cexit > out.txt 2> err.txt; st=$?
+  [ "$st" = 0 ] && [ "$(tr -d '\r' < out.txt | tr '\n' '|')" = "ucrtbase.dll!_cexit: the atexit function ran|ucrtbase.dll!_cexit: returned|" ] && [ ! -s err.txt ]
+  result $? "ucrt$b.exe cexit: ucrtbase.dll!_cexit: runs the atexit functions and returns" "status $st: $(cat out.txt err.txt | head -c 300)"
+  $HCPSIM run "ucrt$b.exe" noreturn > out.txt 2> err.txt; st=$?
+  [ "$st" = 23 ] && [ "$(tr -d '\r' < out.txt)" = "ucrtbase.dll!_invalid_parameter_noinfo_noreturn: the handler ran" ] && [ ! -s err.txt ]
+  result $? "ucrt$b.exe noreturn: ucrtbase.dll!_invalid_parameter_noinfo_noreturn: the handler runs, then the process ends with 0xC0000417 (status 23)" "status $st: $(cat out.txt err.txt | head -c 300)"
 done
 echo "1..$n"
 exit $((fail > 0))

@@ -1,7 +1,7 @@
 /* crt_test.h — what the C runtime's test programs share (README.md here).  Each program prints
  * one line per check: "DLL!function: what = result", DLL the runtime it was linked against
  * (msvcrt.dll, or ucrtbase.dll for the _UCRT builds), so a test can compare every line with the
- * same program's output under Wine and name the function it checks.  Lines starting with "p" hold
+ * same program's output under Wine and name the function it checks.  Lines starting with "p " hold
  * values that depend on the pointer size.  The programs are built with -fno-builtin, so every
  * call reaches the runtime's own function. */
 #ifndef CRT_TEST_H
@@ -22,6 +22,13 @@
 #define CRT_DLL "msvcrt.dll"
 #endif
 #define DLL CRT_DLL "!"
+/* A function msvcrt.dll lacks and mingw-w64's library supplies in the msvcrt builds (its own code,
+ * not the DLL's): the line names the DLL only in the UCRT builds. */
+#ifdef _UCRT
+#define UCRT_DLL DLL
+#else
+#define UCRT_DLL "mingw-w64!"
+#endif
 
 /* A function of the runtime by name, for those mingw-w64's import library leaves out (it links
  * its own instead): the DLL's export, as GetProcAddress finds it. */

@@ -63,13 +63,29 @@ int main(void) {
            toupper(0xE9), toupper(-1), toupper(300));
     printf(DLL "tolower: 'A' %d 'Z' %d 'a' %d 0xC9 %d -1 %d\n", tolower('A'), tolower('Z'), tolower('a'), tolower(0xC9),
            tolower(-1));
-    printf(DLL "_toupper: 'a' %d '1' %d; _tolower: 'A' %d '1' %d\n", _toupper('a'), _toupper('1'), _tolower('A'),
+    printf(DLL "_toupper: 'a' %d '1' %d; " DLL "_tolower: 'A' %d '1' %d\n", _toupper('a'), _toupper('1'), _tolower('A'),
            _tolower('1'));
     const unsigned short *t = __pctype_func();
     printf(DLL "__pctype_func: [-1] %X ['A'] %X ['a'] %X ['0'] %X [' '] %X ['\\t'] %X [0x80] %X [0xE9] %X\n", t[-1],
            t['A'], t['a'], t['0'], t[' '], t['\t'], t[0x80], t[0xE9]);
 #ifndef _UCRT
     printf(DLL "_pctype: the same table %d\n", _pctype == t);
+    /* msvcrt's variables: _ctype (EOF first), _wctype (the same for wide characters), _pctype and
+     * _pwctype (pointers to entry 0) and the functions giving their addresses */
+    const unsigned short *ct = (const unsigned short *)crt_fn("_ctype");
+    const unsigned short *wct = (const unsigned short *)crt_fn("_wctype");
+    const unsigned short **pwp = (const unsigned short **)crt_fn("_pwctype");
+    printf(DLL "_ctype: [EOF] %X ['A'] %X, entry 0 is _pctype's %d; " DLL "_wctype: [EOF] %X ['A'] %X; " DLL
+               "_pwctype: ['A'] %X, __pwctype_func's %d\n",
+           ct[0], ct[1 + 'A'], ct + 1 == t, wct[0], wct[1 + 'A'], (*pwp)['A'],
+           *pwp == CRT_FN(const unsigned short *(*)(void), __pwctype_func)());
+#ifdef _WIN64 /* i386's msvcrt.dll only (Wine's msvcrt.spec: -arch=i386) */
+    printf("i386 only: __p__pctype, __p__pwctype\n");
+#else
+    printf(DLL "__p__pctype: _pctype's cell %d; " DLL "__p__pwctype: _pwctype's cell %d\n",
+           CRT_FN(const unsigned short **(*)(void), __p__pctype)() == (const unsigned short **)crt_fn("_pctype"),
+           CRT_FN(const unsigned short **(*)(void), __p__pwctype)() == pwp);
+#endif
 #endif
     const unsigned short *wt = CRT_FN(const unsigned short *(*)(void), __pwctype_func)();
     printf(DLL "__pwctype_func: [-1] %X ['A'] %X [0x09] %X [0xA0] %X [0xAA] %X [0xB5] %X [0x85] %X [0xE9] %X\n", wt[-1],
@@ -81,10 +97,9 @@ int main(void) {
               {"iswxdigit", iswxdigit}, {"iswspace", iswspace}, {"iswpunct", iswpunct}, {"iswalnum", iswalnum},
               {"iswprint", iswprint}, {"iswgraph", iswgraph}, {"iswcntrl", iswcntrl}, {"iswctype", iswctype_all}};
     for (size_t i = 0; i < sizeof wf / sizeof wf[0]; i++) wruns(wf[i].name, wf[i].f, 0, 0xFF);
-#ifndef _UCRT
     int (*iswascii_)(wint_t) = CRT_FN(int (*)(wint_t), iswascii);
     wruns("iswascii", iswascii_, 0, 0x1FF);
-#else
+#ifdef _UCRT
     int (*iswblank_)(wint_t) = CRT_FN(int (*)(wint_t), iswblank);
     wruns("iswblank", iswblank_, 0, 0x3000);
 #endif
@@ -99,7 +114,7 @@ int main(void) {
     printf("\n");
     printf(DLL "is_wctype: %X %X\n", (unsigned)CRT_FN(int (*)(wint_t, wctype_t), is_wctype)(L'A', 0xFFFF),
            (unsigned)CRT_FN(int (*)(wint_t, wctype_t), is_wctype)(0x263A, 0xFFFF));
-    printf(DLL "towupper: %X %X %X %X; towlower: %X %X %X\n", (unsigned)towupper(L'a'), (unsigned)towupper(0xE9),
+    printf(DLL "towupper: %X %X %X %X; " DLL "towlower: %X %X %X\n", (unsigned)towupper(L'a'), (unsigned)towupper(0xE9),
            (unsigned)towupper(0x3B1), (unsigned)towupper(0xFFFF), (unsigned)towlower(L'A'), (unsigned)towlower(0xC9),
            (unsigned)towlower(0x391));
     printf(DLL "iswalpha: WEOF %d\n", iswalpha(WEOF));

@@ -174,7 +174,7 @@ static void specials(void) {
     printf("\n");
     if1 fin = (if1)(void (*)(void))crt_fn("_finite"), isn = (if1)(void (*)(void))crt_fn("_isnan"),
         cls = (if1)(void (*)(void))crt_fn("_fpclass");
-    printf(DLL "_finite, _isnan, _fpclass:");
+    printf(DLL "_finite: " DLL "_isnan: " DLL "_fpclass: (x=each)");
     for (size_t i = 0; i < NSP; i++) printf(" %llX=%d,%d,%X", sp[i], fin(of(sp[i])), isn(of(sp[i])), cls(of(sp[i])));
     printf(" sNaN=%d,%d,%X\n", fin(of(0x7FF0000000000001ull)), isn(of(0x7FF0000000000001ull)),
            cls(of(0x7FF0000000000001ull)));
@@ -195,7 +195,7 @@ static void specials(void) {
     if1 ilogb_ = (if1)(void (*)(void))crt_fn("ilogb"), dclass = (if1)(void (*)(void))crt_fn("_dclass"),
         dsign = (if1)(void (*)(void))crt_fn("_dsign");
     static const double r_in[] = {2.5, -2.5, 3.5, 2147483647.4, 2147483648.0, -2147483648.6, 1e19, 0.49999999999999994};
-    printf(DLL "lround, lrint, llround, llrint:");
+    printf(DLL "lround: " DLL "lrint: " DLL "llround: " DLL "llrint: (x=each)");
     for (size_t i = 0; i < sizeof r_in / sizeof r_in[0]; i++) {
         mark();
         long a = lround_(r_in[i]), b = lrint_(r_in[i]);
@@ -203,13 +203,13 @@ static void specials(void) {
         printf(" %.17g=%ld,%ld,%lld,%lld/%d", r_in[i], a, b, c, d, err());
     }
     printf("\n");
-    printf(DLL "ilogb, _dclass, _dsign:");
+    printf(DLL "ilogb: " DLL "_dclass: " DLL "_dsign: (x=each)");
     for (size_t i = 0; i < NSP; i++)
         printf(" %llX=%d,%d,%d", sp[i], ilogb_(of(sp[i])), (short)dclass(of(sp[i])), dsign(of(sp[i])) != 0);
     printf("\n");
     fi scalbn_ = (fi)(void (*)(void))crt_fn("scalbn");
     fl scalbln_ = (fl)(void (*)(void))crt_fn("scalbln");
-    printf(DLL "scalbn, scalbln:");
+    printf(DLL "scalbn: " DLL "scalbln: (x,n=each)");
     for (size_t i = 0; i < sizeof l_in / sizeof l_in[0]; i++) {
         mark();
         double r = scalbn_(l_in[i].x, l_in[i].n), s = scalbln_(l_in[i].x, l_in[i].n);

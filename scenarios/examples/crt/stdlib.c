@@ -29,9 +29,9 @@ static void integers(void) {
         long end6 = END(e, s);
         mark();
         unsigned long long ull = _strtoui64(s, &e, 0);
-        printf(DLL "strtol: \"%s\" = %ld end %ld errno %d; strtoul %lu end %ld errno %d\n", show(s, strlen(s)), l, endl,
+        printf(DLL "strtol: \"%s\" = %ld end %ld errno %d; " DLL "strtoul: %lu end %ld errno %d\n", show(s, strlen(s)), l, endl,
                el, ul, endu, eu);
-        printf(DLL "_strtoi64: \"%s\" = %lld end %ld errno %d; _strtoui64 %llu end %ld errno %d\n", show(s, strlen(s)),
+        printf(DLL "_strtoi64: \"%s\" = %lld end %ld errno %d; " DLL "_strtoui64: %llu end %ld errno %d\n", show(s, strlen(s)),
                ll, end6, e6, ull, END(e, s), err());
     }
     char *e;
@@ -42,7 +42,7 @@ static void integers(void) {
     long r = strtol("12", &e, 1);
     printf(DLL "strtol: base 1 %ld errno %d; base 37 %ld\n", r, err(), strtol("12", NULL, 37));
     printf(DLL "atoi: %d %d %d %d %d\n", atoi(" -12x"), atoi("+7"), atoi("2147483648"), atoi("-2147483649"), atoi("x"));
-    printf(DLL "atol: %ld; _atoi64: %lld %lld\n", atol("123"), _atoi64("-9223372036854775808"),
+    printf(DLL "atol: %ld; " DLL "_atoi64: %lld %lld\n", atol("123"), _atoi64("-9223372036854775808"),
            _atoi64("99999999999999999999"));
     const wchar_t *ws = L" \x3000-0x1F";
     wchar_t *we;
@@ -51,9 +51,9 @@ static void integers(void) {
     printf(DLL "wcstol: ideographic space, -0x1F = %ld end %ld errno %d\n", wl, (long)(we - ws), err());
     printf(DLL "wcstol: fullwidth digits %ld; Arabic-Indic %ld\n", wcstol(L"\xFF11\xFF12", NULL, 10),
            wcstol(L"\x0663\x0664", NULL, 10));
-    printf(DLL "wcstoul: %lu; _wcstoi64: %lld; _wcstoui64: %llu\n", wcstoul(L"-1", NULL, 10),
+    printf(DLL "wcstoul: %lu; " DLL "_wcstoi64: %lld; " DLL "_wcstoui64: %llu\n", wcstoul(L"-1", NULL, 10),
            _wcstoi64(L"-9223372036854775809", NULL, 10), _wcstoui64(L"0x10", NULL, 0));
-    printf(DLL "_wtoi: %d; _wtol: %ld; _wtoi64: %lld\n", _wtoi(L" 42x"), _wtol(L"-7"), _wtoi64(L"12345678901"));
+    printf(DLL "_wtoi: %d; " DLL "_wtol: %ld; " DLL "_wtoi64: %lld\n", _wtoi(L" 42x"), _wtol(L"-7"), _wtoi64(L"12345678901"));
 }
 
 static void floats(void) {
@@ -75,7 +75,7 @@ static void floats(void) {
     const wchar_t *ws = L" -1.25d1 ";
     wchar_t *we;
     d = wcstod(ws, &we);
-    printf(DLL "wcstod: %016llX end %ld; _wtof %016llX\n", dbits(d), (long)(we - ws), dbits(_wtof(L"3.5")));
+    printf(DLL "wcstod: %016llX end %ld; " DLL "_wtof: %016llX\n", dbits(d), (long)(we - ws), dbits(_wtof(L"3.5")));
 #ifdef _UCRT
     float (*xstrtof)(const char *, char **) = CRT_FN(float (*)(const char *, char **), strtof);
     char *e;
@@ -99,20 +99,20 @@ static void to_text(void) {
     wchar_t w[72];
     printf(DLL "_itoa: %s %s %s %s\n", _itoa(-123, b, 10), _itoa(-1, b + 20, 16), _itoa(255, b + 40, 2),
            _itoa(35, b + 60, 36));
-    printf(DLL "_ltoa: %s; _ultoa: %s %s\n", _ltoa(-2147483647L - 1, b, 10), _ultoa(4294967295UL, b + 20, 10),
+    printf(DLL "_ltoa: %s; " DLL "_ultoa: %s %s\n", _ltoa(-2147483647L - 1, b, 10), _ultoa(4294967295UL, b + 20, 10),
            _ultoa(8, b + 40, 8));
-    printf(DLL "_i64toa: %s %s; _ui64toa: %s\n", _i64toa(-9223372036854775807LL - 1, b, 10),
+    printf(DLL "_i64toa: %s %s; " DLL "_ui64toa: %s\n", _i64toa(-9223372036854775807LL - 1, b, 10),
            _i64toa(-1, b + 30, 16), _ui64toa(18446744073709551615ULL, b + 50, 10));
     _itow(-45, w, 10);
     printf(DLL "_itow: %s; ", wshow(w, 4));
     _ltow(255, w, 16);
-    printf("_ltow: %s; ", wshow(w, 3));
+    printf(DLL "_ltow: %s; ", wshow(w, 3));
     _ultow(7, w, 2);
-    printf("_ultow: %s; ", wshow(w, 4));
+    printf(DLL "_ultow: %s; ", wshow(w, 4));
     _i64tow(-5, w, 10);
-    printf("_i64tow: %s; ", wshow(w, 3));
+    printf(DLL "_i64tow: %s; ", wshow(w, 3));
     _ui64tow(36, w, 36);
-    printf("_ui64tow: %s\n", wshow(w, 3));
+    printf(DLL "_ui64tow: %s\n", wshow(w, 3));
     memset(b, '~', sizeof b);
     mark();
     int r = _itoa_s(-1234, b, 6, 10);
@@ -129,20 +129,20 @@ static void to_text(void) {
     mark();
     r = _itoa_s(1, b, 8, 1);
     printf(DLL "_itoa_s: radix 1 %d = %s errno %d; NULL %d\n", r, show(b, 2), err(), _itoa_s(1, NULL, 8, 10));
-    printf(DLL "_ltoa_s: %d %s; _ultoa_s: %d %s\n", _ltoa_s(-9, b, 8, 10), b, _ultoa_s(4294967295UL, b + 10, 11, 10),
+    printf(DLL "_ltoa_s: %d %s; " DLL "_ultoa_s: %d %s\n", _ltoa_s(-9, b, 8, 10), b, _ultoa_s(4294967295UL, b + 10, 11, 10),
            b + 10);
-    printf(DLL "_i64toa_s: %d %s; _ui64toa_s: %d %s\n", _i64toa_s(-99, b, 8, 10), b, _ui64toa_s(255, b + 10, 3, 16),
+    printf(DLL "_i64toa_s: %d %s; " DLL "_ui64toa_s: %d %s\n", _i64toa_s(-99, b, 8, 10), b, _ui64toa_s(255, b + 10, 3, 16),
            b + 10);
     r = _itow_s(77, w, 8, 10);
     printf(DLL "_itow_s: %d %s; ", r, wshow(w, 2));
     r = _ltow_s(-77, w, 8, 10);
-    printf("_ltow_s: %d %s; ", r, wshow(w, 3));
+    printf(DLL "_ltow_s: %d %s; ", r, wshow(w, 3));
     r = _ultow_s(77, w, 8, 16);
-    printf("_ultow_s: %d %s; ", r, wshow(w, 2));
+    printf(DLL "_ultow_s: %d %s; ", r, wshow(w, 2));
     r = _i64tow_s(-1, w, 8, 10);
-    printf("_i64tow_s: %d %s; ", r, wshow(w, 2));
+    printf(DLL "_i64tow_s: %d %s; ", r, wshow(w, 2));
     r = _ui64tow_s(5, w, 2, 10);
-    printf("_ui64tow_s: %d %s\n", r, wshow(w, 1));
+    printf(DLL "_ui64tow_s: %d %s\n", r, wshow(w, 1));
 }
 
 static int ncmp;
@@ -207,11 +207,11 @@ static void sorting(void) {
 }
 
 static void arithmetic(void) {
-    printf(DLL "abs: %d %d %d; labs: %ld; _abs64: %lld\n", abs(-5), abs(7), abs(-2147483647 - 1), labs(-9L),
+    printf(DLL "abs: %d %d %d; " DLL "labs: %ld; " DLL "_abs64: %lld\n", abs(-5), abs(7), abs(-2147483647 - 1), labs(-9L),
            _abs64(-9223372036854775807LL - 1));
     div_t d = div(-7, 2);
     ldiv_t l = ldiv(7L, -2L);
-    printf(DLL "div: -7/2 = %d r %d; ldiv: 7/-2 = %ld r %ld\n", d.quot, d.rem, l.quot, l.rem);
+    printf(DLL "div: -7/2 = %d r %d; " DLL "ldiv: 7/-2 = %ld r %ld\n", d.quot, d.rem, l.quot, l.rem);
     srand(1);
     printf(DLL "rand: seed 1");
     for (int i = 0; i < 6; i++) printf(" %d", rand());
@@ -222,9 +222,9 @@ static void arithmetic(void) {
     srand(0);
     for (int i = 0; i < 3; i++) printf(" %d", rand());
     printf("\n");
-    printf(DLL "_rotl: %X %X; _rotr: %X; _lrotl: %lX; _lrotr: %lX\n", _rotl(0x80000001u, 1), _rotl(1, 33),
+    printf(DLL "_rotl: %X %X; " DLL "_rotr: %X; " DLL "_lrotl: %lX; " DLL "_lrotr: %lX\n", _rotl(0x80000001u, 1), _rotl(1, 33),
            _rotr(1, 1), _lrotl(0x12345678ul, 8), _lrotr(0x12345678ul, 8));
-    printf(DLL "_rotl64: %llX; _rotr64: %llX\n", _rotl64(0x8000000000000001ull, 4), _rotr64(1, 1));
+    printf(DLL "_rotl64: %llX; " DLL "_rotr64: %llX\n", _rotl64(0x8000000000000001ull, 4), _rotr64(1, 1));
     char b[8] = "abcdef";
     _swab(b, b, 5);
     printf(DLL "_swab: %s\n", b);
@@ -247,19 +247,33 @@ static void errors(void) {
     wchar_t w[40];
     printf(DLL "_wcserror: %s; ", wshow(_wcserror(13), 17));
     r = _wcserror_s(w, 5, 22);
-    printf("_wcserror_s: %d %s\n", r, wshow(w, 5));
+    printf(DLL "_wcserror_s: %d %s\n", r, wshow(w, 5));
     errno = 0;
     int got = -1;
     _set_errno(33);
     int now = errno;
     _get_errno(&got);
-    printf(DLL "_set_errno: errno %d; _get_errno: %d\n", now, got);
+    printf(DLL "_set_errno: errno %d; " DLL "_get_errno: %d\n", now, got);
     char **volatile list = _sys_errlist;
-    printf(DLL "_sys_nerr: %d; _sys_errlist[12] %s\n", _sys_nerr, list[12]);
+#ifdef _UCRT /* the UCRT's _sys_nerr and _sys_errlist are its functions' results */
+#define SYS_NERR "__sys_nerr"
+#define SYS_ERRLIST "__sys_errlist"
+#else
+#define SYS_NERR "_sys_nerr"
+#define SYS_ERRLIST "_sys_errlist"
+#endif
+    printf(DLL SYS_NERR ": %d; " DLL SYS_ERRLIST ": [12] %s\n", _sys_nerr, list[12]);
     *__doserrno() = 5;
     unsigned long de = 0;
     CRT_FN(int (*)(unsigned long *), _get_doserrno)(&de);
-    printf(DLL "__doserrno: %lu\n", de);
+    printf(DLL "__doserrno: %lu; ", *__doserrno());
+    int sr = CRT_FN(int (*)(unsigned long), _set_doserrno)(7);
+    unsigned long de7 = 0;
+    CRT_FN(int (*)(unsigned long *), _get_doserrno)(&de7);
+    printf(DLL "_get_doserrno: %lu; " DLL "_set_doserrno: %d, then %lu\n", de, sr, de7);
+    unsigned r1 = 0, r2 = 0;
+    int e1 = CRT_FN(int (*)(unsigned *), rand_s)(&r1), e2 = CRT_FN(int (*)(unsigned *), rand_s)(&r2);
+    printf(DLL "rand_s: %d %d, two values differ %d\n", e1, e2, r1 != r2);
 }
 
 int main(void) {

@@ -4,6 +4,12 @@
  * they point into (-1: NULL). */
 #include "crt_test.h"
 
+#ifdef _UCRT /* mingw-w64 links the UCRT's _strcmpi to _stricmp */
+#define STRCMPI "_stricmp"
+#else
+#define STRCMPI "_strcmpi"
+#endif
+
 #define OFF(p, base) ((p) ? (long)((const char *)(p) - (const char *)(base)) : -1L)
 #define WOFF(p, base) ((p) ? (long)((p) - (base)) : -1L)
 
@@ -69,14 +75,14 @@ static void narrow(void) {
            strcmp("ab", "abc"), strcmp("\xE9", "a"));
     printf(DLL "strncmp: %d %d %d (signs)\n", strncmp("abcx", "abcy", 3) == 0, strncmp("abcx", "abcy", 4) < 0,
            strncmp("b", "a", 5) > 0);
-    printf("p" DLL "strncmp: raw %d %d\n", strncmp("abcx", "abcz", 4), strncmp("\xE9", "a", 1));
+    printf("p " DLL "strncmp: raw %d %d\n", strncmp("abcx", "abcz", 4), strncmp("\xE9", "a", 1));
     printf(DLL "_stricmp: %d %d %d %d\n", _stricmp("Hello", "hELLO"), _stricmp("abc", "abd"), _stricmp("b", "A"),
            _stricmp("\xE9", "a"));
     printf(DLL "_strnicmp: %d %d %d\n", _strnicmp("ABCx", "abcy", 3), _strnicmp("ABCx", "abcy", 4),
            _strnicmp("a", "b", 0));
-    printf(DLL "_strcmpi: %d; _stricoll: %d; strcoll: %d %d\n", _strcmpi("ABC", "abc"), _stricoll("ABC", "abd"),
+    printf(DLL STRCMPI ": %d; " DLL "_stricoll: %d; " DLL "strcoll: %d %d\n", _strcmpi("ABC", "abc"), _stricoll("ABC", "abd"),
            strcoll("abc", "abd"), strcoll("b", "a"));
-    printf(DLL "_strncoll: %d %d; _strnicoll: %d\n", _strncoll("abcx", "abcy", 3), _strncoll("abcx", "abcy", 4) < 0,
+    printf(DLL "_strncoll: %d %d; " DLL "_strnicoll: %d\n", _strncoll("abcx", "abcy", 3), _strncoll("abcx", "abcy", 4) < 0,
            _strnicoll("ABCx", "abcy", 3));
     reset(b, sizeof b);
     long o = OFF(strcpy(b, "copy"), b);
@@ -99,7 +105,7 @@ static void narrow(void) {
            OFF(strrchr(s, 0), s));
     printf(DLL "strstr: %ld %ld %ld %ld\n", OFF(strstr(s, "wor"), s), OFF(strstr(s, "xyz"), s), OFF(strstr(s, ""), s),
            OFF(strstr("", "a"), ""));
-    printf(DLL "strspn: %u %u; strcspn: %u %u\n", (unsigned)strspn("aabbc", "ab"), (unsigned)strspn("x", "ab"),
+    printf(DLL "strspn: %u %u; " DLL "strcspn: %u %u\n", (unsigned)strspn("aabbc", "ab"), (unsigned)strspn("x", "ab"),
            (unsigned)strcspn("hello", "lo"), (unsigned)strcspn("hello", "xyz"));
     printf(DLL "strpbrk: %ld %ld\n", OFF(strpbrk(s, "ow"), s), OFF(strpbrk(s, "xyz"), s));
     strcpy(b, " a,b;;c ");
@@ -130,7 +136,7 @@ static void narrow(void) {
     r = _strlwr_s(b, 4);
     printf(DLL "_strlwr_s: %d = %s; ", r, b);
     r = _strupr_s(b, 4);
-    printf("_strupr_s: %d = %s\n", r, b);
+    printf(DLL "_strupr_s: %d = %s\n", r, b);
     strcpy(b, "abcd");
     printf(DLL "_strrev: %s; empty %s\n", _strrev(b), _strrev(strcpy(b + 10, "")));
     strcpy(b, "abcd");
@@ -210,12 +216,12 @@ static void wide(void) {
     size_t (*wcsnlen)(const wchar_t *, size_t) = CRT_FN(size_t(*)(const wchar_t *, size_t), wcsnlen);
     wchar_t b[32];
     const wchar_t *s = L"hello world";
-    printf(DLL "wcslen: %u; wcsnlen: %u %u\n", (unsigned)wcslen(s), (unsigned)wcsnlen(s, 4), (unsigned)wcsnlen(s, 40));
-    printf(DLL "wcscmp: %d %d %d; wcsncmp: %d %d\n", wcscmp(L"a", L"a"), wcscmp(L"a", L"b"), wcscmp(L"\x263A", L"a"),
+    printf(DLL "wcslen: %u; " DLL "wcsnlen: %u %u\n", (unsigned)wcslen(s), (unsigned)wcsnlen(s, 4), (unsigned)wcsnlen(s, 40));
+    printf(DLL "wcscmp: %d %d %d; " DLL "wcsncmp: %d %d\n", wcscmp(L"a", L"a"), wcscmp(L"a", L"b"), wcscmp(L"\x263A", L"a"),
            wcsncmp(L"abx", L"aby", 2), wcsncmp(L"abx", L"abz", 3));
-    printf(DLL "_wcsicmp: %d %d; _wcsnicmp: %d %d\n", _wcsicmp(L"HeLLo", L"hello"), _wcsicmp(L"a", L"C"),
+    printf(DLL "_wcsicmp: %d %d; " DLL "_wcsnicmp: %d %d\n", _wcsicmp(L"HeLLo", L"hello"), _wcsicmp(L"a", L"C"),
            _wcsnicmp(L"ABx", L"aby", 2), _wcsnicmp(L"ABx", L"aby", 3));
-    printf(DLL "_wcsicoll: %d; wcscoll: %d %d; _wcsncoll %d; _wcsnicoll %d\n", _wcsicoll(L"A", L"a"), wcscoll(L"a", L"b"),
+    printf(DLL "_wcsicoll: %d; " DLL "wcscoll: %d %d; " DLL "_wcsncoll: %d; " DLL "_wcsnicoll: %d\n", _wcsicoll(L"A", L"a"), wcscoll(L"a", L"b"),
            wcscoll(L"b", L"a"), _wcsncoll(L"ax", L"ay", 1), _wcsnicoll(L"AX", L"ay", 1));
     wreset(b, 32);
     long o = WOFF(wcscpy(b, L"copy"), b);
@@ -228,9 +234,9 @@ static void wide(void) {
     wcscpy(b, L"ab");
     wcsncat(b, L"cdef", 3);
     printf(DLL "wcsncat: = %s\n", wshow(b, 7));
-    printf(DLL "wcschr: %ld %ld; wcsrchr: %ld; wcsstr: %ld %ld\n", WOFF(wcschr(s, L'o'), s), WOFF(wcschr(s, L'z'), s),
+    printf(DLL "wcschr: %ld %ld; " DLL "wcsrchr: %ld; " DLL "wcsstr: %ld %ld\n", WOFF(wcschr(s, L'o'), s), WOFF(wcschr(s, L'z'), s),
            WOFF(wcsrchr(s, L'o'), s), WOFF(wcsstr(s, L"wor"), s), WOFF(wcsstr(s, L"xyz"), s));
-    printf(DLL "wcsspn: %u; wcscspn: %u; wcspbrk: %ld\n", (unsigned)wcsspn(L"aabc", L"ab"),
+    printf(DLL "wcsspn: %u; " DLL "wcscspn: %u; " DLL "wcspbrk: %ld\n", (unsigned)wcsspn(L"aabc", L"ab"),
            (unsigned)wcscspn(L"hello", L"lo"), WOFF(wcspbrk(s, L"wd"), s));
     wcscpy(b, L"a b  c");
 #ifdef _UCRT /* the UCRT's wcstok takes a context (NULL: the thread's own); mingw-w64 declares msvcrt's */
@@ -253,22 +259,22 @@ static void wide(void) {
     _wcslwr(b);
     printf(DLL "_wcslwr: %s; ", wshow(b, 4));
     _wcsupr(b);
-    printf("_wcsupr: %s\n", wshow(b, 4));
+    printf(DLL "_wcsupr: %s\n", wshow(b, 4));
     wcscpy(b, L"aBc");
     int r = _wcslwr_s(b, 4);
     printf(DLL "_wcslwr_s: %d %s; ", r, wshow(b, 3));
     r = _wcsupr_s(b, 4);
-    printf("_wcsupr_s: %d %s\n", r, wshow(b, 3));
+    printf(DLL "_wcsupr_s: %d %s\n", r, wshow(b, 3));
     wcscpy(b, L"abc");
     _wcsrev(b);
     printf(DLL "_wcsrev: %s; ", wshow(b, 3));
     _wcsset(b, L'x');
-    printf("_wcsset: %s\n", wshow(b, 3));
+    printf(DLL "_wcsset: %s\n", wshow(b, 3));
     wcscpy(b, L"abc");
     _wcsnset(b, L'y', 2);
     printf(DLL "_wcsnset: %s; ", wshow(b, 3));
     r = _wcsnset_s(b, 4, L'z', 1);
-    printf("_wcsnset_s: %d %s\n", r, wshow(b, 3));
+    printf(DLL "_wcsnset_s: %d %s\n", r, wshow(b, 3));
     wreset(b, 32);
     unsigned u = (unsigned)wcsxfrm(b, L"xf", 5);
     printf(DLL "wcsxfrm: %u = %s\n", u, wshow(b, 3));
@@ -302,7 +308,7 @@ static void multibyte(void) {
     r = wctomb(b, L'Z');
     int r2 = wctomb(b + 2, 0x263A);
     printf(DLL "wctomb: %d %s; U+263A %d errno %d\n", r, show(b, 1), r2, err());
-    printf(DLL "btowc: %u %u; wctob: %d %d\n", (unsigned)btowc('a'), (unsigned)btowc(EOF), wctob(L'a'), wctob(0x263A));
+    printf(DLL "btowc: %u %u; " DLL "wctob: %d %d\n", (unsigned)btowc('a'), (unsigned)btowc(EOF), wctob(L'a'), wctob(0x263A));
     wreset(w, 8);
     unsigned u = (unsigned)mbstowcs(w, "abc", 8);
     printf(DLL "mbstowcs: %u = %s; count only %u\n", u, wshow(w, 4), (unsigned)mbstowcs(NULL, "abcd", 0));

@@ -27,11 +27,11 @@ int main(void) {
     __time64_t t64 = _time64(NULL), t64b;
     __time32_t t32 = _time32(NULL);
     _time64(&t64b);
-    printf(DLL "_time64: after 2026-01-01 %d, the same through its pointer %d; _time32: within a second %d\n",
+    printf(DLL "_time64: after 2026-01-01 %d, the same through its pointer %d; " DLL "_time32: within a second %d\n",
            t64 >= 1767225600, t64b - t64 <= 1, t32 - t64 <= 1 && t64 - t32 <= 1);
     clock_t c0 = clock();
     printf(DLL "clock: not negative %d, below an hour %d\n", c0 >= 0, c0 < 3600000);
-    printf(DLL "_difftime64: %.1f; _difftime32: %.1f\n", _difftime64(100, 30), _difftime32(-5, 5));
+    printf(DLL "_difftime64: %.1f; " DLL "_difftime32: %.1f\n", _difftime64(100, 30), _difftime32(-5, 5));
     static const __time64_t fixed[] = {0, 951782400, 951868800, 1767225599, 2147483647, 2147483648LL, 32535215999LL};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         __time64_t t = fixed[i];
@@ -67,7 +67,7 @@ int main(void) {
     printf(DLL "_localtime64_s: %d", e);
     show_tm("=", &tm);
     e = CRT_FN(int (*)(struct tm *, const __time32_t *), _localtime32_s)(&tm, &t32v);
-    printf("; _localtime32_s: %d\n", e);
+    printf("; " DLL "_localtime32_s: %d\n", e);
     e = CRT_FN(int (*)(struct tm *, const __time32_t *), _gmtime32_s)(&tm, &t32v);
     printf(DLL "_gmtime32_s: %d", e);
     show_tm("=", &tm);
@@ -95,7 +95,7 @@ int main(void) {
         show_tm("->", &tm);
         mark();
         __time64_t g = _mkgmtime64(&copy);
-        printf("; _mkgmtime64 %lld errno %d\n", (long long)g, err());
+        printf("; " DLL "_mkgmtime64: %lld errno %d\n", (long long)g, err());
     }
     memset(&tm, 0, sizeof tm);
     tm.tm_year = 138;
@@ -106,7 +106,7 @@ int main(void) {
     printf(DLL "_mktime32: 2038-01-20 %ld errno %d; ", (long)m32, err());
     tm.tm_year = 100;
     m32 = CRT_FN(__time32_t(*)(struct tm *), _mkgmtime32)(&tm);
-    printf("_mkgmtime32: 2000-01-20 %ld\n", (long)m32);
+    printf(DLL "_mkgmtime32: 2000-01-20 %ld\n", (long)m32);
     /* strftime */
     memset(&tm, 0, sizeof tm);
     tm.tm_year = 124;
@@ -164,13 +164,13 @@ int main(void) {
     e = _ctime64_s(b, 26, &bad);
     printf(DLL "_ctime64_s: -1 %d errno %d; ", e, err());
     e = _ctime32_s(b, 26, &tc32);
-    printf("_ctime32_s: %d %s", e, b);
+    printf(DLL "_ctime32_s: %d %s", e, b);
     _strdate(b);
     printf(DLL "_strdate: %u chars, slashes at 2 and 5 %d\n", (unsigned)strlen(b), b[2] == '/' && b[5] == '/');
     _strtime(b);
     printf(DLL "_strtime: %u chars, colons at 2 and 5 %d\n", (unsigned)strlen(b), b[2] == ':' && b[5] == ':');
     /* the time zone */
-    _tzset();
+    CRT_FN(void (*)(void), _tzset)();
 #ifdef _UCRT /* the UCRT's accessors (msvcrt.dll has the variables only) */
     long tzs = -1;
     int dl = -1;
@@ -178,25 +178,58 @@ int main(void) {
     _get_timezone(&tzs);
     _get_daylight(&dl);
     _get_dstbias(&dst);
-    printf(DLL "_tzset: _get_timezone %ld, _get_daylight %d, _get_dstbias %ld\n", tzs, dl, dst);
+    printf(DLL "_tzset: then " DLL "_get_timezone: %ld, " DLL "_get_daylight: %d, " DLL "_get_dstbias: %ld\n", tzs,
+           dl, dst);
+#else
+    printf(DLL "_tzset: then _timezone %ld, _daylight %d\n", _timezone, _daylight);
+#endif
     size_t len = 0;
-    e = _get_tzname(&len, b, sizeof b, 0);
+    errno_t (*get_tzname)(size_t *, char *, size_t, int) = CRT_FN(errno_t(*)(size_t *, char *, size_t, int), _get_tzname);
+    e = get_tzname(&len, b, sizeof b, 0);
     printf(DLL "_get_tzname: %d %u \"%s\"; ", e, (unsigned)len, b);
     mark();
-    e = _get_tzname(&len, NULL, 0, 1);
+    e = get_tzname(&len, NULL, 0, 1);
     printf("size only %d %u; ", e, (unsigned)len);
-    e = _get_tzname(&len, b, 2, 0);
+    e = get_tzname(&len, b, 2, 0);
     printf("too small %d; ", e);
     mark();
-    e = _get_tzname(&len, b, sizeof b, 2);
+    e = get_tzname(&len, b, sizeof b, 2);
     printf("index 2 %d errno %d\n", e, err());
-#endif
 #ifndef _UCRT
-    printf(DLL "_timezone: %ld; _daylight: %d; _dstbias: %ld; _tzname: \"%s\"\n", _timezone, _daylight, _dstbias,
-           _tzname[0]);
+    printf(DLL "_timezone: %ld; " DLL "_daylight: %d; " DLL "_dstbias: %ld; " DLL "_tzname: \"%s\"\n", _timezone,
+           _daylight, _dstbias, _tzname[0]);
+    /* msvcrt's functions without a size suffix (mingw-w64's headers call the _64 or _32 ones) */
+#ifdef _WIN64
+    typedef long long plain_t; /* msvcrt's time_t: 64 bits on x86-64, 32 on i386 */
 #else
-    printf(DLL "__timezone: %ld; __daylight: %d; __dstbias: %ld; __tzname: \"%s\"\n", *__timezone(), *__daylight(),
-           *__dstbias(), __tzname()[0]);
+    typedef long plain_t;
+#endif
+    plain_t pt = 0, pt2 = CRT_FN(plain_t(*)(plain_t *), time)(&pt);
+    printf(DLL "time: after 2026 %d, the same through its pointer %d\n", pt2 >= 1767225600, pt == pt2);
+    pt = 86400 * 365 + 3600 * 5 + 7;
+    struct tm *(*gm)(const plain_t *) = CRT_FN(struct tm * (*)(const plain_t *), gmtime);
+    struct tm *(*lt)(const plain_t *) = CRT_FN(struct tm * (*)(const plain_t *), localtime);
+    show_tm(DLL "gmtime:", gm(&pt));
+    show_tm("; " DLL "localtime:", lt(&pt));
+    printf("\n");
+    struct tm in1 = {7, 0, 5, 1, 0, 71, 0, 0, -1};
+    plain_t mk = CRT_FN(plain_t(*)(struct tm *), mktime)(&in1);
+    struct tm in2 = {7, 0, 5, 1, 0, 71, 0, 0, 0};
+    plain_t mg = CRT_FN(plain_t(*)(struct tm *), _mkgmtime)(&in2);
+    printf(DLL "mktime: %ld; " DLL "_mkgmtime: %ld; " DLL "difftime: %.1f\n", (long)mk, (long)mg,
+           CRT_FN(double (*)(plain_t, plain_t), difftime)(mk, 7));
+    printf(DLL "ctime: %s", CRT_FN(char *(*)(const plain_t *), ctime)(&pt));
+    struct {
+        plain_t time;
+        unsigned short millitm;
+        short timezone, dstflag;
+    } ftb;
+    CRT_FN(void (*)(void *), _ftime)(&ftb);
+    printf(DLL "_ftime: after 2026 %d, ms below 1000 %d, timezone %d\n", ftb.time >= 1767225600, ftb.millitm < 1000,
+           ftb.timezone);
+#else
+    printf(DLL "__timezone: %ld; " DLL "__daylight: %d; " DLL "__dstbias: %ld; " DLL "__tzname: \"%s\"\n",
+           *__timezone(), *__daylight(), *__dstbias(), __tzname()[0]);
 #endif
     struct __timeb64 tb;
     _ftime64(&tb);

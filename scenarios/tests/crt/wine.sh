@@ -13,7 +13,7 @@ for f in "$exes"/*u64.exe; do
   [ -f "$exes/${name}64.exe" ] || continue
   for v in 64 u64; do
     out=$here/$name.$([ $v = 64 ] && echo msvcrt || echo ucrt).txt
-    (cd "$exes" && LANG=C.UTF-8 TZ=UTC WINEDEBUG=-all WINEPREFIX=$prefix timeout 300 wine "./$name$v.exe" > "$out.tmp" 2>/dev/null) || true
+    (cd "$exes" && env -u TZ LANG=C.UTF-8 WINEDEBUG=-all WINEPREFIX=$prefix timeout 300 wine "./$name$v.exe" > "$out.tmp" 2>/dev/null) || true
     mv "$out.tmp" "$out"
     echo "$out: $(wc -l < "$out") lines"
   done
