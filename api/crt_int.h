@@ -75,11 +75,11 @@ typedef struct hcp_crt {
     uint32_t output_format; /* _set_output_format: _TWO_DIGIT_EXPONENT (1) or 0 */
     uint64_t new_handler, terminate_handler;
     int new_mode;
-    bool tz_set;             /* _tzset ran */
-    uint32_t abort_behavior; /* _set_abort_behavior's flags */
-    int32_t error_mode;      /* _set_error_mode's */
-    int32_t app_type;        /* _set_app_type's */
-    bool per_thread_locale;  /* _configthreadlocale's */
+    bool tz_set;               /* _tzset ran */
+    uint32_t abort_behavior;   /* _set_abort_behavior's flags */
+    int32_t error_mode;        /* _set_error_mode's */
+    int32_t app_type;          /* _set_app_type's */
+    bool per_thread_locale;    /* _configthreadlocale's */
     uint64_t onexit_quick[32]; /* _crt_at_quick_exit's functions */
     int nquick;
     bool quick; /* quick_exit runs: onexit_next hands out onexit_quick instead of the atexit functions */

@@ -87,9 +87,9 @@ struct hcp_process {
     char (*missing)[96];
     int nmissing;
     char failure[256];
-    bool failure_missing;  /* the failure is a call of an import hcpsim lacks */
-    bool missing_fail;     /* --missing-imports=fail: such a call returns failure instead of stopping */
-    uint8_t *warned;       /* per gate service: its missing-import warning was given (SIM_GATE_SERVICES) */
+    bool failure_missing; /* the failure is a call of an import hcpsim lacks */
+    bool missing_fail;    /* --missing-imports=fail: such a call returns failure instead of stopping */
+    uint8_t *warned;      /* per gate service: its missing-import warning was given (SIM_GATE_SERVICES) */
     bool exited;
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
