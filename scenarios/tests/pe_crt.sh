@@ -122,5 +122,19 @@ for b in u64 u32; do
   [ "$st" = 23 ] && [ "$(tr -d '\r' < out.txt)" = "ucrtbase.dll!_invalid_parameter_noinfo_noreturn: the handler ran" ] && [ ! -s err.txt ]
   result $? "ucrt$b.exe noreturn: ucrtbase.dll!_invalid_parameter_noinfo_noreturn: the handler runs, then the process ends with 0xC0000417 (status 23)" "status $st: $(cat out.txt err.txt | head -c 300)"
 done
+# A C hello world built against the UCRT (scenarios/examples/pe/hello.c with -lucrt: its imports are
+# api-ms-win-crt-*-l1-1-0.dll's, resolved to ucrtbase.dll): hcpsim check finds nothing missing, and
+# it prints what it prints under Wine's ucrtbase (crt/hellou.ucrt.txt: the C99 exponent digits),
+# "to stderr" on stderr, status 7.
+CLAUSE=PE-CRT-UCRT
+for b in u64 u32; do
+  cp "$crt/hello$b.exe" .
+  $HCPSIM check "hello$b.exe" > check.txt; st=$?
+  [ "$st" = 0 ] && tail -1 check.txt | grep -q "can run: nothing it imports is missing"
+  result $? "hello$b.exe: hcpsim check: its api-ms-win-crt-* imports are all there (status $st)" "$(tail -1 check.txt)"
+  $HCPSIM run "hello$b.exe" a b > out.txt 2> err.txt; st=$?
+  [ "$st" = 7 ] && cmp -s out.txt "$ref/hellou.ucrt.txt" && [ "$(tr -d "$cr" < err.txt)" = "to stderr" ]
+  result $? "hello$b.exe a b: ucrtbase.dll!__stdio_common_vfprintf: Wine's output byte for byte, stderr, status 7" "status $st: $(head -c 300 out.txt err.txt)"
+done
 echo "1..$n"
 exit $((fail > 0))
