@@ -136,5 +136,21 @@ for b in u64 u32; do
   [ "$st" = 7 ] && cmp -s out.txt "$ref/hellou.ucrt.txt" && [ "$(tr -d "$cr" < err.txt)" = "to stderr" ]
   result $? "hello$b.exe a b: ucrtbase.dll!__stdio_common_vfprintf: Wine's output byte for byte, stderr, status 7" "status $st: $(head -c 300 out.txt err.txt)"
 done
+# The cost of a call whose work grows with its input (api/README.md "The C runtime": "Cost"): the
+# spec's work=byte:1/1 rows charge 1 kernel cycle per unit besides the api_call, so between the
+# same call of N and of 0 bytes the thread's cycle time grows by memcpy 2N (N read, N written),
+# strlen N (read), sprintf N (written); under the unit cost table (API calls free) by nothing.
+CLAUSE=PE-CRT-COST
+pe=$(dirname "$crt")/pe
+for b in 64 32; do
+  cp "$pe/crtcost$b.exe" .
+  $HCPSIM run "crtcost$b.exe" > out.txt 2> err.txt; st=$?
+  want="memcpy 1000: 2000|strlen 1000: 1000|sprintf 1000: 1000|memcpy 65536: 131072|strlen 65536: 65536|sprintf 65536: 65536|"
+  [ "$st" = 0 ] && [ "$(tr -d "$cr" < out.txt | tr '\n' '|')" = "$want" ]
+  result $? "crtcost$b.exe: msvcrt.dll!memcpy: 2 cycles a byte; msvcrt.dll!strlen: 1 a byte read; msvcrt.dll!sprintf: 1 a byte written, besides the api_call" "status $st: $(tr -d "$cr" < out.txt | tr '\n' '|') $(head -c 200 err.txt)"
+  $HCPSIM run --cost unit "crtcost$b.exe" > out.txt 2> err.txt; st=$?
+  [ "$st" = 0 ] && [ "$(tr -d "$cr" < out.txt | tr '\n' '|')" = "$(echo "$want" | sed 's/: [0-9]*|/: 0|/g')" ]
+  result $? "crtcost$b.exe --cost unit: the work costs nothing where API calls cost nothing" "status $st: $(tr -d "$cr" < out.txt | tr '\n' '|')"
+done
 echo "1..$n"
 exit $((fail > 0))
