@@ -219,6 +219,38 @@ $(BUILD)/pe/%32.exe: scenarios/examples/pe/%.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -O2 -o $@ $<
 
+# The C runtime's test programs (scenarios/examples/crt/), each built four ways: x86-64 and i386
+# against msvcrt.dll (NAME64.exe, NAME32.exe) and against the Universal CRT (NAMEu64.exe,
+# NAMEu32.exe: -lucrt instead of -lmsvcrt through a specs file made from the compiler's own, and
+# -D_UCRT as a UCRT toolchain defines it); -fno-builtin, so every call reaches the runtime.  The
+# printf table (scenarios/examples/pe/printf.c) and hello.c get UCRT builds too.
+CRT_SRC   := $(wildcard scenarios/examples/crt/*.c)
+CRT_NAMES := $(CRT_SRC:scenarios/examples/crt/%.c=%)
+CRT_EXES  := $(foreach n,$(CRT_NAMES),$(BUILD)/crt/$(n)64.exe $(BUILD)/crt/$(n)32.exe $(BUILD)/crt/$(n)u64.exe \
+               $(BUILD)/crt/$(n)u32.exe) $(BUILD)/crt/printfu64.exe $(BUILD)/crt/printfu32.exe \
+               $(BUILD)/crt/hellou64.exe $(BUILD)/crt/hellou32.exe
+CRT_CFLAGS := -O2 -fno-builtin -Wall
+$(BUILD)/crt/ucrt64.specs:
+	@mkdir -p $(dir $@)
+	x86_64-w64-mingw32-gcc -dumpspecs | sed 's/-lmsvcrt/-lucrt/g' > $@
+$(BUILD)/crt/ucrt32.specs:
+	@mkdir -p $(dir $@)
+	i686-w64-mingw32-gcc -dumpspecs | sed 's/-lmsvcrt/-lucrt/g' > $@
+$(BUILD)/crt/%u64.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test.h $(BUILD)/crt/ucrt64.specs
+	x86_64-w64-mingw32-gcc $(CRT_CFLAGS) -D_UCRT -specs=$(BUILD)/crt/ucrt64.specs -o $@ $<
+$(BUILD)/crt/%u32.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test.h $(BUILD)/crt/ucrt32.specs
+	i686-w64-mingw32-gcc $(CRT_CFLAGS) -D_UCRT -specs=$(BUILD)/crt/ucrt32.specs -o $@ $<
+$(BUILD)/crt/%u64.exe: scenarios/examples/pe/%.c $(BUILD)/crt/ucrt64.specs
+	x86_64-w64-mingw32-gcc -O2 -D_UCRT -specs=$(BUILD)/crt/ucrt64.specs -o $@ $<
+$(BUILD)/crt/%u32.exe: scenarios/examples/pe/%.c $(BUILD)/crt/ucrt32.specs
+	i686-w64-mingw32-gcc -O2 -D_UCRT -specs=$(BUILD)/crt/ucrt32.specs -o $@ $<
+$(BUILD)/crt/%64.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test.h
+	@mkdir -p $(dir $@)
+	x86_64-w64-mingw32-gcc $(CRT_CFLAGS) -o $@ $<
+$(BUILD)/crt/%32.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test.h
+	@mkdir -p $(dir $@)
+	i686-w64-mingw32-gcc $(CRT_CFLAGS) -o $@ $<
+
 # hcpcheck.c as make native-conformance builds it (-static), for both ISAs: conformance/native/hcpsim_exe.sh
 # runs the very .exe inside hcpsim.
 HCPCHECK_EXES := $(BUILD)/pe/hcpcheck64.exe $(BUILD)/pe/hcpcheck32.exe
@@ -243,7 +275,7 @@ $(BUILD)/windiff/seed%-32.exe: $(BUILD)/windiff/seed%.c
 	i686-w64-mingw32-gcc -O1 -w -o $@ $<
 .PRECIOUS: $(BUILD)/windiff/seed%.c
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(WINDIFF_EXES)
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(CRT_EXES) $(WINDIFF_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read

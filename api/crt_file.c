@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/crt_int.h"
+#include "api/crtio_int.h"
 #include "api/exports_gen.h"
 
 #define GENERIC_READ 0x80000000u
@@ -678,8 +678,7 @@ uint64_t hcp_crt_setbuf(hcp_ctx *c, const hcp_crt_setbuf_args *a) {
 }
 
 uint64_t hcp_crt_perror(hcp_ctx *c, const hcp_crt_perror_args *a) {
-    uint8_t b[4];
-    int e = hcp_rd(c, c->p->d.v_errno, b, 4) ? (int)hcp_get32(b) : 0;
+    int e = (int)hcp_crt_get_errno(c);
     char *s = a->_ErrMsg ? hcp_gstr(c, a->_ErrMsg, NULL) : NULL;
     if (a->_ErrMsg && !s) return 0;
     const char *m = hcp_crt_errno_text(e);

@@ -13,6 +13,7 @@
  * corruption). */
 #include <stdlib.h>
 
+#include "api/crt_int.h"
 #include "api/exports_gen.h"
 
 #define ENOMEM 12
@@ -136,7 +137,7 @@ uint64_t hcp_heap_realloc(hcp_ctx *c, uint64_t old, uint64_t n, bool zero) {
 
 /* msvcrt sets errno to ENOMEM when an allocation fails. */
 static uint64_t crt_result(hcp_ctx *c, uint64_t a) {
-    if (!a && !c->failed) hcp_wr32(c, c->p->d.v_errno, ENOMEM);
+    if (!a && !c->failed) hcp_crt_set_errno(c, ENOMEM);
     return a;
 }
 

@@ -1,42 +1,24 @@
-/* api/crt_printf.c — msvcrt's printf family: the format engine (msvcrt's syntax and
- * its exact output: api/README.md "Windows programs": "Output") and the functions
- * that print to a FILE or a buffer.  The engine reads its variadic arguments
- * from the call's argument words or from a va_list in guest memory. */
+/* api/crt_printf.c — the printf engine of msvcrt.dll and ucrtbase.dll, and msvcrt's printf
+ * family (api/README.md "The C runtime": "printf").  One engine, its behaviour chosen by option
+ * bits: msvcrt's parser and legacy output (three-digit exponents, 1.#INF, 1.#IND, "F" and "N" as
+ * size prefixes, widths after '*' that keep reading digits), or the UCRT's with the option bits a
+ * program passes to __stdio_common_* (C99 infinity and NaN spellings, two-digit exponents, %F).
+ * Numbers are converted exactly (crt_num.c) and rounded as the CRT rounds: ties away from zero
+ * unless _CRT_INTERNAL_PRINTF_STANDARD_ROUNDING asks for ties to even.  The engine reads the
+ * variadic arguments from the call's argument words or from a va_list in guest memory, and
+ * writes code units (bytes or UTF-16) to a buffer that may have a limit, as the CRT's string
+ * callback does: a write that does not fit is cut at the limit and ends the formatting. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/exports_gen.h"
+#include "api/crt_int.h"
+#include "api/crtio_int.h"
 
-typedef struct obuf {
-    char *b;
-    size_t n, cap;
-} obuf;
-static void ob_add(obuf *o, const char *s, size_t n) {
-    if (o->n + n + 1 > o->cap) {
-        size_t nc = (o->n + n + 1) * 2;
-        char *nb = realloc(o->b, nc);
-        if (!nb) return;
-        o->b = nb;
-        o->cap = nc;
-    }
-    memcpy(o->b + o->n, s, n);
-    o->n += n;
-    o->b[o->n] = '\0';
-}
-static void ob_rep(obuf *o, char ch, int k) {
-    for (int i = 0; i < k; i++) ob_add(o, &ch, 1);
-}
+#define PF_MAX_FIELD 1000000 /* widths and precisions hcpsim formats (a larger one stops the run) */
 
-/* Where the variadic arguments come from: the call's argument words from
- * index k (printf, fprintf), or a va_list in guest memory (vfprintf). */
-typedef struct vargs {
-    hcp_ctx *c;
-    bool mem;
-    int k;
-    uint64_t at;
-} vargs;
+/* ---- arguments ---- */
 
-static uint64_t next_arg(vargs *v, bool wide) {
+uint64_t hcp_varg(hcp_vargs *v, bool wide) {
     hcp_ctx *c = v->c;
     uint64_t lo = 0, hi = 0;
     if (v->mem) {
@@ -53,442 +35,850 @@ static uint64_t next_arg(vargs *v, bool wide) {
     }
     return lo;
 }
-
-static void fmt_exp3(char *s) { /* msvcrt writes at least three exponent digits: 1.5e+000 */
-    char *e = strpbrk(s, "eE");
-    if (!e || (e[1] != '+' && e[1] != '-')) return;
-    size_t digits = strlen(e + 2);
-    if (digits >= 3) return;
-    memmove(e + 2 + (3 - digits), e + 2, digits + 1);
-    memset(e + 2, '0', 3 - digits);
+static int32_t arg_int(hcp_vargs *v) { return (int32_t)(uint32_t)hcp_varg(v, false); }
+static uint64_t arg_ptr(hcp_vargs *v) {
+    uint64_t p = hcp_varg(v, false);
+    return v->c->w == 4 ? p & 0xFFFFFFFFu : p;
 }
 
-/* msvcrt's %e %f %g: the exact decimal value of the double (the host's %.1099e prints every
- * digit exactly) rounded half away from zero, where glibc rounds a tie to even (msvcrt and Wine
- * print 0.5 with %.0f as "1", glibc "0"); exponents of at least three digits. */
-typedef struct msdec {
-    char dig[1104]; /* d = dig[0].dig[1]dig[2]... x 10^x; digits past n are 0 */
-    int n, x;
-} msdec;
+/* ---- output ---- */
 
-static void msdec_of(double d, msdec *v) {
-    char b[1120];
-    snprintf(b, sizeof b, "%.1099e", d);
-    v->n = 0;
-    const char *s = b;
-    for (; *s && *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9' && v->n < (int)sizeof v->dig) v->dig[v->n++] = *s;
-    v->x = *s == 'e' ? atoi(s + 1) : 0;
-}
-
-static char msdec_at(const msdec *v, int i) { return i >= 0 && i < v->n ? v->dig[i] : '0'; }
-
-/* Keeps k significant digits (k may be 0 or negative: the value rounds to 0 or to 10^(x+1)). */
-static void msdec_round(msdec *v, int k) {
-    if (k >= v->n) return;
-    bool up = k >= 0 && v->dig[k] >= '5';
-    if (k <= 0) {
-        if (up) { /* 0.5 x 10^(x+1) or more: 1 x 10^(x+1) */
-            v->dig[0] = '1';
-            v->n = 1;
-            v->x++;
-        } else {
-            v->n = 0;
+static bool out_put(hcp_pfout *o, const uint16_t *s, size_t n) {
+    if (o->overflow && !o->c99) return false;
+    size_t room = o->limit - o->n, k = n < room ? n : room;
+    if (!o->count_only && k) {
+        if (o->n + k > o->cap) {
+            size_t nc = (o->n + k) * 2 + 64;
+            uint16_t *nb = realloc(o->u, nc * sizeof *nb);
+            if (!nb) {
+                o->overflow = true;
+                return false;
+            }
+            o->u = nb;
+            o->cap = nc;
         }
-        return;
+        memcpy(o->u + o->n, s, k * sizeof *s);
     }
-    v->n = k;
-    for (int i = k - 1; up && i >= 0; i--) {
-        if (v->dig[i] == '9') {
-            v->dig[i] = '0';
+    o->n += k;
+    if (k < n) o->overflow = true;
+    return k == n || o->c99;
+}
+static bool out_rep(hcp_pfout *o, uint16_t ch, int k) {
+    uint16_t b[64];
+    for (int i = 0; i < 64; i++) b[i] = ch;
+    while (k > 0) {
+        int m = k < 64 ? k : 64;
+        if (!out_put(o, b, (size_t)m)) return false;
+        k -= m;
+    }
+    return true;
+}
+static bool out_ascii(hcp_pfout *o, const char *s, size_t n) {
+    uint16_t b[64];
+    while (n) {
+        size_t m = n < 64 ? n : 64;
+        for (size_t i = 0; i < m; i++) b[i] = (uint8_t)s[i];
+        if (!out_put(o, b, m)) return false;
+        s += m;
+        n -= m;
+    }
+    return true;
+}
+
+bool hcp_pf_narrow(const hcp_pfout *o, char **out) {
+    *out = malloc(o->n + 1);
+    if (!*out) return false;
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->u[i] > 0xFF) return false;
+        (*out)[i] = (char)o->u[i];
+    }
+    (*out)[o->n] = '\0';
+    return true;
+}
+
+/* ---- one conversion's flags, and the field around its text ---- */
+
+typedef struct spec {
+    char sign; /* 0, '+', ' ' or '-' */
+    bool left, zero, alt;
+    int width; /* FieldLength: 0 when none */
+    int prec;  /* -1: none */
+    char fmt;  /* the conversion character */
+    bool ll, native, wstr, lng, sh, natural;
+} spec;
+
+/* The fill before (`before`) or after a text of len units: the sign (only for d i a A e E f F g
+ * G), '0' padding on the left with the 0 flag, spaces on the side the alignment leaves.  The
+ * sign takes one column of the width; with the 0 flag it precedes the zeros. */
+static int fill(hcp_pfout *o, int len, spec *f, bool before) {
+    if (f->sign && !strchr("diaAeEfFgG", f->fmt)) f->sign = 0;
+    int written = 0;
+    if (before && f->sign) {
+        f->width--;
+        if (f->zero) {
+            uint16_t s = (uint8_t)f->sign;
+            if (!out_put(o, &s, 1)) return -1;
+            written++;
+        }
+    }
+    if (before != f->left) {
+        uint16_t ch = before && f->zero ? '0' : ' ';
+        int k = f->width - len;
+        if (k > 0) {
+            if (!out_rep(o, ch, k)) return -1;
+            written += k;
+        }
+    }
+    if (before && f->sign && !f->zero) {
+        uint16_t s = (uint8_t)f->sign;
+        if (!out_put(o, &s, 1)) return -1;
+        written++;
+    }
+    return written;
+}
+
+/* A text in its field: the precision (when set) cuts it, then fill, text, fill. */
+static int field(hcp_pfout *o, const uint16_t *s, int len, spec *f) {
+    if (f->prec >= 0 && f->prec < len) len = f->prec;
+    int a = fill(o, len, f, true);
+    if (a < 0) return -1;
+    if (!out_put(o, s, (size_t)len)) return -1;
+    int b = fill(o, len, f, false);
+    return b < 0 ? -1 : a + len + b;
+}
+static int field_ascii(hcp_pfout *o, const char *s, spec *f) {
+    uint16_t b[1200];
+    int n = 0;
+    for (; n < (int)(sizeof b / sizeof b[0]) && s[n]; n++) b[n] = (uint8_t)s[n];
+    return field(o, b, n, f);
+}
+
+/* ---- strings and characters ---- */
+
+/* A string argument of n units (n < 0: up to its terminator, no further than the precision) of
+ * 1- or 2-byte units at guest address at, into host units; NULL after a failure. */
+static uint16_t *read_units(hcp_ctx *c, uint64_t at, bool two, int n, int prec, int *len) {
+    size_t cap = 64, k = 0;
+    uint16_t *u = malloc(cap * sizeof *u);
+    while (u && (n < 0 ? (prec < 0 || (int)k < prec) : (int)k < n)) {
+        uint8_t b[2] = {0, 0};
+        if (!hcp_rd(c, at + k * (two ? 2 : 1), b, two ? 2 : 1)) {
+            free(u);
+            return NULL;
+        }
+        uint16_t ch = two ? hcp_get16(b) : b[0];
+        if (n < 0 && !ch) break;
+        if (k == cap) {
+            cap *= 2;
+            uint16_t *nu = realloc(u, cap * sizeof *nu);
+            if (!nu) {
+                free(u);
+                return NULL;
+            }
+            u = nu;
+        }
+        u[k++] = ch;
+        if (k >= HCP_MAX_STR) {
+            hcp_bad(c, at + k * (two ? 2 : 1), false);
+            free(u);
+            return NULL;
+        }
+    }
+    *len = (int)k;
+    return u;
+}
+
+/* %s %S %c %C: which kind of string the argument is (narrow or wide), by the size prefix, the
+ * conversion, the function's width and the wide-specifier option. */
+static bool arg_is_wide(const spec *f, unsigned opts) {
+    bool api_wide = opts & PF_WIDE;
+    if ((f->natural && api_wide) || f->wstr || f->lng) return true;
+    if ((f->natural && !api_wide) || f->sh) return false;
+    bool complement_narrow = (opts & PF_LEGACY_WIDE) ? api_wide : false;
+    bool upper = f->fmt == 'S' || f->fmt == 'C';
+    return upper != complement_narrow;
+}
+
+/* Units of the argument in the function's own width: a wide argument in a narrow function is
+ * converted as wctomb does in the "C" locale (a character above 255 cannot be: -1); a narrow one
+ * in a wide function as mbtowc does (each byte its character). */
+static int string_out(hcp_pfout *o, uint16_t *u, int len, spec *f, bool wide_arg, unsigned opts) {
+    if (f->prec >= 0 && f->prec < len) len = f->prec;
+    if (wide_arg && !(opts & PF_WIDE)) {
+        int a = fill(o, len, f, true);
+        if (a < 0) return -1;
+        for (int i = 0; i < len; i++)
+            if (u[i] > 0xFF) return -2; /* EILSEQ: the fill before it stays written */
+        if (!out_put(o, u, (size_t)len)) return -1;
+        int b = fill(o, len, f, false);
+        return b < 0 ? -1 : a + len + b;
+    }
+    return field(o, u, len, f);
+}
+
+/* ---- integers ---- */
+
+/* The digits of x with the precision's zeros and the '#' prefix; f->prec becomes their count (so
+ * the field does not cut them) and the sign goes to f->sign. */
+static int int_text(uint16_t *buf, spec *f, int64_t x) {
+    unsigned base = f->fmt == 'o' ? 8 : (f->fmt == 'x' || f->fmt == 'X') ? 16 : 10;
+    const char *dg = f->fmt == 'X' ? "0123456789ABCDEFX" : "0123456789abcdefx";
+    uint64_t u = (uint64_t)x;
+    if (x < 0 && (f->fmt == 'd' || f->fmt == 'i')) {
+        u = (uint64_t)0 - u;
+        f->sign = '-';
+    }
+    char tmp[72];
+    int i = 0;
+    if (!u) {
+        f->alt = false;
+        if (f->prec) tmp[i++] = '0';
+    }
+    for (uint64_t v = u; v != 0; v /= base) tmp[i++] = dg[v % base];
+    int n = 0;
+    if (f->alt && base == 16) {
+        buf[n++] = '0';
+        buf[n++] = (uint8_t)dg[16];
+    }
+    int zeros = f->prec - i;
+    bool oct0 = f->alt && base == 8 && zeros <= 0 && i > 0; /* a leading 0, unless zeros lead already */
+    if (oct0) buf[n++] = '0';
+    for (int k = 0; k < zeros; k++) buf[n++] = '0';
+    while (i) buf[n++] = (uint8_t)tmp[--i];
+    f->prec = n;
+    return n;
+}
+
+/* ---- floating point ---- */
+
+/* msvcrt's spellings of infinity and NaN (1.#INF, 1.#IND, 1.#QNAN with their digits and exponent
+ * completed by the precision), or the UCRT's C99 ones (inf, nan, nan(ind)). */
+static int special_fp(hcp_pfout *o, bool inf, spec *f, unsigned opts) {
+    if (!(opts & PF_LEGACY_MSVCRT)) {
+        bool up = strchr("AEFG", f->fmt) != NULL;
+        const char *s = inf              ? (up ? "INF" : "inf")
+                        : f->sign == '-' ? (up ? "NAN(IND)" : "nan(ind)")
+                                         : (up ? "NAN" : "nan");
+        f->prec = -1;
+        f->zero = false;
+        return field_ascii(o, s, f);
+    }
+    int written = 0;
+    if (f->fmt == 'g' || f->fmt == 'G') f->prec--; /* msvcrt's own off-by-one for %g */
+    char pfx[16];
+    int k = 0;
+    bool hex = f->fmt == 'a' || f->fmt == 'A';
+    if (f->zero && hex) { /* the sign and 0x before the zeros */
+        char head[4];
+        int h = 0;
+        if (f->sign) head[h++] = f->sign;
+        head[h++] = '0';
+        head[h++] = f->fmt == 'a' ? 'x' : 'X';
+        if (!out_ascii(o, head, (size_t)h)) return -1;
+        written += h;
+        f->width -= h;
+        f->sign = 0;
+    } else if (hex) {
+        pfx[k++] = '0';
+        pfx[k++] = f->fmt == 'a' ? 'x' : 'X';
+    }
+    pfx[k++] = '1';
+    pfx[k++] = '.';
+    const char *word = inf ? "#INF" : f->sign == '-' ? "#IND" : "#QNAN";
+    int frac = (int)strlen(word);
+    memcpy(pfx + k, word, (size_t)frac + 1);
+    k += frac;
+    if (f->prec >= 0 && f->prec < frac) pfx[k + f->prec - frac - 1]++; /* "rounds": 1.#J, 1.$ */
+    char sfx[8];
+    int s = 0;
+    if (strchr("aAeE", f->fmt)) {
+        sfx[s++] = f->fmt == 'a' ? 'p' : f->fmt == 'A' ? 'P' : f->fmt;
+        sfx[s++] = '+';
+        sfx[s++] = '0';
+        if (f->fmt == 'e' || f->fmt == 'E') {
+            sfx[s++] = '0';
+            if (opts & PF_THREE_DIGIT_EXP) sfx[s++] = '0';
+        }
+    }
+    sfx[s] = '\0';
+    int sfx_len = !f->alt && (f->fmt == 'g' || f->fmt == 'G') ? frac : f->prec;
+    if (sfx_len == -1) sfx_len = strchr("fFeE", f->fmt) ? 6 : hex ? 13 : -1;
+    sfx_len += s - frac;
+    if (sfx_len > 0) f->width -= sfx_len;
+    if (f->prec >= 0) {
+        if (!f->prec) f->prec--;
+        f->prec += k - frac;
+    }
+    int r = field_ascii(o, pfx, f);
+    if (r < 0) return -1;
+    written += r;
+    f->width = sfx_len;
+    f->zero = true;
+    f->prec = -1;
+    f->sign = 0;
+    r = field_ascii(o, sfx, f);
+    return r < 0 ? -1 : written + r;
+}
+
+/* %a %A: 0x1.hhhhhhhhhhhhhp+e; with a precision the hex digits round (ties up, or to even with the
+ * standard-rounding option) and a larger one pads with zeros. */
+static int hex_fp(hcp_pfout *o, double v, spec *f, unsigned opts) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int e = (int)((bits >> 52) & 0x7FF) - 1023;
+    uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
+    const char *dg = f->fmt == 'A' ? "0123456789ABCDEF" : "0123456789abcdef";
+    int written = 0, extra = 0;
+    char pfx[32];
+    int k = 0;
+    if (f->zero) {
+        char head[4];
+        int h = 0;
+        if (f->sign) head[h++] = f->sign;
+        head[h++] = '0';
+        head[h++] = f->fmt == 'a' ? 'x' : 'X';
+        if (!out_ascii(o, head, (size_t)h)) return -1;
+        written += h;
+        f->width -= h;
+        f->sign = 0;
+    } else {
+        pfx[k++] = '0';
+        pfx[k++] = f->fmt == 'a' ? 'x' : 'X';
+    }
+    if (e == -1023) {
+        e = mant ? -1022 : 0;
+        pfx[k++] = '0';
+    } else {
+        pfx[k++] = '1';
+    }
+    int lead = k - 1;
+    pfx[k++] = '.';
+    char *d = pfx + k;
+    for (int i = 12; i >= 0; i--, mant >>= 4) d[i] = dg[mant & 15];
+    if (!f->prec) {
+        if (d[0] >= '8') pfx[lead]++;
+        k += 0;
+        if (!f->alt) k--; /* no point */
+    } else if (f->prec > 0 && f->prec < 13) {
+        int p = f->prec;
+        bool up;
+        int dv = d[p] <= '9' ? d[p] - '0' : (d[p] | 0x20) - 'a' + 10;
+        if (!(opts & PF_STANDARD_ROUNDING)) {
+            up = dv >= 8;
+        } else if (dv > 8) {
+            up = true;
+        } else if (dv == 8) {
+            up = false;
+            for (int i = p + 1; i < 13; i++) up |= d[i] != '0';
+            if (!up) {
+                int pv = d[p - 1] <= '9' ? d[p - 1] - '0' : (d[p - 1] | 0x20) - 'a' + 10;
+                up = pv & 1;
+            }
         } else {
-            v->dig[i]++;
             up = false;
         }
-    }
-    if (up) { /* 99.9 -> 100: one digit more in front */
-        v->dig[0] = '1';
-        for (int i = 1; i < k; i++) v->dig[i] = '0';
-        v->x++;
-    }
-}
-
-static size_t msdec_e(const msdec *v, int pr, bool alt, char e, char *out, size_t cap) {
-    size_t k = 0;
-    out[k++] = msdec_at(v, 0);
-    if (pr > 0 || alt) out[k++] = '.';
-    for (int i = 1; i <= pr && k < cap - 8; i++) out[k++] = msdec_at(v, i);
-    int x = v->n ? v->x : 0;
-    k += (size_t)snprintf(out + k, cap - k, "%c%c%03d", e, x < 0 ? '-' : '+', x < 0 ? -x : x);
-    return k;
-}
-
-static size_t msdec_f(const msdec *v, int pr, bool alt, char *out, size_t cap) {
-    size_t k = 0;
-    int x = v->n ? v->x : 0;
-    if (x < 0) out[k++] = '0';
-    for (int i = 0; i <= x && k < cap - 2; i++) out[k++] = msdec_at(v, i);
-    if (pr > 0 || alt) out[k++] = '.';
-    for (int i = 1; i <= pr && k < cap - 1; i++) out[k++] = msdec_at(v, x + i);
-    out[k] = '\0';
-    return k;
-}
-
-static void ms_float(char cv, int pr, bool alt, double d, char *out, size_t cap) {
-    msdec v;
-    msdec_of(d, &v);
-    bool zero = d == 0;
-    if (zero) v.x = 0;
-    size_t k;
-    if (cv == 'e' || cv == 'E') {
-        msdec_round(&v, pr + 1);
-        k = msdec_e(&v, pr, alt, cv, out, cap);
-    } else if (cv == 'f') {
-        msdec_round(&v, v.x + 1 + pr);
-        k = msdec_f(&v, pr, alt, out, cap);
-    } else { /* g, G: P significant digits, e-style when the exponent is below -4 or P or more */
-        int p = pr == 0 ? 1 : pr;
-        msdec_round(&v, p);
-        int x = v.n ? v.x : 0;
-        if (x < -4 || x >= p)
-            k = msdec_e(&v, p - 1, alt, cv == 'g' ? 'e' : 'E', out, cap);
-        else
-            k = msdec_f(&v, p - 1 - x, alt, out, cap);
-        if (!alt) { /* no trailing zeros in the fraction, no lone point */
-            char *ex = strpbrk(out, "eE"), tail[16] = "";
-            size_t end = ex ? (size_t)(ex - out) : k;
-            if (ex) snprintf(tail, sizeof tail, "%s", ex);
-            if (memchr(out, '.', end)) {
-                while (end > 0 && out[end - 1] == '0') end--;
-                if (end > 0 && out[end - 1] == '.') end--;
+        for (int i = p - 1; i >= 0 && up; i--) {
+            up = false;
+            if (d[i] == 'f' || d[i] == 'F') {
+                d[i] = '0';
+                up = true;
+            } else if (d[i] == '9') {
+                d[i] = f->fmt == 'a' ? 'a' : 'A';
+            } else {
+                d[i]++;
             }
-            k = end + (size_t)snprintf(out + end, cap - end, "%s", tail);
+        }
+        if (up) pfx[lead]++;
+        k += p;
+    } else {
+        k += 13;
+        if (f->prec > 13) extra = f->prec - 13;
+    }
+    pfx[k] = '\0';
+    char sfx[16];
+    int s = snprintf(sfx, sizeof sfx, "%c%c%d", f->fmt == 'a' ? 'p' : 'P', e < 0 ? '-' : '+', e < 0 ? -e : e);
+    int sfx_len = s + extra;
+    f->width -= sfx_len;
+    f->prec = -1;
+    int r = field_ascii(o, pfx, f);
+    if (r < 0) return -1;
+    written += r;
+    f->width = sfx_len;
+    f->zero = true;
+    f->sign = 0;
+    r = field_ascii(o, sfx, f);
+    return r < 0 ? -1 : written + r;
+}
+
+/* %e %f %g (and %E %F %G): the exact decimal value rounded at the precision's digit. */
+static int dec_fp(hcp_pfout *o, double v, spec *f, unsigned opts) {
+    if (f->prec < 0) f->prec = 6;
+    hcp_dec x;
+    hcp_dec_of(v, &x);
+    if (!x.n) x.point = 1; /* zero: one digit before the point */
+    char fm = f->fmt;
+    int keep = f->prec;
+    if (fm == 'f' || fm == 'F')
+        keep += x.point;
+    else if (!f->prec || fm == 'e' || fm == 'E')
+        keep++;
+    hcp_dec_round(&x, keep, (opts & PF_STANDARD_ROUNDING) != 0);
+    int point = x.n ? x.point : 1; /* a zero (or a value rounded to 0) has one digit before the point */
+    bool trim = false;
+    if (fm == 'g' || fm == 'G') {
+        trim = true;
+        if (point >= -3 && point <= f->prec) {
+            fm = (char)(fm - 1); /* f F */
+            if (!f->prec) f->prec++;
+            f->prec -= point;
+        } else {
+            fm = (char)(fm - 2); /* e E */
+            if (f->prec > 0) f->prec--;
         }
     }
-    out[k < cap ? k : cap - 1] = '\0';
+    /* the digit at position i of the fixed-point layout (0 = the first significant digit) */
+#define DIG(i) ((i) >= 0 && (i) < x.n ? x.d[i] : '0')
+    if (trim && !f->alt) {                                                 /* no trailing zeros in the fraction */
+        int last = fm == 'f' || fm == 'F' ? point + f->prec : f->prec + 1; /* digits shown */
+        while (f->prec > 0 && DIG(last - 1) == '0') {
+            f->prec--;
+            last--;
+        }
+    }
+    char buf[1400];
+    char *t = buf;
+    size_t cap = sizeof buf;
+    int need = f->prec + 400;
+    if (need > (int)cap) {
+        t = malloc((size_t)need + 64);
+        if (!t) return -1;
+        cap = (size_t)need + 64;
+    }
+    int n = 0;
+    if (fm == 'f' || fm == 'F') {
+        if (point <= 0) t[n++] = '0';
+        for (int i = 0; i < point; i++) t[n++] = DIG(i);
+        if (f->prec || f->alt) t[n++] = '.';
+        for (int i = 0; i < f->prec; i++) t[n++] = DIG(point + i);
+    } else {
+        t[n++] = x.n ? x.d[0] : '0';
+        if (f->prec || f->alt) t[n++] = '.';
+        for (int i = 1; i <= f->prec; i++) t[n++] = DIG(i);
+        int ex = x.n ? point - 1 : 0;
+        if (!trim || ex) {
+            int mind = (opts & PF_THREE_DIGIT_EXP) ? 3 : 2;
+            n += snprintf(t + n, cap - (size_t)n, "%c%c%0*d", fm, ex < 0 ? '-' : '+', mind, ex < 0 ? -ex : ex);
+        }
+    }
+#undef DIG
+    spec g = *f;
+    g.prec = -1;
+    int a = fill(o, n, &g, true);
+    int r = a < 0 || !out_ascii(o, t, (size_t)n) ? -1 : 0;
+    int b = r < 0 ? -1 : fill(o, n, &g, false);
+    if (t != buf) free(t);
+    return r < 0 || b < 0 ? -1 : a + n + b;
 }
 
-static void format(hcp_ctx *c, const char *f, vargs *v, obuf *o) {
-    for (const char *s = f; *s && !c->failed;) {
-        if (*s != '%') {
-            const char *e = strchr(s, '%');
-            size_t n = e ? (size_t)(e - s) : strlen(s);
-            ob_add(o, s, n);
-            s += n;
+/* ---- the parser ---- */
+
+static int parse_int(const uint16_t *s, int *i) {
+    long v = 0;
+    while (s[*i] >= '0' && s[*i] <= '9') {
+        v = v * 10 + (s[*i] - '0');
+        if (v > 0x7FFFFFFF) v = 0x7FFFFFFF;
+        (*i)++;
+    }
+    return (int)v;
+}
+
+int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hcp_pfout *o) {
+    bool wide = opts & PF_WIDE, msvcrt = opts & PF_MSVCRT, legacy = opts & PF_LEGACY_MSVCRT;
+    int flen;
+    uint16_t *fmt = read_units(c, fmtp, wide, -1, -1, &flen);
+    if (!fmt) return -1;
+    int64_t written = 0;
+    int i = 0;
+    while (i < flen && !c->failed) {
+        if (fmt[i] != '%') {
+            int j = i;
+            while (j < flen && fmt[j] != '%') j++;
+            if (!out_put(o, fmt + i, (size_t)(j - i))) goto fail;
+            written += j - i;
+            i = j;
             continue;
         }
-        const char *start = s++;
-        bool left = false, plus = false, space = false, alt = false, zero = false;
-        for (;; s++) {
-            if (*s == '-')
-                left = true;
-            else if (*s == '+')
-                plus = true;
-            else if (*s == ' ')
-                space = true;
-            else if (*s == '#')
-                alt = true;
-            else if (*s == '0')
-                zero = true;
-            else
+        i++;
+        if (i < flen && fmt[i] == '%') {
+            if (!out_put(o, fmt + i, 1)) goto fail;
+            written++;
+            i++;
+            continue;
+        }
+        spec f;
+        memset(&f, 0, sizeof f);
+        f.prec = -1;
+        for (; i < flen; i++) {
+            uint16_t ch = fmt[i];
+            if (ch == '+' || ch == ' ') {
+                if (f.sign != '+') f.sign = (char)ch;
+            } else if (ch == '-') {
+                f.left = true;
+            } else if (ch == '0') {
+                f.zero = true;
+            } else if (ch == '#') {
+                f.alt = true;
+            } else {
                 break;
-        }
-        int width = -1, prec = -1;
-        if (*s == '*') {
-            int32_t wv = (int32_t)next_arg(v, false);
-            s++;
-            if (wv < 0) {
-                left = true;
-                wv = -wv;
             }
-            width = wv;
-        } else {
-            for (width = 0; *s >= '0' && *s <= '9'; s++)
-                width = width * 10 + (*s - '0') > 100000 ? 100000 : width * 10 + (*s - '0');
         }
-        if (*s == '.') {
-            s++;
-            if (*s == '*') {
-                prec = (int32_t)next_arg(v, false);
-                s++;
+        if (i < flen && fmt[i] == '*') {
+            i++;
+            f.width = arg_int(v);
+            if (f.width < 0) {
+                f.left = true;
+                f.width = f.width == INT32_MIN ? 0x7FFFFFFF : -f.width;
+            }
+        }
+        if (!msvcrt && i < flen && fmt[i] >= '0' && fmt[i] <= '9') f.width = 0; /* the UCRT: digits replace '*' */
+        while (i < flen && fmt[i] >= '0' && fmt[i] <= '9') { /* msvcrt: digits after '*' go on (%*1d) */
+            long w = (long)f.width * 10 + (fmt[i++] - '0');
+            f.width = w > 0x7FFFFFFF ? 0x7FFFFFFF : (int)w;
+        }
+        if (i < flen && fmt[i] == '.') {
+            i++;
+            f.prec = 0;
+            if (i < flen && fmt[i] == '*') {
+                i++;
+                f.prec = arg_int(v);
+                if (f.prec < 0) f.prec = -1;
             } else {
-                for (prec = 0; *s >= '0' && *s <= '9'; s++)
-                    prec = prec * 10 + (*s - '0') > 100000 ? 100000 : prec * 10 + (*s - '0');
+                f.prec = parse_int(fmt, &i);
             }
         }
-        int size = 0; /* 0 int, 1 short, 2 long(=int), 3 64-bit, 4 pointer-sized, 5 wide char */
-        bool longd = false, wch = false, sh = false;
-        for (;;) {
-            if (*s == 'h')
-                sh = true, s++;
-            else if (*s == 'l' && s[1] == 'l')
-                size = 3, s += 2;
-            else if (*s == 'l')
-                wch = true, s++;
-            else if (*s == 'w')
-                wch = true, s++;
-            else if (*s == 'L')
-                longd = true, s++;
-            else if (s[0] == 'I' && s[1] == '6' && s[2] == '4')
-                size = 3, s += 3;
-            else if (s[0] == 'I' && s[1] == '3' && s[2] == '2')
-                size = 2, s += 3;
-            else if (*s == 'I' || *s == 'z' || *s == 't' || *s == 'j')
-                size = *s == 'j' ? 3 : 4, s++;
-            else
-                break;
+        if (f.width > PF_MAX_FIELD || f.prec > PF_MAX_FIELD) {
+            hcp_stop(c, "a width or precision of %d: hcpsim formats at most %d", f.width > f.prec ? f.width : f.prec,
+                     PF_MAX_FIELD);
+            goto fail;
         }
-        (void)longd;
-        if (size == 4) size = c->w == 8 ? 3 : 2;
-        char conv = *s ? *s++ : '\0';
-        char num[512], pre[3] = "";
-        const char *body = num;
-        size_t blen = 0;
-        char *heap = NULL;
-        switch (conv) {
-        case 'd':
-        case 'i':
-        case 'u':
-        case 'o':
-        case 'x':
-        case 'X': {
-            uint64_t raw = next_arg(v, size == 3);
-            bool sgn = conv == 'd' || conv == 'i';
-            uint64_t mag;
-            bool neg = false;
-            if (size == 3) {
-                mag = raw;
-            } else {
-                raw &= 0xFFFFFFFFu;
-                if (sh) raw &= 0xFFFFu;
-                mag = raw;
-                if (sgn) raw = sh ? (uint64_t)(int64_t)(int16_t)raw : (uint64_t)(int64_t)(int32_t)raw;
-            }
-            if (sgn && (int64_t)raw < 0) {
-                neg = true;
-                mag = (uint64_t)0 - raw;
-            } else if (sgn) {
-                mag = raw;
-            }
-            const uint64_t base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
-            const char *dg = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-            char tmp[72];
-            int n = 0;
-            while (mag && n < 70) {
-                uint64_t q = mag / base;
-                tmp[n++] = dg[mag - q * base];
-                mag = q;
-            }
-            int need = prec < 0 ? 1 : prec;
-            if (prec > 400) need = 400;
-            int zeros = need > n ? need - n : 0;
-            if (base == 8 && alt && zeros == 0 && n > 0 && tmp[n - 1] != '0') zeros = 1; /* %#.0o of 0: "" */
-            size_t k = 0;
-            for (int i = 0; i < zeros; i++) num[k++] = '0';
-            while (n) num[k++] = tmp[--n];
-            blen = k;
-            if (neg)
-                strcpy(pre, "-");
-            else if (sgn && plus)
-                strcpy(pre, "+");
-            else if (sgn && space)
-                strcpy(pre, " ");
-            if (alt && base == 16 && raw) strcpy(pre, conv == 'X' ? "0X" : "0x");
-            if (prec >= 0) zero = false;
-            break;
-        }
-        case 'p': {
-            uint64_t pv = next_arg(v, false);
-            blen = (size_t)snprintf(num, sizeof num, c->w == 8 ? "%016llX" : "%08llX", (unsigned long long)pv);
-            zero = false;
-            break;
-        }
-        case 'c':
-        case 'C': {
-            num[0] = (char)next_arg(v, false);
-            blen = 1;
-            zero = false;
-            break;
-        }
-        case 's':
-        case 'S': {
-            uint64_t sp = next_arg(v, false);
-            bool w16 = (conv == 's' && wch) || (conv == 'S' && !sh);
-            if (!sp) {
-                body = w16 ? "(null)" : "(null)";
-                blen = 6;
-            } else if (w16) { /* UTF-16 to bytes: code units below 256 as is, others '?' */
-                obuf t = {0};
-                for (size_t i = 0; i < HCP_MAX_STR && (prec < 0 || (int)i < prec); i++) {
-                    uint8_t b2[2];
-                    if (!hcp_rd(c, sp + 2 * i, b2, 2)) break;
-                    uint16_t u = hcp_get16(b2);
-                    if (!u) break;
-                    char ch = u < 256 ? (char)u : '?';
-                    ob_add(&t, &ch, 1);
-                }
-                heap = t.b;
-                body = heap ? heap : "";
-                blen = t.n;
-            } else {
-                size_t n;
-                heap = hcp_gstr(c, sp, &n);
-                body = heap ? heap : "";
-                blen = heap ? n : 0;
-            }
-            if (prec >= 0 && (size_t)prec < blen) blen = (size_t)prec;
-            zero = false;
-            break;
-        }
-        case 'e':
-        case 'E':
-        case 'f':
-        case 'F':
-        case 'g':
-        case 'G':
-        case 'a':
-        case 'A': {
-            uint64_t bits = next_arg(v, true);
-            double d;
-            memcpy(&d, &bits, sizeof d);
-            int pr = prec < 0 ? 6 : prec > 350 ? 350 : prec;
-            if (d != d) {
-                blen = (size_t)snprintf(num, sizeof num, "%s", "1.#QNAN0");
-            } else if (d - d != d - d) {
-                blen = (size_t)snprintf(num, sizeof num, "%s", "1.#INF00");
-            } else {
-                if (d < 0 || (d == 0 && 1 / d < 0)) {
-                    strcpy(pre, "-");
-                    d = -d;
-                } else if (plus) {
-                    strcpy(pre, "+");
-                } else if (space) {
-                    strcpy(pre, " ");
-                }
-                if (conv == 'f' && d >= 1e300) pr = pr > 40 ? 40 : pr;
-                char cv = conv == 'F' ? 'f' : conv;
-                if (cv != 'a' && cv != 'A') {
-                    ms_float(cv, pr, alt, d, num, sizeof num - 4);
-                    blen = strlen(num);
+        for (; i < flen; i++) { /* size prefixes */
+            uint16_t ch = fmt[i], n1 = i + 1 < flen ? fmt[i + 1] : 0, n2 = i + 2 < flen ? fmt[i + 2] : 0;
+            bool conv_next = n1 && n1 < 128 && strchr("diouxX", (int)n1);
+            if (ch == 'l' && n1 == 'l') {
+                f.ll = true;
+                i++;
+            } else if (ch == 'l') {
+                f.lng = true, f.sh = false;
+            } else if (ch == 'h') {
+                f.sh = true, f.lng = false;
+            } else if (ch == 'I') {
+                if (n1 == '6' && n2 == '4') {
+                    f.ll = true;
+                    i += 2;
+                } else if (n1 == '3' && n2 == '2') {
+                    i += 2;
+                } else if (conv_next) {
+                    f.native = true;
+                } else {
                     break;
                 }
-                int r = alt ? (cv == 'e'   ? snprintf(num, sizeof num - 4, "%#.*e", pr, d)
-                               : cv == 'E' ? snprintf(num, sizeof num - 4, "%#.*E", pr, d)
-                               : cv == 'f' ? snprintf(num, sizeof num - 4, "%#.*f", pr, d)
-                               : cv == 'g' ? snprintf(num, sizeof num - 4, "%#.*g", pr, d)
-                               : cv == 'G' ? snprintf(num, sizeof num - 4, "%#.*G", pr, d)
-                               : cv == 'a' ? snprintf(num, sizeof num - 4, "%#.*a", pr, d)
-                                           : snprintf(num, sizeof num - 4, "%#.*A", pr, d))
-                            : (cv == 'e'   ? snprintf(num, sizeof num - 4, "%.*e", pr, d)
-                               : cv == 'E' ? snprintf(num, sizeof num - 4, "%.*E", pr, d)
-                               : cv == 'f' ? snprintf(num, sizeof num - 4, "%.*f", pr, d)
-                               : cv == 'g' ? snprintf(num, sizeof num - 4, "%.*g", pr, d)
-                               : cv == 'G' ? snprintf(num, sizeof num - 4, "%.*G", pr, d)
-                               : cv == 'a' ? snprintf(num, sizeof num - 4, "%.*a", pr, d)
-                                           : snprintf(num, sizeof num - 4, "%.*A", pr, d));
-                blen = r < 0 ? 0 : (size_t)r;
-                if (blen >= sizeof num - 4) blen = sizeof num - 5;
-                num[blen] = '\0';
-                fmt_exp3(num);
-                blen = strlen(num);
+            } else if (ch == 'w') {
+                f.wstr = true;
+            } else if ((ch == 'z' || ch == 't') && conv_next) {
+                f.native = true;
+            } else if (ch == 'j') {
+                f.ll = true;
+            } else if (ch == 'T' && !msvcrt) {
+                f.natural = true;
+            } else if (ch != 'L' && !((ch == 'F' || ch == 'N') && legacy)) {
+                break;
             }
-            break;
         }
-        case 'n': {
-            uint64_t at = next_arg(v, false);
-            if (at) hcp_wr32(c, at, (uint32_t)o->n);
+        f.fmt = i < flen && fmt[i] < 128 ? (char)fmt[i] : '\0';
+        int r;
+        if (f.fmt == 's' || f.fmt == 'S') {
+            uint64_t sp = arg_ptr(v);
+            bool w2 = arg_is_wide(&f, opts);
+            if (!sp) {
+                static const uint16_t nul[] = {'(', 'n', 'u', 'l', 'l', ')'};
+                r = field(o, nul, 6, &f);
+            } else {
+                int len;
+                uint16_t *u = read_units(c, sp, w2, -1, f.prec, &len);
+                if (!u) goto fail;
+                r = string_out(o, u, len, &f, w2, opts);
+                free(u);
+            }
+        } else if (f.fmt == 'c' || f.fmt == 'C') {
+            uint32_t ch = (uint32_t)arg_int(v);
+            bool w2 = arg_is_wide(&f, opts);
+            uint16_t u = w2 ? (uint16_t)ch : (uint8_t)ch;
+            r = string_out(o, &u, 1, &f, w2, opts);
+            if (r == -2) { /* msvcrt ignores a character it cannot convert (errno EILSEQ, as wctomb) */
+                hcp_crt_set_errno(c, CRT_EILSEQ);
+                r = 0;
+            }
+        } else if (f.fmt == 'p') {
+            uint64_t pv = arg_ptr(v);
+            int uprec = f.prec;
+            f.fmt = 'X';
+            f.zero = true;
+            f.prec = (int)(2 * c->w);
+            uint16_t b[40];
+            int n = int_text(b, &f, (int64_t)pv);
+            f.zero = false;
+            f.prec = uprec;
+            r = field(o, b, n, &f);
+        } else if (f.fmt == 'n') {
+            uint64_t at = arg_ptr(v);
+            if (!msvcrt) { /* the UCRT: %n is off unless _set_printf_count_output turned it on */
+                hcp_crt *cr = hcp_crt_of(c);
+                if (!cr || !cr->count_output) {
+                    hcp_crt_invalid(c, CRT_EINVAL);
+                    goto fail_errno;
+                }
+            }
+            if (!hcp_wr32(c, at, (uint32_t)written)) goto fail;
+            r = 0;
+        } else if (f.fmt && strchr("diouxX", f.fmt)) {
+            if ((f.fmt == 'x' || f.fmt == 'X') && f.zero && f.alt && !f.left && f.prec < f.width - 2)
+                f.prec = f.width - 2; /* with '#' and '0' the zeros go after 0x */
+            int64_t x;
+            if (f.ll || (f.native && c->w == 8))
+                x = (int64_t)hcp_varg(v, true);
+            else if (f.fmt == 'd' || f.fmt == 'i')
+                x = f.sh ? (int16_t)arg_int(v) : arg_int(v);
+            else
+                x = f.sh ? (uint16_t)arg_int(v) : (uint32_t)arg_int(v);
+            int cap = (f.prec > f.width ? f.prec : f.width) + 80;
+            uint16_t sb[200], *b = cap > 200 ? malloc((size_t)cap * sizeof *b) : sb;
+            if (!b) goto fail;
+            int n = int_text(b, &f, x);
+            r = field(o, b, n, &f);
+            if (b != sb) free(b);
+        } else if (f.fmt && strchr("aAeEfFgG", f.fmt)) {
+            uint64_t bits = hcp_varg(v, true);
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            if (bits >> 63) {
+                f.sign = '-';
+                bits &= ~((uint64_t)1 << 63);
+                memcpy(&d, &bits, sizeof d);
+            }
+            if ((bits >> 52) == 0x7FF)
+                r = special_fp(o, !(bits & (((uint64_t)1 << 52) - 1)), &f, opts);
+            else if (f.fmt == 'a' || f.fmt == 'A')
+                r = hex_fp(o, d, &f, opts);
+            else
+                r = dec_fp(o, d, &f, opts);
+        } else { /* an unknown conversion: its flags and prefixes go, the character stays (a text char) */
+            if (opts & PF_INVALID_UNKNOWN) {
+                hcp_crt_invalid(c, CRT_EINVAL);
+                goto fail_errno;
+            }
             continue;
         }
-        case '%': /* "%%" writes '%'; a '%' after flags, width or precision ("%5%") nothing, as msvcrt */
-            if (s - start == 2) ob_add(o, "%", 1);
-            continue;
-        default: /* an unknown conversion is written as is, as msvcrt does */
-            ob_add(o, start, (size_t)(s - start));
-            continue;
+        if (r == -2) {
+            hcp_crt_set_errno(c, CRT_EILSEQ);
+            goto fail_errno;
         }
-        size_t plen = strlen(pre), total = plen + blen;
-        int pad = width > (int)total ? width - (int)total : 0;
-        if (!left && !zero) ob_rep(o, ' ', pad);
-        ob_add(o, pre, plen);
-        if (!left && zero) ob_rep(o, '0', pad);
-        ob_add(o, body, blen);
-        if (left) ob_rep(o, ' ', pad);
-        free(heap);
+        if (r < 0) goto fail;
+        written += r;
+        i++;
     }
+    free(fmt);
+    return c->failed ? -1 : written;
+fail:
+fail_errno:
+    free(fmt);
+    return -1;
 }
 
-/* printf-family output: format, then to a FILE or a buffer. */
-static uint64_t print_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, vargs *v) {
+/* ---- msvcrt's printf family ---- */
+
+/* To a FILE: formatted first, then written under the stream's lock (another thread holding the
+ * stream makes this call wait, and the call is made again when the lock is free). */
+uint64_t hcp_pf_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, unsigned opts, hcp_vargs *v) {
     int fd = hcp_file_fd(c, file);
-    if (fd >= 0 && !hcp_stream_enter(c, file)) return 0; /* another thread holds the stream: this call waits */
-    char *f = hcp_gstr(c, fmt, NULL);
-    if (!f) {
-        if (fd >= 0) hcp_stream_leave(c, file);
-        return (uint32_t)-1;
+    if (fd >= 0 && !hcp_stream_enter(c, file)) return 0;
+    hcp_pfout o = {0};
+    o.limit = SIZE_MAX;
+    int64_t r = hcp_pf_format(c, fmt, opts, v, &o);
+    if (!c->failed && fd >= 0 && o.n) {
+        char *b;
+        if (!hcp_pf_narrow(&o, &b) || hcp_stream_write(c, file, b, o.n) < 0)
+            r = -1; /* a wide function's character the code page cannot represent, or a failed write */
+        free(b);
     }
-    obuf o = {0};
-    format(c, f, v, &o);
-    free(f);
-    int64_t w = !c->failed && fd >= 0 ? hcp_stream_write(c, file, o.b, o.n) : -1;
     if (fd >= 0) hcp_stream_leave(c, file);
-    uint64_t r = w >= 0 ? o.n : (uint64_t)-1;
-    free(o.b);
-    return (uint32_t)r;
+    free(o.u);
+    hcp_work(c, o.n);
+    if (fd < 0) return (uint32_t)-1;
+    return (uint32_t)(int32_t)r;
 }
 
-static uint64_t print_to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, bool bounded, uint64_t fmt, vargs *v) {
-    char *f = hcp_gstr(c, fmt, NULL);
-    if (!f) return 0;
-    obuf o = {0};
-    format(c, f, v, &o);
-    free(f);
-    uint64_t r = o.n;
-    if (!bounded) {
-        hcp_wr(c, dst, o.b ? o.b : "", o.n + 1);
-    } else if (count) { /* _snprintf: no terminator when it does not fit, and -1 */
-        size_t n = o.n < count ? o.n + 1 : (size_t)count;
-        hcp_wr(c, dst, o.b ? o.b : "", n);
-        if (o.n >= count) r = (uint64_t)-1;
-    } else {
-        r = o.n ? (uint64_t)-1 : 0;
+bool hcp_pf_store(hcp_ctx *c, uint64_t dst, const hcp_pfout *o, bool wide, bool nul) {
+    unsigned us = wide ? 2 : 1;
+    size_t n = o->n;
+    uint8_t *b = malloc((n + 1) * us);
+    if (!b) return hcp_stop(c, "out of host memory"), false;
+    for (size_t i = 0; i < n; i++) {
+        if (us == 2)
+            hcp_put16(b + 2 * i, o->u[i]);
+        else
+            b[i] = (uint8_t)o->u[i];
     }
-    free(o.b);
-    return (uint32_t)r;
+    if (nul) memset(b + n * us, 0, us);
+    bool ok = hcp_wr(c, dst, b, (n + (nul ? 1 : 0)) * us);
+    free(b);
+    return ok;
 }
 
-/* ---- the family ---- */
+/* To a buffer of `count` units (bounded) or of any size: the units that fit, then a terminator if
+ * it fits; the result as msvcrt's _vsnprintf gives it (-1 when the output did not fit; a NULL
+ * buffer counts). */
+int64_t hcp_pf_to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, uint64_t fmt, unsigned opts, hcp_vargs *v,
+                      bool *overflow) {
+    hcp_pfout o = {0};
+    o.limit = dst ? (count > HCP_MAX_STR * 64ull ? HCP_MAX_STR * 64ull : count) : SIZE_MAX;
+    o.count_only = !dst;
+    int64_t r = hcp_pf_format(c, fmt, opts, v, &o);
+    *overflow = o.overflow;
+    if (dst && !c->failed) hcp_pf_store(c, dst, &o, (opts & PF_WIDE) != 0, o.n < o.limit);
+    hcp_work(c, o.n);
+    free(o.u);
+    return r;
+}
 
 static uint64_t stdout_file(hcp_ctx *c) { return c->p->d.iob + c->p->d.file_size; }
+/* msvcrt's options: three-digit exponents unless _set_output_format(_TWO_DIGIT_EXPONENT) */
+static unsigned msvcrt_opts(hcp_ctx *c) {
+    hcp_crt *r = hcp_crt_of(c);
+    return r && r->output_format == 1 ? PF_MSVCRT_OPTS & ~(unsigned)PF_THREE_DIGIT_EXP : PF_MSVCRT_OPTS;
+}
 
 uint64_t hcp_crt_printf(hcp_ctx *c, const hcp_crt_printf_args *a) {
-    vargs v = {c, false, a->va.word, 0};
-    return print_to_file(c, stdout_file(c), a->_Format, &v);
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_fprintf(hcp_ctx *c, const hcp_crt_fprintf_args *a) {
-    vargs v = {c, false, a->va.word, 0};
-    return print_to_file(c, a->_File, a->_Format, &v);
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_vprintf(hcp_ctx *c, const hcp_crt_vprintf_args *a) {
-    vargs v = {c, true, 0, a->_ArgList};
-    return print_to_file(c, stdout_file(c), a->_Format, &v);
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_vfprintf(hcp_ctx *c, const hcp_crt_vfprintf_args *a) {
-    vargs v = {c, true, 0, a->_ArgList};
-    return print_to_file(c, a->_File, a->_Format, &v);
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c), &v);
+}
+static uint64_t to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, uint64_t fmt, unsigned opts, hcp_vargs *v) {
+    bool of;
+    return (uint32_t)(int32_t)hcp_pf_to_mem(c, dst, count, fmt, opts, v, &of);
 }
 uint64_t hcp_crt_sprintf(hcp_ctx *c, const hcp_crt_sprintf_args *a) {
-    vargs v = {c, false, a->va.word, 0};
-    return print_to_mem(c, a->_Dest, 0, false, a->_Format, &v);
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt__snprintf(hcp_ctx *c, const hcp_crt__snprintf_args *a) {
-    vargs v = {c, false, a->va.word, 0};
-    return print_to_mem(c, a->_Dest, a->_Count, true, a->_Format, &v);
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt_vsprintf(hcp_ctx *c, const hcp_crt_vsprintf_args *a) {
-    vargs v = {c, true, 0, a->_Args};
-    return print_to_mem(c, a->_Dest, 0, false, a->_Format, &v);
+    hcp_vargs v = {c, true, 0, a->_Args};
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c), &v);
 }
 uint64_t hcp_crt__vsnprintf(hcp_ctx *c, const hcp_crt__vsnprintf_args *a) {
-    vargs v = {c, true, 0, a->_Args};
-    return print_to_mem(c, a->_Dest, a->_Count, true, a->_Format, &v);
+    hcp_vargs v = {c, true, 0, a->_Args};
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c), &v);
+}
+
+/* ---- the _s forms, counting, and the wide family ---- */
+
+uint64_t hcp_crt_sprintf_s(hcp_ctx *c, const hcp_crt_sprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c), &v);
+}
+uint64_t hcp_crt_vsprintf_s(hcp_ctx *c, const hcp_crt_vsprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c), &v);
+}
+uint64_t hcp_crt_swprintf_s(hcp_ctx *c, const hcp_crt_swprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vswprintf_s(hcp_ctx *c, const hcp_crt_vswprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_crt_vsprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt__snprintf_s(hcp_ctx *c, const hcp_crt__snprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_crt_vsnprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_MaxCount, a->_Format, msvcrt_opts(c), &v);
+}
+uint64_t hcp_crt__vsnprintf_s(hcp_ctx *c, const hcp_crt__vsnprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_crt_vsnprintf_s_impl(c, a->_DstBuf, a->_SizeInBytes, a->_MaxCount, a->_Format, msvcrt_opts(c), &v);
+}
+/* _scprintf, _vscprintf, _scwprintf, _vscwprintf: the length the output would have */
+uint64_t hcp_crt__scprintf(hcp_ctx *c, const hcp_crt__scprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    unsigned w = c->ex->name[3] == 'w' ? PF_WIDE : 0;
+    return to_mem(c, 0, 0, a->_Format, msvcrt_opts(c) | w, &v);
+}
+uint64_t hcp_crt__vscprintf(hcp_ctx *c, const hcp_crt__vscprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    unsigned w = c->ex->name[4] == 'w' ? PF_WIDE : 0;
+    return to_mem(c, 0, 0, a->_Format, msvcrt_opts(c) | w, &v);
+}
+/* swprintf (msvcrt's form: no count), _snwprintf, vswprintf, _vsnwprintf */
+uint64_t hcp_crt_swprintf(hcp_ctx *c, const hcp_crt_swprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt__snwprintf(hcp_ctx *c, const hcp_crt__snwprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vswprintf(hcp_ctx *c, const hcp_crt_vswprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_Args};
+    return to_mem(c, a->_Dest, CRT_INT_MAX, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt__vsnwprintf(hcp_ctx *c, const hcp_crt__vsnwprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_Args};
+    return to_mem(c, a->_Dest, a->_Count, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+/* wprintf, fwprintf, vwprintf, vfwprintf: to a stream, each character as its byte in the "C" locale */
+uint64_t hcp_crt_wprintf(hcp_ctx *c, const hcp_crt_wprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_fwprintf(hcp_ctx *c, const hcp_crt_fwprintf_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vwprintf(hcp_ctx *c, const hcp_crt_vwprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+uint64_t hcp_crt_vfwprintf(hcp_ctx *c, const hcp_crt_vfwprintf_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_WIDE, &v);
+}
+/* printf_s, vprintf_s, fprintf_s, vfprintf_s: an unknown conversion is an invalid parameter */
+uint64_t hcp_crt_printf_s(hcp_ctx *c, const hcp_crt_printf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
+}
+uint64_t hcp_crt_vprintf_s(hcp_ctx *c, const hcp_crt_vprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, stdout_file(c), a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
+}
+uint64_t hcp_crt_fprintf_s(hcp_ctx *c, const hcp_crt_fprintf_s_args *a) {
+    hcp_vargs v = {c, false, a->va.word, 0};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
+}
+uint64_t hcp_crt_vfprintf_s(hcp_ctx *c, const hcp_crt_vfprintf_s_args *a) {
+    hcp_vargs v = {c, true, 0, a->_ArgList};
+    return hcp_pf_to_file(c, a->_File, a->_Format, msvcrt_opts(c) | PF_INVALID_UNKNOWN, &v);
 }

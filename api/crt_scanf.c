@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/crt_int.h"
+#include "api/crtio_int.h"
 #include "api/exports_gen.h"
 
 typedef struct src {

@@ -21,7 +21,7 @@
  * character). */
 #include <stdlib.h>
 
-#include "api/crt_int.h"
+#include "api/crtio_int.h"
 #include "api/exports_gen.h"
 #include "api/files_int.h"
 
@@ -70,7 +70,6 @@ hcp_file *hcp_crt_fd_file(hcp_ctx *c, int fd) {
 
 /* ---- errno ---- */
 
-void hcp_crt_set_errno(hcp_ctx *c, int e) { hcp_wr32(c, c->p->d.v_errno, (uint32_t)e); }
 
 int hcp_crt_errno_of(uint32_t w) { /* msvcrt's _dosmaperr */
     switch (w) {

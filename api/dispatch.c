@@ -69,6 +69,7 @@ static const struct {
     {"api-ms-win-core-debug-", "KERNEL32.dll"},
     {"api-ms-win-core-localization-", "KERNEL32.dll"},
     {"kernelbase", "KERNEL32.dll"},
+    {"api-ms-win-crt-", "ucrtbase.dll"}, /* the UCRT's API sets: every one is ucrtbase.dll */
 };
 
 const char *hcp_export_dll(const char *dll) {
@@ -152,6 +153,7 @@ const char *hcp_export_cost(const hcp_export *e) {
     case HCP_EXPORT_STUB: return "-";
     case HCP_EXPORT_FUNCTION: break;
     }
+    if (e->work_text) return e->work_text;
     return e->cost == HCP_COST_NONE ? "none (user mode only)" : "1 api_call";
 }
 
@@ -475,6 +477,15 @@ static uint64_t missing_call(hcp_os *os, sim_thread *t, uint32_t service, const 
     return 0;
 }
 
+/* The work part of a call's cost (work=UNIT:N/D): ceil(units x N / D) kernel cycles, priced like the
+ * call's kernel entry, so a cost table whose api_call_cycles is 0 (`unit`) makes it 0 too. */
+static void charge_work(hcp_os *os, sim_thread *t, const hcp_export *e, uint64_t units) {
+    if (!sim_machine_config(os->m)->cost.api_call_cycles) return;
+    uint64_t q = units / e->work_den, rem = units % e->work_den;
+    uint64_t cycles = q * e->work_num + (rem * e->work_num + e->work_den - 1) / e->work_den;
+    sim_kernel_work(t, cycles);
+}
+
 static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed, bool *pending) {
     hcp_os *os = ud;
     *pending = false;
@@ -534,6 +545,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     os->entered = charge; /* api/ functions it calls charge no second entry */
     uint64_t r = e->call ? e->call(&c, v) : (e->flags & HCP_EX_TRUE) ? 1 : 0;
     os->entered = false;
+    if (charge && c.work && e->work_den) charge_work(os, t, e, c.work);
     if (c.failed) {
         observe(os, e, e->name, t, v, nfixed, start, 0, false, false, false);
         sim_gate_end_call(t);
@@ -548,6 +560,11 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
         return 0;
     }
     r = narrow(&c, e->ret, r);
+    if (c.after && !hcp_after_commit(&c, r)) { /* guest code to run before the caller gets r */
+        observe(os, e, e->name, t, v, nfixed, start, 0, false, false, false);
+        sim_gate_end_call(t);
+        return 0;
+    }
     observe(os, e, e->name, t, v, nfixed, start, seen(os, e->ret, r), false, false, !(e->flags & HCP_EX_NORETURN));
     return r;
 }

@@ -91,6 +91,10 @@ typedef struct hcp_export {
     int index;        /* HCP_EXPORT_DATA: HCP_VAR_*; HCP_EXPORT_GUEST: HCP_GUEST_*; else -1 */
     const char *impl; /* the implementation's C name ("" for none) */
     int line;         /* its line in api/exports.spec */
+    /* work=UNIT:N/D (api/README.md "Cost of work"): besides its api_call, a call costs ceil(units x N / D)
+     * kernel cycles for the units of work its implementation reports (hcp_work); 0/0: none */
+    uint16_t work_num, work_den;
+    const char *work_text; /* "1 api_call + 1 cycle/byte", or NULL */
 } hcp_export;
 
 /* Rows 0 .. hcp_export_count()-1, in spec order; NULL past the end. */

@@ -28,6 +28,8 @@ struct hcp_ctx {
     bool pending; /* the call waits: its thread gave its CPU away (hcp_blocking) */
     /* What the call returns when its thread runs again (NULL: the wait's result, 0 for VOID). */
     uint64_t (*resume)(hcp_ctx *c);
+    uint64_t work; /* units of work done (hcp_work), priced by the row's work= rate */
+    bool after;    /* guest code runs when the call returns (hcp_after_commit, api/crt_after.c) */
 };
 
 /* The variadic arguments of a `...` function: the argument word the first one is in. */
@@ -76,6 +78,12 @@ bool hcp_gname(hcp_ctx *c, uint64_t at, bool wide, char *out, size_t cap);
 /* Argument word k of the call (variadic arguments): false after a failure. */
 bool hcp_word(hcp_ctx *c, int k, uint64_t *v);
 
+/* ---- cost ---- */
+/* Reports n more units of work (bytes, characters or elements, as the row's work= names them): the
+ * dispatcher charges ceil(total x N / D) kernel cycles after the call (nothing for a row without
+ * work=). */
+static inline void hcp_work(hcp_ctx *c, uint64_t n) { c->work += n; }
+
 /* ---- results ---- */
 /* SetLastError(err), then 0 (FALSE, NULL). */
 uint64_t hcp_fail(hcp_ctx *c, uint32_t err);
@@ -119,8 +127,17 @@ bool hcp_stream_enter(hcp_ctx *c, uint64_t file);
 int64_t hcp_stream_write(hcp_ctx *c, uint64_t file, const void *b, size_t n);
 void hcp_stream_leave(hcp_ctx *c, uint64_t file);
 
+/* ---- after-call callbacks (crt_after.c) ---- */
+/* The call asked for guest code to run before its caller gets its result (c->after): the caller's
+ * return address is replaced by the runtime's callback stub, which calls the function recorded
+ * for the thread and then returns r (the narrowed result) to the caller.  false: the stub cannot
+ * be reached (no process, or an ISA without it): the run stops. */
+bool hcp_after_commit(hcp_ctx *c, uint64_t r);
+
 /* ---- modules (k32_module.c) ---- */
 /* The address a data or guest-code export resolves to in process p. */
 uint64_t hcp_export_address(hcp_process *p, const hcp_export *e);
+/* The same for the C runtime's own variables and guest code (crt_guest.c); 0 for others. */
+uint64_t hcp_crt_export_address(hcp_process *p, const hcp_export *e);
 
 #endif

@@ -264,6 +264,7 @@ hcp_file *hcp_crt_fd_file(hcp_ctx *c, int fd);
 #define CRT_ENOTEMPTY 41
 /* errno for a Win32 error, as msvcrt's _dosmaperr maps it. */
 int hcp_crt_errno_of(uint32_t win32);
-void hcp_crt_set_errno(hcp_ctx *c, int e);
+void hcp_crt_set_errno(hcp_ctx *c, uint32_t e); /* the calling thread's errno (crt_state.c) */
+uint32_t hcp_crt_get_errno(hcp_ctx *c);
 
 #endif

@@ -75,7 +75,7 @@ uint64_t hcp_export_address(hcp_process *p, const hcp_export *e) {
         case HCP_GUEST_initterm: return d->stub_initterm;
         case HCP_GUEST_cexit: return d->stub_cexit;
         case HCP_GUEST_exit: return d->stub_exit;
-        default: return 0;
+        default: return hcp_crt_export_address(p, e); /* the C runtime's own (api/crt_guest.c) */
         }
     }
     switch (e->index) {
@@ -89,7 +89,7 @@ uint64_t hcp_export_address(hcp_process *p, const hcp_export *e) {
     case HCP_VAR_wenviron: return p->x->v_wenviron;
     case HCP_VAR_argc: return d->v_argc;
     case HCP_VAR_argv: return d->v_argv;
-    default: return 0;
+    default: return hcp_crt_export_address(p, e);
     }
 }
 

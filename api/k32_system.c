@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/crt_int.h"
+#include "api/crtio_int.h"
 #include "api/exports_gen.h"
 
 #define COMPUTER_NAME "HCPSIM" /* GetComputerName: fixed */

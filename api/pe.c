@@ -678,6 +678,7 @@ void hcp_process_free(hcp_process *p) {
     free(p->va);
     free(p->exports);
     hcp_xproc_free(p->sx);
+    hcp_crt_state_free(p);
     free(p);
 }
 

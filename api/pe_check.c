@@ -53,7 +53,9 @@ static void lookup(const char *dll, const char *name, int ordinal, hcp_check_imp
     o->state = HCP_IMP_MISSING;
     /* The language-specific handler of x64 unwind data: only the OS's exception dispatch calls it,
      * and hcpsim dispatches no exceptions (api/README.md "Windows programs"). */
-    if ((!e || e->kind == HCP_EXPORT_STUB) && hcp_export_dll(dll) && strcmp(hcp_export_dll(dll), "msvcrt.dll") == 0 &&
+    const char *served = hcp_export_dll(dll); /* msvcrt's, or the UCRT's (api-ms-win-crt-private-l1-1-0.dll) */
+    if ((!e || e->kind == HCP_EXPORT_STUB) && served &&
+        (strcmp(served, "msvcrt.dll") == 0 || strcmp(served, "ucrtbase.dll") == 0) &&
         strcmp(o->name, "__C_specific_handler") == 0) {
         o->state = HCP_IMP_NEVER_CALLED;
         o->note = "only exception dispatch calls it, and hcpsim dispatches no exceptions";

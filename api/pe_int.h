@@ -31,6 +31,7 @@ typedef struct hcp_proc_data {
     uint64_t clocale;   /* "C": setlocale's answer */
     uint64_t stubs;     /* guest code: _initterm, _cexit, exit */
     uint64_t stub_initterm, stub_cexit, stub_exit;
+    uint64_t stub_after; /* the after-call callback stub (api/crt_after.c) */
 } hcp_proc_data;
 
 typedef struct heap_block {
@@ -129,6 +130,7 @@ struct hcp_process {
     struct hcp_xproc *sx; /* synchronisation, pool, FLS, priority class (api/sync_int.h), NULL until used */
     uint64_t ucb_entry;   /* the user-callback dispatcher's guest code (api/ucb.c) */
     sim_thread *spawner;  /* a thread creating one while it has left its CPU (a pool worker that blocked) */
+    struct hcp_crt *crt; /* the C runtime's own state (api/crt_state.c), made at its first use */
 };
 
 /* Charges n bytes to the process's memory budget: false (nothing charged) when they do not fit. */
@@ -142,6 +144,8 @@ hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t);
  * ClientId and Self its own); 0 or -1 (no guest memory). */
 int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
+/* crt_state.c: frees the C runtime's state of p. */
+void hcp_crt_state_free(hcp_process *p);
 /* crt_guest.c: places msvcrt's guest-code exports (_initterm, _cexit, exit) after the image. */
 sim_err hcp_crt_guest_place(hcp_process *p);
 

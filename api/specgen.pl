@@ -117,15 +117,24 @@ while (my $line = <$in>) {
             if ($a =~ /^(blocks|noreturn|nop|true)$/) { $attrs{$1} = 1 }
             elsif ($a =~ /^cost=(none|call|self)$/) { $attrs{cost} = $1 }
             elsif ($a =~ /^impl=(\w+)$/) { $attrs{impl} = $1 }
+            elsif ($a =~ /^work=(byte|char|element):(\d+)\/(\d+)$/) {
+                bad("$name: work=$1:$2/$3: the rate needs 1..65535 cycles per 1..65535 units")
+                    if $2 < 1 || $3 < 1 || $2 > 65535 || $3 > 65535;
+                $attrs{work} = [$1, $2, $3];
+            }
             else { bad("$name: unknown attribute '$a'") }
         }
         bad("$name: a stub takes no attributes") if $kind eq 'stub' && %attrs;
         bad("$name: 'nop' and 'true' need no impl=") if ($attrs{nop} || $attrs{true}) && $attrs{impl};
+        bad("$name: work= needs cost=call (the work is priced with the call's kernel entry)")
+            if $attrs{work} && ($attrs{cost} // 'call') ne 'call';
         my $impl = $kind eq 'stub' || $attrs{nop} || $attrs{true} ? '' : ($attrs{impl} // "$prefix$name");
         %r = (%r, kind => $kind, name => $name, conv => $conv, params => \@params, ret => $rt, impl => $impl,
               attrs => \%attrs);
         if ($impl ne '') {
-            my $sig = join(',', map { $_->{type} } @params);
+            # rows share an implementation when its argument structure fits them all: the same
+            # parameter names with the same C types (LPCSTR and LPCWSTR are both guest pointers)
+            my $sig = join(',', map { $_->{type} eq 'VARARGS' ? '...' : "$base{$_->{type}}[1] $_->{name}" } @params);
             if (exists $impl_sig{$impl}) {
                 bad("$name: impl=$impl is shared with line $impl_first{$impl}, whose parameters differ")
                     if $impl_sig{$impl} ne $sig;
@@ -234,10 +243,17 @@ for my $i (0 .. $#rows) {
     $w += words($_) for grep { $_->{type} ne 'VARARGS' } @{ $r->{params} };
     my $index = $r->{kind} eq 'data' ? "HCP_VAR_$r->{val}" : $r->{kind} eq 'guest' ? "HCP_GUEST_$r->{val}" : '-1';
     my $ret = $r->{ret} eq 'VOID' ? 'HCP_T_VOID' : $base{ $r->{ret} }[0];
-    printf $c "    {\"%s\", \"%s\", %d, %s, %s, %d, %d, %s, %s, %s, %s, %s, %s, \"%s\", %d},\n", $r->{dll}, $r->{name},
-        $r->{ord}, $kind, $conv, scalar @{ $r->{params} }, $w, @{ $r->{params} } ? "p$i" : 'NULL', $ret,
+    my ($wu, $wn, $wd) = $a{work} ? @{ $a{work} } : ('', 0, 0);
+    my $wtext = '';
+    if ($a{work}) {
+        my $units = $wd == 1 ? $wu : "$wd ${wu}s";
+        $wtext = sprintf '1 api_call + %d cycle%s/%s', $wn, $wn == 1 ? '' : 's', $units;
+    }
+    printf $c "    {\"%s\", \"%s\", %d, %s, %s, %d, %d, %s, %s, %s, %s, %s, %s, \"%s\", %d, %d, %d, %s},\n", $r->{dll},
+        $r->{name}, $r->{ord}, $kind, $conv, scalar @{ $r->{params} }, $w, @{ $r->{params} } ? "p$i" : 'NULL', $ret,
         @flags ? join('|', @flags) : '0', { none => 'HCP_COST_NONE', call => 'HCP_COST_CALL', self => 'HCP_COST_SELF' }->{ $a{cost} // 'call' },
-        $r->{impl} ne '' ? "call_$r->{impl}" : 'NULL', $index, $r->{impl}, $r->{line};
+        $r->{impl} ne '' ? "call_$r->{impl}" : 'NULL', $index, $r->{impl}, $r->{line}, $wn, $wd,
+        $a{work} ? "\"$wtext\"" : 'NULL';
 }
 print $c "};\n\n";
 # The index by (DLL, name): DLL names compare case-insensitively (lower case here), names exactly.

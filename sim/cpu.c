@@ -741,6 +741,14 @@ sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v) {
     return e;
 }
 
+sim_err sim_gate_sp(sim_thread *t, uint64_t *sp) {
+    sim_machine *m = t->m;
+    *sp = 0;
+    if (m->gate_thread != t) return SIM_ERR_STATE;
+    *sp = sim_reg(m, m->isa->reg_sp);
+    return SIM_OK;
+}
+
 void sim_gate_end_call(sim_thread *t) {
     if (t->m->gate_thread == t) t->gate_end = true;
 }

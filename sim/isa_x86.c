@@ -295,6 +295,48 @@ static void set_fp_result64(sim_machine *m, uint64_t bits, bool dbl) {
     uc_reg_write(m->uc, UC_X86_REG_XMM0, x);
 }
 
+/* x86 returns a floating-point result in st(0): the value is pushed on the x87 stack (TOP moves
+ * down one, the register there holds the value in extended precision, its tag says valid), as
+ * the callee's fld would leave it.  A double converts to extended exactly (a float too, widened
+ * to a double first). */
+static void set_fp_result32(sim_machine *m, uint64_t bits, bool dbl) {
+    if (!dbl) { /* a float's bits: widen to the double of the same value */
+        float f;
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(&f, &b32, sizeof f);
+        double d = f;
+        memcpy(&bits, &d, sizeof bits);
+    }
+    unsigned sign = (unsigned)(bits >> 63);
+    int e = (int)((bits >> 52) & 0x7FF);
+    uint64_t frac = bits & (((uint64_t)1 << 52) - 1), mant;
+    unsigned ex;
+    if (e == 0x7FF) {
+        ex = 0x7FFF;
+        mant = (uint64_t)1 << 63 | frac << 11;
+    } else if (e) {
+        ex = (unsigned)(e - 1023 + 16383);
+        mant = (uint64_t)1 << 63 | frac << 11;
+    } else if (frac) { /* a denormal double is a normal extended */
+        int k = 0;
+        while (!(frac << k >> 63)) k++;
+        mant = frac << k;
+        ex = (unsigned)(16383 - 1011 - k);
+    } else {
+        ex = 0;
+        mant = 0;
+    }
+    uint64_t sw = sim_reg(m, UC_X86_REG_FPSW), tag = sim_reg(m, UC_X86_REG_FPTAG);
+    unsigned top = ((unsigned)(sw >> 11) - 1) & 7;
+    uint8_t r[16] = {0};
+    for (int i = 0; i < 8; i++) r[i] = (uint8_t)(mant >> (8 * i));
+    r[8] = (uint8_t)ex;
+    r[9] = (uint8_t)(ex >> 8 | sign << 7);
+    uc_reg_write(m->uc, UC_X86_REG_FP0 + (int)top, r);
+    sim_reg_set(m, UC_X86_REG_FPSW, (sw & ~(uint64_t)0x3800) | (uint64_t)top << 11);
+    sim_reg_set(m, UC_X86_REG_FPTAG, tag & ~((uint64_t)3 << (2 * top)));
+}
+
 static uint64_t result64(sim_machine *m) { return sim_reg(m, UC_X86_REG_RAX); }
 static void set_result64(sim_machine *m, uint64_t v) { sim_reg_set(m, UC_X86_REG_RAX, v); }
 static uint64_t result32(sim_machine *m) { return (uint64_t)(int64_t)(int32_t)(uint32_t)sim_reg(m, UC_X86_REG_EAX); }
@@ -512,6 +554,7 @@ const sim_isa sim_isa_x86 = {
     .gate_service = service_eax32,
     .call_setup = setup32,
     .gate_arg = gate_arg32,
+    .set_fp_result = set_fp_result32,
     .result = result32,
     .set_result = set_result32,
     .intr_fault = x86_intr_fault,

@@ -336,6 +336,10 @@ sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
  * first, on 32-bit ones, from an even word on ARM (AAPCS); *k moves past it.  Only inside the
  * handler. */
 sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v);
+/* Inside the handler: the stack pointer of the gate call t is making, as the thunk sees it (x64
+ * and x86: the caller's return address is at [sp]; the C runtime's after-call callbacks replace
+ * it, api/crt_after.c).  SIM_ERR_STATE outside the handler. */
+sim_err sim_gate_sp(sim_thread *t, uint64_t *sp);
 /* Inside the handler: t's guest call ends when the handler returns, as if the
  * callee had returned the handler's result at once (nothing after the gate
  * entry runs; ExitProcess, a call of a missing import).  The thread keeps its
@@ -355,8 +359,8 @@ void sim_gate_result_high(sim_thread *t, uint32_t v);
  * (sim_gate_arg64).  SIM_ERR_ARG where the ISA has no such register.  Only inside the handler. */
 sim_err sim_gate_fparg(sim_thread *t, int k, int fp, uint64_t *bits);
 /* Inside the handler: the floating-point result (IEEE bits; `dbl` false: a float in the low 32
- * bits) in the ISA's result register: x64 xmm0, ARM64 d0 / s0.  SIM_ERR_ARG on x86 (st0) and
- * ARM, which hcpsim does not write. */
+ * bits) in the ISA's result register: x64 xmm0, ARM64 d0 / s0, x86 st(0) (pushed on the x87
+ * stack, in extended precision).  SIM_ERR_ARG on ARM, which hcpsim does not write. */
 sim_err sim_gate_result_fp(sim_thread *t, uint64_t bits, bool dbl);
 
 /* ---- fixed mappings: a loader's images (sim/README.md "Fixed mappings") ------------------ */

@@ -16,11 +16,11 @@ fail=0
 result() { # status (0 ok), name [, diagnostic]
   n=$((n + 1))
   if [ "$1" = 0 ]; then
-    echo "ok $n - $2 [$CLAUSE]"
+    printf '%s\n' "ok $n - $2 [$CLAUSE]" # printf: echo would read backslashes in the name
   else
     fail=$((fail + 1))
-    echo "not ok $n - $2 [$CLAUSE]"
-    [ -n "${3:-}" ] && echo "# $3"
+    printf '%s\n' "not ok $n - $2 [$CLAUSE]"
+    [ -n "${3:-}" ] && printf '%s\n' "# $3"
   fi
 }
 check_json() { # checker.pl, file.json
