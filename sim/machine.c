@@ -19,9 +19,9 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_ARG: return "bad argument";
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
-    case SIM_ERR_MAPPINGS: return "limit reached: guest memory mappings (sim_config.max_mappings)";
+    case SIM_ERR_MAPPINGS: return "limit reached: guest memory mappings (machine option max_mappings)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
-    case SIM_ERR_TRAPS: return "limit reached: trap points in placed code (sim_config.max_trap_points)";
+    case SIM_ERR_TRAPS: return "limit reached: trap points in guest code (machine option max_trap_points)";
     }
     return "unknown error";
 }
@@ -30,12 +30,13 @@ const char *sim_machine_strerror(sim_machine *m, sim_err e) {
     if (!m || (e != SIM_ERR_MAPPINGS && e != SIM_ERR_TRAPS)) return sim_strerror(e);
     if (e == SIM_ERR_TRAPS)
         snprintf(m->errbuf, sizeof m->errbuf,
-                 "limit reached: %u trap points in placed code (sim_config.max_trap_points, at most %u; each costs "
-                 "host time on every guest call)",
+                 "limit reached: %u trap points in guest code (machine option max_trap_points, at most %u; each "
+                 "costs host time on every guest call)",
                  m->cfg.max_trap_points, SIM_MAX_TRAPS_LIMIT);
     else
         snprintf(m->errbuf, sizeof m->errbuf,
-                 "limit reached: %u guest memory mappings (sim_config.max_mappings, at most %u: Unicorn 2.0.1's limit)",
+                 "limit reached: %u guest memory mappings (machine option max_mappings, at most %u: Unicorn 2.0.1's "
+                 "limit)",
                  m->cfg.max_mappings, SIM_MAX_MAPPINGS_LIMIT);
     return m->errbuf;
 }
@@ -111,7 +112,8 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
     }
     if (k != RK_GUARD && k != RK_HEAP) { /* the heap is mapped as it is used (sim_heap_cover) */
         if ((uint32_t)m->nmaps >= m->cfg.max_mappings) return SIM_ERR_MAPPINGS;
-        if (uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
+        uint32_t up = k == RK_GUARDED ? prot & ~(uint32_t)UC_PROT_EXEC : prot; /* its fetches reach on_memerr */
+        if (uc_mem_map(m->uc, base, (size_t)size, up) != UC_ERR_OK) return SIM_ERR_NOMEM;
         m->nmaps++;
     }
     int i = m->nregions;
@@ -322,13 +324,17 @@ sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned pro
                   ((prot & SIM_PROT_EXEC) ? UC_PROT_EXEC : 0);
     int before = m->nexits;
     sim_err e = SIM_OK;
-    if ((prot & SIM_PROT_EXEC) && n) e = sim_cpu_code_traps(m, base, bytes, n);
-    if (e == SIM_OK) e = sim_region_add(m, base, size, up, (prot & SIM_PROT_EXEC) ? RK_CODE : RK_DATA, -1);
+    /* executable: guarded code, checked as the engine translates it (no trap points), where the
+     * ISA can; else trap points as for sim_code */
+    bool guarded = (prot & SIM_PROT_EXEC) && m->isa->guard_bad;
+    if ((prot & SIM_PROT_EXEC) && !guarded && n) e = sim_cpu_code_traps(m, base, bytes, n);
+    region_kind k = guarded ? RK_GUARDED : (prot & SIM_PROT_EXEC) ? RK_CODE : RK_DATA;
+    if (e == SIM_OK) e = sim_region_add(m, base, size, up, k, -1);
     if (e != SIM_OK) {
         m->nexits = before;
         return e;
     }
-    if (prot & SIM_PROT_EXEC) e = sim_cpu_exits_sync(m);
+    if ((prot & SIM_PROT_EXEC) && !guarded) e = sim_cpu_exits_sync(m);
     if (e == SIM_OK && n && uc_mem_write(m->uc, base, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
     return e;
 }
@@ -486,9 +492,25 @@ void sim_call_end(sim_thread *t) {
     sim_stack_release(t);
 }
 
+sim_err sim_stack_reclaim(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (t->stack_slot >= 0) return SIM_OK;
+    for (int i = m->nfree_slots - 1; i >= 0; i--) {
+        if (m->free_slots[i] != t->last_slot) continue;
+        memmove(&m->free_slots[i], &m->free_slots[i + 1], (size_t)(m->nfree_slots - 1 - i) * sizeof *m->free_slots);
+        m->nfree_slots--;
+        t->stack_slot = t->last_slot;
+        region *g = (region *)sim_region_find(m, t->stack_lo - SIM_PAGE);
+        if (g) g->owner = t->index;
+        return SIM_OK;
+    }
+    return SIM_ERR_STATE; /* another call took it */
+}
+
 void sim_stack_release(sim_thread *t) {
     sim_machine *m = t->m;
     if (t->stack_slot < 0) return;
+    t->last_slot = t->stack_slot;
     region *g = (region *)sim_region_find(m, t->stack_lo - SIM_PAGE);
     if (g) g->owner = -1;
     if (m->nfree_slots < m->capfree_slots) m->free_slots[m->nfree_slots++] = t->stack_slot;
@@ -521,6 +543,59 @@ sim_thread *sim_thread_at(sim_machine *m, int index) {
 sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid) {
     if (tid < SIM_FIRST_TID || (tid - SIM_FIRST_TID) % 4u) return NULL;
     return sim_thread_at(m, (int)((tid - SIM_FIRST_TID) / 4u));
+}
+
+/* Splits the region holding `at` so that one starts there (at a page boundary inside a region). */
+static sim_err split_at(sim_machine *m, uint64_t at) {
+    region *r = (region *)sim_region_find(m, at);
+    if (!r || r->base == at) return SIM_OK;
+    if (m->nregions == m->cap_regions) {
+        int nc = m->cap_regions * 2;
+        region *n = realloc(m->regions, (size_t)nc * sizeof *n);
+        if (!n) return SIM_ERR_NOMEM;
+        m->regions = n;
+        m->cap_regions = nc;
+        r = (region *)sim_region_find(m, at);
+    }
+    int i = (int)(r - m->regions);
+    memmove(&m->regions[i + 2], &m->regions[i + 1], (size_t)(m->nregions - i - 1) * sizeof *m->regions);
+    m->regions[i + 1] = m->regions[i];
+    m->regions[i + 1].base = at;
+    m->regions[i + 1].size = m->regions[i].base + m->regions[i].size - at;
+    m->regions[i].size = at - m->regions[i].base;
+    m->nregions++;
+    return SIM_OK;
+}
+
+sim_err sim_protect_pages(sim_machine *m, uint64_t base, uint64_t size, unsigned prot) {
+    if (!size || base % SIM_PAGE || size % SIM_PAGE || prot > 7 || size > UINT64_MAX - base) return SIM_ERR_ARG;
+    bool exec = prot & SIM_PROT_EXEC;
+    if (exec && !m->isa->guard_bad) return SIM_ERR_ARG; /* only guarded code may become executable */
+    for (uint64_t a = base; a < base + size;) {
+        const region *r = sim_region_find(m, a);
+        if (!r || (r->kind != RK_DATA && r->kind != RK_GUARDED) || r->owner != -1) return SIM_ERR_ARG;
+        a = r->base + r->size;
+    }
+    const region *first = sim_region_find(m, base), *last = sim_region_find(m, base + size - 1);
+    int extra = (first->base != base) + (last->base + last->size != base + size); /* the engine splits too */
+    if ((uint32_t)(m->nmaps + extra) > m->cfg.max_mappings) return SIM_ERR_MAPPINGS;
+    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0) |
+                  (exec ? UC_PROT_EXEC : 0);
+    if (uc_mem_protect(m->uc, base, (size_t)size, up & ~(uint32_t)UC_PROT_EXEC) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    sim_err e = split_at(m, base);
+    if (e == SIM_OK) e = split_at(m, base + size);
+    if (e != SIM_OK) return e;
+    m->nmaps += extra;
+    bool was_code = false;
+    for (uint64_t a = base; a < base + size;) {
+        region *r = (region *)sim_region_find(m, a);
+        was_code |= r->kind == RK_GUARDED;
+        r->prot = up;
+        r->kind = exec ? RK_GUARDED : RK_DATA;
+        a = r->base + r->size;
+    }
+    if (was_code) uc_ctl_remove_cache(m->uc, base, base + size); /* blocks of code that may have changed or gone */
+    return SIM_OK;
 }
 
 sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot) {

@@ -21,7 +21,20 @@
  * with int3; the other ISAs in sim/isa_*.c). */
 #define SIM_GATE_STRIDE 16u
 
-typedef enum region_kind { RK_CODE, RK_DATA, RK_HEAP, RK_STACK, RK_SCRATCH, RK_SENTINEL, RK_GUARD } region_kind;
+/* RK_GUARDED: guarded code (sim_map_fixed's executable ranges, sim/README.md "Guarded code"):
+ * executable for the guest, mapped in the engine without execute permission, so that every byte
+ * the engine fetches to translate it reaches on_memerr, which refuses an instruction the engine
+ * must not translate before it is translated. */
+typedef enum region_kind {
+    RK_CODE,
+    RK_DATA,
+    RK_HEAP,
+    RK_STACK,
+    RK_SCRATCH,
+    RK_SENTINEL,
+    RK_GUARD,
+    RK_GUARDED
+} region_kind;
 
 typedef struct region {
     uint64_t base, size;
@@ -50,7 +63,7 @@ typedef struct block_entry {
 /* The direct-mapped front of the block table (cpu.c): most blocks are found there. */
 #define SIM_BLOCK_FRONT 1024u
 
-typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE, STOP_END } stop_reason;
+typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE, STOP_END, STOP_CONTEXT } stop_reason;
 
 /* A dispatcher object (HCP-SPEC §6 waits): event, mutex, semaphore, thread. */
 typedef struct wait_block wait_block;
@@ -110,6 +123,10 @@ struct sim_thread {
     uint32_t gate_service;        /* that call's service number */
     bool gate_end;                /* the handler ended the call (sim_gate_end_call) */
     uint64_t env, env_hi, env_lo; /* environment block and its stack fields (sim_thread_set_env), 0: none */
+    bool ctx_set;                 /* inside its gate call: the call goes on from a context (context.c), at ctx_pc */
+    uint64_t ctx_pc;
+    bool resumable; /* its call just faulted: the fault handler may set a context (context.c) */
+    int last_slot;  /* the stack slot its last call held (sim_stack_reclaim) */
     char error[160];
     sim_thread *qnext, *qprev; /* ready queue links */
     /* waiting */
@@ -185,6 +202,8 @@ struct sim_machine {
     sim_thread *gate_thread; /* the thread whose gate call is being handled, else NULL */
     bool (*poll)(void *ud);  /* the host's poll at each scheduling stop of a guest call (sim_set_poll) */
     void *poll_ud;
+    sim_fault_fn fault_fn; /* an OS's exception dispatch (sim_set_fault_handler), or NULL */
+    void *fault_ud;
 
     sim_cpu cpus[SIM_MAX_CPUS];
     int ncpus;
@@ -226,6 +245,9 @@ struct sim_machine {
     int intno;
     uint64_t memerr_addr;
     int memerr_type;
+    bool guard_hit;       /* the translation of guarded code met an instruction it must not translate */
+    uint64_t guard_addr;  /* where it starts */
+    uint64_t guard_stops; /* how many times that happened (sim_guard_stops) */
 };
 
 /* machine.c */
@@ -253,10 +275,15 @@ bool sim_engine_recycling(void);
  * the exits to the engine (cpu.c). */
 sim_err sim_cpu_code_traps(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 sim_err sim_cpu_exits_sync(sim_machine *m);
+/* cpu.c: an instruction fetch the engine makes to translate guarded code (UC_MEM_FETCH_PROT on an
+ * RK_GUARDED region): true lets it go on; false stops the pass (guard_hit, guard_addr). */
+bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */
 void sim_call_end(sim_thread *t);                     /* not in a call any more; gives its stack back */
+sim_err sim_stack_reclaim(sim_thread *t);             /* takes back the slot its faulted call held */
+sim_err sim_cpu_env_load(sim_thread *t);              /* cpu.c: its environment block for a call's start */
 void sim_sched_make_ready(sim_thread *t, int reason); /* at the current time, tail of its queue */
 void sim_sched_leave(sim_thread *t);                  /* t (Waiting or Terminated) leaves its CPU */
 /* sched.c */
