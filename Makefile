@@ -10,7 +10,8 @@ LUA_PC  := $(firstword $(foreach p,lua5.4 lua-5.4 lua54 lua,$(shell pkg-config -
 PKGS    := unicorn capstone $(LUA_PC) jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
             binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
-            libxml2-utils libtap-formatter-junit-perl gcc-mingw-w64-x86-64 gcc-mingw-w64-i686
+            libxml2-utils libtap-formatter-junit-perl gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 \
+            g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -107,7 +108,8 @@ deps:
 # a missing one is installed with apt-get where Debian's apt exists and we are root (make deps),
 # else named with the package that has it.
 BUILD_CMDS := as objcopy aarch64-linux-gnu-as arm-linux-gnueabi-as
-TEST_CMDS  := prove valgrind xmllint tap2junit x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc
+TEST_CMDS  := prove valgrind xmllint tap2junit x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc \
+              x86_64-w64-mingw32-g++-posix i686-w64-mingw32-g++-posix
 define need_cmds
 	@missing=""; for c in $(1); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	pkg-config --exists $(2) 2>/dev/null || missing="$$missing libraries:$(2)"; \
@@ -146,11 +148,11 @@ $(BUILD)/api/exports_gen.o: $(BUILD)/api/exports_gen.c $(BUILD)/api/exports_gen.
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 # Guest code of the simulated DLLs (api/guest/*.S), assembled as the guest kernels are, then C.
-GUEST_SRC := api/guest/crt_x64.S api/guest/crt_x86.S
-$(BUILD)/api/guest/crt_x64.o: api/guest/crt_x64.S
+GUEST_SRC := $(sort $(wildcard api/guest/*_x64.S api/guest/*_x86.S))
+$(BUILD)/api/guest/%_x64.o: api/guest/%_x64.S
 	@mkdir -p $(dir $@)
 	$(KERNEL_AS) --64 -o $@ $<
-$(BUILD)/api/guest/crt_x86.o: api/guest/crt_x86.S
+$(BUILD)/api/guest/%_x86.o: api/guest/%_x86.S
 	@mkdir -p $(dir $@)
 	$(KERNEL_AS_X86) -o $@ $<
 $(BUILD)/api/guest/%.bin: $(BUILD)/api/guest/%.o
@@ -210,6 +212,53 @@ $(BUILD)/pe/%32.exe: scenarios/examples/pe/%.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -O2 -o $@ $<
 
+# A program with its own DLLs (scenarios/examples/pe/dll/, scenarios/tests/pe_dll.sh): build/pe/dll64/ and
+# build/pe/dll32/ hold dlluse.exe, hcpdll.dll (imported through the import library its .def makes) and
+# hcpdll2.dll (loaded at run time).
+DLL_EX := scenarios/examples/pe/dll
+DLL_EXES := $(foreach b,64 32,$(BUILD)/pe/dll$(b)/dlluse.exe $(BUILD)/pe/dll$(b)/hcpdll.dll $(BUILD)/pe/dll$(b)/hcpdll2.dll)
+MINGW_CC_64 := x86_64-w64-mingw32-gcc
+MINGW_CC_32 := i686-w64-mingw32-gcc
+$(BUILD)/pe/dll%/hcpdll.dll: $(DLL_EX)/hcpdll.c $(DLL_EX)/hcpdll.def
+	@mkdir -p $(dir $@)
+	$(MINGW_CC_$*) -O2 -shared -o $@ $< $(DLL_EX)/hcpdll.def -Wl,--out-implib,$(dir $@)libhcpdll.a
+# hcpdll2.dll has no C runtime start-up (DllMain is its entry point): no TLS directory, so
+# DisableThreadLibraryCalls applies to it
+DLL2_ENTRY_64 := DllMain
+DLL2_ENTRY_32 := _DllMain@12
+$(BUILD)/pe/dll%/hcpdll2.dll: $(DLL_EX)/hcpdll2.c $(BUILD)/pe/dll%/hcpdll.dll
+	$(MINGW_CC_$*) -O2 -shared -nostartfiles -Wl,-e,$(DLL2_ENTRY_$*) -o $@ $< -L$(dir $@) -lhcpdll -lmsvcrt -lkernel32
+$(BUILD)/pe/dll%/dlluse.exe: $(DLL_EX)/dlluse.c $(BUILD)/pe/dll%/hcpdll.dll
+	$(MINGW_CC_$*) -O2 -o $@ $< -L$(dir $@) -lhcpdll
+
+# C++ programs (scenarios/examples/pe/cxx/, scenarios/tests/pe_cxx.sh), built by Debian's g++-mingw-w64
+# (-posix: std::thread) twice: NAME64.exe and NAME32.exe import libstdc++-6.dll, libgcc_s and
+# libwinpthread-1.dll, which build/pe/cxx64/ and cxx32/ hold next to them (copied from the
+# compilers' own folders); NAME64s.exe and NAME32s.exe are linked -static.
+CXX_SRC := $(wildcard scenarios/examples/pe/cxx/*.cpp)
+MINGW_CXX_64 := x86_64-w64-mingw32-g++-posix
+MINGW_CXX_32 := i686-w64-mingw32-g++-posix
+CXX_EXES := $(foreach b,64 32,$(CXX_SRC:scenarios/examples/pe/cxx/%.cpp=$(BUILD)/pe/cxx$(b)/%$(b).exe) \
+                              $(CXX_SRC:scenarios/examples/pe/cxx/%.cpp=$(BUILD)/pe/cxx$(b)/%$(b)s.exe) \
+                              $(BUILD)/pe/cxx$(b)/runtime.stamp)
+$(BUILD)/pe/cxx%/runtime.stamp:
+	@mkdir -p $(dir $@)
+	for f in libstdc++-6.dll libgcc_s_seh-1.dll libgcc_s_dw2-1.dll libwinpthread-1.dll; do \
+	  p=$$($(MINGW_CXX_$*) -print-file-name=$$f); [ "$$p" = "$$f" ] || cp "$$p" $(dir $@); done
+	touch $@
+$(BUILD)/pe/cxx64/%64.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_64) -O2 -o $@ $<
+$(BUILD)/pe/cxx64/%64s.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_64) -O2 -static -o $@ $<
+$(BUILD)/pe/cxx32/%32.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_32) -O2 -o $@ $<
+$(BUILD)/pe/cxx32/%32s.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_32) -O2 -static -o $@ $<
+
 # hcpcheck.c as make native-conformance builds it (-static), for both ISAs: conformance/native/hcpsim_exe.sh
 # runs the very .exe inside hcpsim.
 HCPCHECK_EXES := $(BUILD)/pe/hcpcheck64.exe $(BUILD)/pe/hcpcheck32.exe
@@ -220,7 +269,7 @@ $(BUILD)/pe/hcpcheck32.exe: conformance/native/hcpcheck.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -std=c17 -O2 $(WARN) -Werror -static -o $@ $<
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES)
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(DLL_EXES) $(CXX_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read

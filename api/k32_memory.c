@@ -84,8 +84,12 @@ uint64_t hcp_k32_VirtualProtect(hcp_ctx *c, const hcp_k32_VirtualProtect_args *a
     hcp_vregion *r = va_find(c->p, a->lpAddress);
     uint64_t old = a->lpflOldProtect;
     if (old && sim_mem_probe(c->m, old, 4, true) != SIM_OK) return hcp_fail(c, ERROR_NOACCESS);
-    if (!r) { /* the image's pages keep their protection (mingw's pseudo-relocations ask): old = READWRITE */
-        if (old) hcp_wr32(c, old, PAGE_READWRITE);
+    if (!r) { /* the pages of a module (api/pe_dll.c): mingw's pseudo-relocations make .rdata writable */
+        uint32_t was = 0;
+        int64_t st = hcp_module_protect(c->p, a->lpAddress, a->dwSize, a->flNewProtect, &was);
+        if (st < 0) return hcp_fail(c, ERROR_INVALID_ADDRESS);
+        if (st > 0) return hcp_fail(c, (uint32_t)st);
+        if (old) hcp_wr32(c, old, was);
         return 1;
     }
     int prot = page_prot(a->flNewProtect);
@@ -97,11 +101,6 @@ uint64_t hcp_k32_VirtualProtect(hcp_ctx *c, const hcp_k32_VirtualProtect_args *a
     if (old) hcp_wr32(c, old, r->protect);
     r->protect = a->flNewProtect;
     return 1;
-}
-
-static uint32_t section_page_prot(uint32_t flags) {
-    bool w = flags & 0x80000000u, x = flags & 0x20000000u;
-    return x ? (w ? PAGE_EXECUTE_READWRITE : PAGE_EXECUTE_READ) : (w ? PAGE_READWRITE : PAGE_READONLY);
 }
 
 /* MEMORY_BASIC_INFORMATION: 48 bytes (x64), 28 (x86). */
@@ -120,20 +119,8 @@ uint64_t hcp_k32_VirtualQuery(hcp_ctx *c, const hcp_k32_VirtualQuery_args *a) {
         size = r->base + r->size - at;
         state = MEM_COMMIT;
         type = MEM_PRIVATE;
-    } else if (at >= p->base && at - p->base < p->pe.size_of_image) {
-        uint32_t rva = (uint32_t)(at - p->base), end = rva + 0x1000;
-        prot = PAGE_READONLY; /* headers and gaps */
-        for (int s = 0; s < p->pe.nsections; s++) {
-            const hcp_pe_section *sc = &p->pe.sec[s];
-            uint32_t span = ((sc->vsize ? sc->vsize : sc->rawsize) + 0xFFFu) & ~0xFFFu;
-            if (rva >= sc->rva && rva - sc->rva < span) {
-                prot = section_page_prot(sc->flags);
-                end = sc->rva + span;
-            }
-        }
-        alloc = p->base;
+    } else if (hcp_module_query(p, at, &alloc, &size, &prot)) { /* the program's image or a DLL's */
         aprot = PAGE_EXECUTE_WRITECOPY;
-        size = end - rva;
         state = MEM_COMMIT;
         type = MEM_IMAGE;
     } else if (sim_mem_probe(c->m, at, 1, false) == SIM_OK) { /* the process block, stacks, heaps: committed */

@@ -56,6 +56,18 @@ typedef void (*hcp_output_fn)(void *ud, int fd, const char *bytes, size_t n);
  * guest-memory limit.  The process belongs to os from then on (freed with it). */
 hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
                               int nargs, char *err, size_t cap);
+/* Where the loader looks for the program's DLLs (api/README.md "DLLs"): the program's own folder
+ * on the host first, then each folder of dll_path in order.  status (may be NULL) gets a failed
+ * load's Windows status: STATUS_DLL_NOT_FOUND (0xC0000135), STATUS_ENTRYPOINT_NOT_FOUND
+ * (0xC0000139), STATUS_INVALID_IMAGE_FORMAT (0xC000007B), or 0 for any other failure. */
+typedef struct hcp_load_opts {
+    const char *dir; /* NULL: DLLs are not searched in the program's folder */
+    const char *const *dll_path;
+    int ndll_path;
+    uint32_t *status;
+} hcp_load_opts;
+hcp_process *hcp_process_load_opts(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                                   int nargs, const hcp_load_opts *opts, char *err, size_t cap);
 void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud);
 /* CreateThread's factory (scenarios/ supplies it): a new Ready thread of the
  * machine, named `name`, whose body calls start(param) in guest code and exits
@@ -65,6 +77,8 @@ void hcp_process_set_spawn(hcp_process *p, hcp_spawn_fn fn, void *ud);
 /* True when t, a thread of the process, called ExitThread (or was terminated
  * by itself): its guest call has ended; *code is its exit code. */
 bool hcp_process_thread_exited(hcp_process *p, const sim_thread *t, uint32_t *code);
+/* Forgets t's ExitThread (its detach calls follow: one of them may call ExitThread again). */
+void hcp_process_thread_reset_exit(hcp_process *p, const sim_thread *t);
 /* The threads of the process still alive, and the process's size in guest memory. */
 int hcp_process_live_threads(hcp_process *p);
 uint32_t hcp_process_image_size(const hcp_process *p);
@@ -81,6 +95,27 @@ int hcp_process_attach_thread(hcp_process *p, sim_thread *t);
 uint64_t hcp_process_entry(const hcp_process *p);
 uint64_t hcp_process_base(const hcp_process *p);
 int hcp_process_tls_callbacks(const hcp_process *p, uint64_t *out, int cap);
+/* The loader's calls (api/README.md "DLLs"): each DLL's TLS callbacks then its DllMain, DLLs in
+ * initialization order for an attach and in reverse for a detach, then the program's own TLS
+ * callbacks.  A driver makes them as guest calls of the thread concerned: PROCESS_ATTACH before the
+ * entry point, THREAD_ATTACH before a new thread's start routine, THREAD_DETACH when a thread ends,
+ * PROCESS_DETACH on the thread that ends the process. */
+#define HCP_DLL_PROCESS_DETACH 0u
+#define HCP_DLL_PROCESS_ATTACH 1u
+#define HCP_DLL_THREAD_ATTACH 2u
+#define HCP_DLL_THREAD_DETACH 3u
+typedef struct hcp_loader_call {
+    uint64_t fn, a[3];
+    bool dllmain; /* DllMain: a FALSE result of PROCESS_ATTACH fails the start (hcp_process_start_failed) */
+    int module;
+} hcp_loader_call;
+/* The calls for `reason` in *out (malloc'd; the caller frees it): their count, -1 without host memory. */
+int hcp_process_loader_calls(hcp_process *p, uint32_t reason, hcp_loader_call **out);
+/* Module mi's DllMain returned FALSE for DLL_PROCESS_ATTACH: the start fails with
+ * STATUS_DLL_INIT_FAILED and Windows' message (hcp_process_failure). */
+void hcp_process_start_failed(hcp_process *p, int mi);
+/* The Windows status a load or start ended with (hcp_load_opts.status), or 0. */
+uint32_t hcp_process_load_status(const hcp_process *p);
 /* True once the process called ExitProcess (or exit, abort); *code its exit code. */
 bool hcp_process_exited(const hcp_process *p, uint32_t *code);
 /* The run-stopping failure ("x.exe called KERNEL32.dll!Foo, which hcpsim does

@@ -22,9 +22,6 @@ typedef struct lprocess {
     lmachine *lm;
     hcp_process *p;
     bool echo;
-    int phase; /* 0..ntls-1: TLS callbacks; ntls: the entry point; then done */
-    int ntls;
-    uint64_t tls[HCP_PE_MAX_TLS_CALLBACKS];
     lua_State *L;   /* the main Lua thread (CreateThread's factory reaches the running body through it) */
     int mref, pref; /* registry references: the machine, this process */
     char *out[2];
@@ -78,9 +75,55 @@ static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
     return lua_error(L);
 }
 
-/* After a t:run of a thread of the process, its results (r, code, info) on top: 1 with the
- * body's exit code pushed when the thread is done, 0 when `last` is false and it goes on. */
-static int after_run(lua_State *L, lprocess *lp, bool last) {
+/* A thread of the process, as its body runs it (api/README.md "DLLs"): the loader's attach calls
+ * (stage 0), the entry point or the start routine (1), the detach calls (2), done (3).  Each is a
+ * guest call of its own (t:pcall_run), so only the callees' instructions count. */
+#define LHCP_TSTATE "hcpsim.ProcessThread"
+typedef struct tstate {
+    lprocess *lp;
+    bool main;             /* the main thread: PROCESS_ATTACH calls, then the entry point */
+    uint64_t start, param; /* a created thread's start routine */
+    int stage;
+    hcp_loader_call *calls;
+    int ncalls, next;
+    uint32_t code; /* the thread's exit code, once stage 1 ended */
+} tstate;
+
+static int tstate_gc(lua_State *L) {
+    tstate *ts = luaL_checkudata(L, 1, LHCP_TSTATE);
+    free(ts->calls);
+    ts->calls = NULL;
+    return 0;
+}
+
+static int set_calls(lua_State *L, tstate *ts, uint32_t reason) {
+    free(ts->calls);
+    ts->calls = NULL;
+    ts->next = 0;
+    ts->ncalls = hcp_process_loader_calls(ts->lp->p, reason, &ts->calls);
+    if (ts->ncalls < 0) return luaL_error(L, "%s: out of host memory", hcp_process_name(ts->lp->p));
+    return 0;
+}
+
+/* The thread's guest call ended (stage 1, or an ExitThread/ExitProcess inside a loader call): its
+ * detach calls come next.  The last thread alive ends the process too (DLL_PROCESS_DETACH). */
+static void to_detach(lua_State *L, tstate *ts, uint32_t code) {
+    hcp_process *p = ts->lp->p;
+    ts->code = code;
+    ts->stage = 2;
+    bool last = hcp_process_live_threads(p) <= 1;
+    uint32_t ecode;
+    hcp_process_thread_reset_exit(p, sim_sched_current(ts->lp->lm->m)); /* an ExitThread in a detach call ends it */
+    set_calls(L, ts, hcp_process_exited(p, &ecode) || last ? HCP_DLL_PROCESS_DETACH : HCP_DLL_THREAD_DETACH);
+}
+
+static int tstep(lua_State *L, tstate *ts);
+
+/* After a t:pcall_run of the thread, its results (r, code, info) on top. */
+static int tstep_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    tstate *ts = (tstate *)ctx;
+    lprocess *lp = ts->lp;
     sim_thread *t = sim_sched_current(lp->lm->m);
     const char *failure = hcp_process_failure(lp->p);
     if (failure) {
@@ -88,68 +131,83 @@ static int after_run(lua_State *L, lprocess *lp, bool last) {
         return lua_error(L);
     }
     uint32_t code;
-    if (t && hcp_process_thread_exited(lp->p, t, &code)) { /* ExitThread, ExitProcess, TerminateThread of itself */
-        if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, code);
-        lua_pushinteger(L, (lua_Integer)code);
+    bool exited = t && hcp_process_thread_exited(lp->p, t, &code); /* ExitThread, ExitProcess, TerminateThread */
+    if (lua_isnil(L, -3) && !exited) return unhandled(L, lp, t);
+    uint64_t r = exited ? 0 : (uint64_t)lua_tointeger(L, -3);
+    lua_pop(L, 3);
+    if (ts->stage == 0) {
+        const hcp_loader_call *c = &ts->calls[ts->next - 1];
+        if (exited) {
+            to_detach(L, ts, code);
+        } else if (c->dllmain && c->a[1] == HCP_DLL_PROCESS_ATTACH && (uint32_t)r == 0) {
+            hcp_process_start_failed(lp->p, c->module);
+            lua_pushinteger(L, (lua_Integer)hcp_process_load_status(lp->p));
+            lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status");
+            lua_pushstring(L, hcp_process_failure(lp->p));
+            return lua_error(L);
+        }
+    } else if (ts->stage == 1) {
+        to_detach(L, ts, exited ? code : (uint32_t)r); /* returned: ExitThread of its value */
+    } else if (exited) {
+        ts->stage = 3; /* an ExitThread inside a detach call: the thread ends there */
+    }
+    return tstep(L, ts);
+}
+
+static int tstep(lua_State *L, tstate *ts) {
+    lprocess *lp = ts->lp;
+    for (;;) {
+        if (ts->stage == 0 || ts->stage == 2) {
+            if (ts->next < ts->ncalls) { /* PIMAGE_TLS_CALLBACK / DllMain (DllHandle, Reason, Reserved) */
+                const hcp_loader_call *c = &ts->calls[ts->next++];
+                lua_getfield(L, 1, "pcall_run");
+                lua_pushvalue(L, 1);
+                lua_pushinteger(L, (lua_Integer)c->fn);
+                for (int i = 0; i < 3; i++) lua_pushinteger(L, (lua_Integer)c->a[i]);
+                lua_callk(L, 5, 3, (lua_KContext)ts, tstep_k);
+                return tstep_k(L, LUA_OK, (lua_KContext)ts);
+            }
+            ts->stage++;
+            continue;
+        }
+        if (ts->stage == 1) {
+            lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: tstep_k names it */
+            lua_pushvalue(L, 1);
+            if (ts->main) {
+                lua_pushinteger(L, (lua_Integer)hcp_process_entry(lp->p));
+                lua_callk(L, 2, 3, (lua_KContext)ts, tstep_k);
+            } else {
+                lua_pushinteger(L, (lua_Integer)ts->start);
+                lua_pushinteger(L, (lua_Integer)ts->param);
+                lua_callk(L, 3, 3, (lua_KContext)ts, tstep_k);
+            }
+            return tstep_k(L, LUA_OK, (lua_KContext)ts);
+        }
+        if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, ts->code); /* the last thread */
+        lua_pushinteger(L, (lua_Integer)ts->code);
         return 1;
     }
-    if (lua_isnil(L, -3)) return unhandled(L, lp, t);
-    if (!last) return 0;
-    code = (uint32_t)lua_tointeger(L, -3); /* the start routine returned: ExitThread of its value */
-    if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, code); /* the last thread */
-    lua_pushinteger(L, (lua_Integer)code);
-    return 1;
 }
 
-static int body_step(lua_State *L, lprocess *lp);
-
-static int body_k(lua_State *L, int status, lua_KContext ctx) {
-    (void)status;
-    lprocess *lp = (lprocess *)ctx;
-    if (after_run(L, lp, lp->phase == lp->ntls)) return 1;
-    lua_pop(L, 3);
-    lp->phase++;
-    return body_step(L, lp);
-}
-
-static int body_step(lua_State *L, lprocess *lp) {
-    lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: body_k names it */
-    lua_pushvalue(L, 1);
-    if (lp->phase < lp->ntls) { /* PIMAGE_TLS_CALLBACK(DllHandle = base, DLL_PROCESS_ATTACH, NULL) */
-        lua_pushinteger(L, (lua_Integer)lp->tls[lp->phase]);
-        lua_pushinteger(L, (lua_Integer)hcp_process_base(lp->p));
-        lua_pushinteger(L, 1);
-        lua_pushinteger(L, 0);
-        lua_callk(L, 5, 3, (lua_KContext)lp, body_k);
-    } else {
-        lua_pushinteger(L, (lua_Integer)hcp_process_entry(lp->p));
-        lua_callk(L, 2, 3, (lua_KContext)lp, body_k);
-    }
-    return body_k(L, LUA_OK, (lua_KContext)lp);
-}
-
-static int body(lua_State *L) {
-    lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
-    lua_settop(L, 1);
-    lp->phase = 0;
-    return body_step(L, lp);
-}
-
-/* A thread CreateThread made: start(param), upvalues (process, start, param). */
-static int tbody_k(lua_State *L, int status, lua_KContext ctx) {
-    (void)status;
-    return after_run(L, (lprocess *)ctx, true);
-}
-
+/* A thread body: upvalue 1 its tstate. */
 static int tbody(lua_State *L) {
-    lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
+    tstate *ts = luaL_checkudata(L, lua_upvalueindex(1), LHCP_TSTATE);
     lua_settop(L, 1);
-    lua_getfield(L, 1, "run");
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_pushvalue(L, lua_upvalueindex(3));
-    lua_callk(L, 3, 3, (lua_KContext)lp, tbody_k);
-    return tbody_k(L, LUA_OK, (lua_KContext)lp);
+    ts->stage = 0;
+    set_calls(L, ts, ts->main ? HCP_DLL_PROCESS_ATTACH : HCP_DLL_THREAD_ATTACH);
+    return tstep(L, ts);
+}
+
+/* Pushes a body closure for a thread of the process. */
+static void push_body(lua_State *L, lprocess *lp, bool main, uint64_t start, uint64_t param) {
+    tstate *ts = lua_newuserdatauv(L, sizeof *ts, 0);
+    memset(ts, 0, sizeof *ts);
+    luaL_setmetatable(L, LHCP_TSTATE);
+    ts->lp = lp;
+    ts->main = main;
+    ts->start = start;
+    ts->param = param;
+    lua_pushcclosure(L, tbody, 1);
 }
 
 typedef struct spawn_req {
@@ -167,10 +225,7 @@ static int spawn_protected(lua_State *L) {
     lua_createtable(L, 0, 2);
     lua_pushstring(L, rq->name);
     lua_setfield(L, -2, "name");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lp->pref);
-    lua_pushinteger(L, (lua_Integer)rq->start);
-    lua_pushinteger(L, (lua_Integer)rq->param);
-    lua_pushcclosure(L, tbody, 3);
+    push_body(L, lp, false, rq->start, rq->param);
     lua_setfield(L, -2, "body");
     lhcp_thread_new(L, lp->lm, midx, -1);
     rq->out = lhcp_check_thread(L, -1)->t;
@@ -234,7 +289,7 @@ static char *read_file(const char *path, size_t *n, char *err, size_t cap) {
 }
 
 int lhcp_m_process(lua_State *L) {
-    static const char *const keys[] = {"path", "args", "echo", NULL};
+    static const char *const keys[] = {"path", "args", "echo", "dll_path", NULL};
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:process", keys);
@@ -268,6 +323,20 @@ int lhcp_m_process(lua_State *L) {
             lua_pop(L, 1);
         }
     }
+    int ndirs = 0;
+    const char *dirs[64];
+    if (lua_getfield(L, 2, "dll_path") != LUA_TNIL) { /* folders searched for DLLs after the program's */
+        if (!lua_istable(L, -1)) return luaL_error(L, "m:process: 'dll_path' must be a table of folder names");
+        lua_Integer n = luaL_len(L, -1);
+        if (n > 64) return luaL_error(L, "m:process: at most 64 folders in 'dll_path'");
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                return luaL_error(L, "m:process: dll_path[%d] must be a string", (int)i);
+            dirs[ndirs++] = lua_tostring(L, -1); /* kept alive by the table */
+            lua_pop(L, 1);
+        }
+    }
     bool echo = true;
     if (lua_getfield(L, 2, "echo") != LUA_TNIL) {
         if (!lua_isboolean(L, -1)) return luaL_error(L, "m:process: 'echo' must be a boolean");
@@ -278,8 +347,21 @@ int lhcp_m_process(lua_State *L) {
     size_t n = 0;
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "%s", err);
-    hcp_process *p = hcp_process_load(lm->os, rel, (const uint8_t *)img, n, args, nargs, err, sizeof err);
+    /* DLLs: the program's folder first (as Windows searches), then dll_path */
+    const char *slash = strrchr(path, '/');
+    lua_pushlstring(L, path, slash ? (size_t)(slash - path) : 1);
+    if (!slash) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, ".");
+    }
+    uint32_t status = 0;
+    hcp_load_opts lo = {lua_tostring(L, -1), dirs, ndirs, &status};
+    hcp_process *p = hcp_process_load_opts(lm->os, rel, (const uint8_t *)img, n, args, nargs, &lo, err, sizeof err);
     free(img);
+    if (!p && status) { /* the process could not start: its exit code is Windows' status */
+        lua_pushinteger(L, (lua_Integer)status);
+        lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status");
+    }
     if (!p) return luaL_error(L, "%s", err);
     lprocess *lp = lua_newuserdatauv(L, sizeof *lp, 1);
     int pidx = lua_gettop(L);
@@ -288,7 +370,6 @@ int lhcp_m_process(lua_State *L) {
     lp->lm = lm;
     lp->p = p;
     lp->echo = echo;
-    lp->ntls = hcp_process_tls_callbacks(p, lp->tls, HCP_PE_MAX_TLS_CALLBACKS);
     hcp_process_set_output(p, on_output, lp);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     lp->L = lua_tothread(L, -1);
@@ -302,8 +383,7 @@ int lhcp_m_process(lua_State *L) {
     lua_createtable(L, 0, 2);
     lua_pushstring(L, hcp_process_name(p));
     lua_setfield(L, -2, "name");
-    lua_pushvalue(L, pidx);
-    lua_pushcclosure(L, body, 1);
+    push_body(L, lp, true, 0, 0);
     lua_setfield(L, -2, "body");
     lhcp_thread_new(L, lm, 1, -1);
     lthread *lt = lhcp_check_thread(L, -1);
@@ -355,6 +435,11 @@ static int p_gc(lua_State *L) {
 }
 
 void lhcp_process_register(lua_State *L) {
+    if (luaL_newmetatable(L, LHCP_TSTATE)) {
+        lua_pushcfunction(L, tstate_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
     if (!luaL_newmetatable(L, LHCP_PROCESS)) {
         lua_pop(L, 1);
         return;
@@ -387,13 +472,14 @@ int lhcp_file_kind(const char *file) {
 
 #define PROGRAM_MACHINE "hcpsim.program_machine"
 #define PROGRAM_COUNTERS "hcpsim.program_counters"
+#define PROGRAM_DLL_PATH "hcpsim.program_dll_path"
 
 /* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
 static const char *option_name(const char *name, char *buf, size_t n) {
     snprintf(buf, n, "%s", name);
     for (char *c = buf; *c; c++)
         if (*c == '-') *c = '_';
-    if (strcmp(buf, "counters") == 0) return buf;
+    if (strcmp(buf, "counters") == 0 || strcmp(buf, "dll_path") == 0) return buf;
     const hcp_option *o = hcp_option_find(buf);
     return o ? o->name : NULL;
 }
@@ -442,6 +528,23 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
     }
     int t = lua_gettop(L);
     int rc = 0;
+    if (strcmp(key, "dll_path") == 0) { /* repeatable: the folders in the order given */
+        if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH);
+        }
+        if (!*value) {
+            snprintf(msg, msglen, "--dll-path needs a folder name");
+            rc = -1;
+        } else {
+            lua_pushstring(L, value);
+            lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
     if (strcmp(key, "counters") == 0) { /* PMC indices: element k of the configuration = the k-th */
         if (!push_list(L, value)) {
             snprintf(msg, msglen, "--counters %s: a list of PMC indices like 0,1,2", value);
@@ -613,6 +716,10 @@ static int driver(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "args");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH) == LUA_TTABLE) /* --dll-path DIR ... */
+        lua_setfield(L, -2, "dll_path");
+    else
+        lua_pop(L, 1);
     lua_pushliteral(L, "load");
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
     lua_call(L, 2, 1);
@@ -633,6 +740,12 @@ int lhcp_load_program(lua_State *L, const char *file) {
 }
 
 int lhcp_program_failure_status(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status") == LUA_TNUMBER) {
+        int st = (int)(lua_tointeger(L, -1) & 0xFF); /* a load or start Windows ends with its status */
+        lua_pop(L, 1);
+        return st;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
     const char *ph = lua_tostring(L, -1);
     int st = ph && strcmp(ph, "run") == 0 ? HCP_EXIT_SIMULATION : 2;

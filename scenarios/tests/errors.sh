@@ -52,8 +52,8 @@ echo "TAP version 13"
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
-       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--report PATH]
-                  [--trace PATH] PROGRAM.exe [ARGS...]
+       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--dll-path DIR]...
+                  [--report PATH] [--trace PATH] PROGRAM.exe [ARGS...]
        hcpsim describe [--platform P]
        hcpsim version (also --version, -V)
        hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
