@@ -430,7 +430,7 @@ wine-conformance: native-conformance wine-deps
 .PHONY: fuzz fuzz-deps check-determinism
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lua api marshal guest pe
+FUZZ_TARGETS ?= lua api marshal guest pe dll
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_REGRESS := $(BUILD)/scenarios/fuzz/regress_test.t

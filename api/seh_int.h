@@ -135,6 +135,32 @@ void hcp_seh64_free(hcp_process *p);
 #define UNW_FLAG_UHANDLER 2u
 #define UNW_FLAG_CHAININFO 4u
 
+/* x64 unwinding (seh_x64.c), for seh_csh.c. */
+typedef struct hcp_ctx_ptrs { /* where unwinding restored registers from (KNONVOLATILE_CONTEXT_POINTERS) */
+    uint64_t gpr[16], xmm[16];
+} hcp_ctx_ptrs;
+typedef struct fn_table { /* a table of RtlAddFunctionTable */
+    uint64_t table, base;
+    uint32_t count;
+} fn_table;
+struct hcp_seh64_state {
+    fn_table *t;
+    int n, cap;
+};
+/* The RUNTIME_FUNCTION covering pc (an image's, or a table's), its base in *base; 0 for a leaf. */
+uint64_t hcp_x64_lookup(hcp_ctx *c, uint64_t pc, uint64_t *base);
+/* RtlVirtualUnwind: x unwound by one frame; the handler of `type`, its data, the establisher frame. */
+uint64_t hcp_x64_virtual_unwind(hcp_ctx *c, uint32_t type, uint64_t base, uint64_t pc, uint64_t entry, sim_context *x,
+                                uint64_t *data, uint64_t *establisher, hcp_ctx_ptrs *cp);
+bool hcp_x64_read_disp(hcp_ctx *c, uint64_t at, hcp_frame *f, uint64_t *ctxrec);
+/* A STATUS_LONGJUMP record's jump buffer applied to x (other records: nothing). */
+bool hcp_x64_restore_record(hcp_ctx *c, uint64_t rec, sim_context *x);
+/* RtlUnwindEx from a gate call (`gate` its context) walking from `from`. */
+int hcp_x64_start_unwind(hcp_ctx *c, const sim_context *gate, const sim_context *from, uint64_t end_frame,
+                         uint64_t target, uint64_t rec, uint64_t retval, uint64_t ctxrec, uint64_t history);
+/* The gate call's caller's context once it returned (the return address and `pop` bytes popped). */
+bool hcp_x64_caller_context(hcp_ctx *c, sim_context *x, unsigned pop);
+
 /* The dispatch's state (seh.c, seh_x64.c, seh_x86.c). */
 typedef struct hcp_dispatch {
     int phase; /* 0 vectored handlers, 1 frames, 2 the unhandled filter, 3 continue handlers */

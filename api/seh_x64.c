@@ -20,16 +20,6 @@
 
 /* ---- dynamic function tables (RtlAddFunctionTable) ----------------------------------------------- */
 
-typedef struct fn_table {
-    uint64_t table, base;
-    uint32_t count;
-} fn_table;
-
-struct hcp_seh64_state {
-    fn_table *t;
-    int n, cap;
-};
-
 void hcp_seh64_free(hcp_process *p) {
     if (!p->seh64) return;
     free(p->seh64->t);
@@ -58,7 +48,7 @@ static uint64_t search(hcp_ctx *c, uint64_t table, uint32_t n, uint64_t rva) {
 }
 
 /* The function entry covering pc and its image's base; 0 for none (a leaf). */
-static uint64_t lookup(hcp_ctx *c, uint64_t pc, uint64_t *base) {
+uint64_t hcp_x64_lookup(hcp_ctx *c, uint64_t pc, uint64_t *base) {
     const hcp_module *mod = hcp_module_at(c->p, pc);
     *base = 0;
     if (mod && mod->pe.dir_rva[HCP_DIR_EXCEPTION]) {
@@ -116,11 +106,6 @@ static unsigned op_slots(unsigned op, unsigned info) {
     }
 }
 
-/* Where unwinding restored registers from (KNONVOLATILE_CONTEXT_POINTERS), 0 for none. */
-typedef struct ctx_ptrs {
-    uint64_t gpr[16], xmm[16];
-} ctx_ptrs;
-
 static bool rd64(hcp_ctx *c, uint64_t at, uint64_t *v) {
     uint8_t b[8];
     if (sim_mem_read(c->m, at, b, 8) != SIM_OK) return false;
@@ -128,7 +113,7 @@ static bool rd64(hcp_ctx *c, uint64_t at, uint64_t *v) {
     return true;
 }
 
-static bool set_gpr(hcp_ctx *c, sim_context *x, ctx_ptrs *cp, unsigned reg, uint64_t at) {
+static bool set_gpr(hcp_ctx *c, sim_context *x, hcp_ctx_ptrs *cp, unsigned reg, uint64_t at) {
     if (!rd64(c, at, &x->gpr[reg & 15])) return false;
     if (cp) cp->gpr[reg & 15] = at;
     return true;
@@ -136,7 +121,7 @@ static bool set_gpr(hcp_ctx *c, sim_context *x, ctx_ptrs *cp, unsigned reg, uint
 
 /* The code at pc is an epilog (add rsp or lea rsp, pops, then ret or a jmp out of the function):
  * the unwind is running it, as Windows does. */
-static bool epilog(hcp_ctx *c, uint64_t pc, uint64_t base, uint64_t entry, sim_context *x, ctx_ptrs *cp, bool run) {
+static bool epilog(hcp_ctx *c, uint64_t pc, uint64_t base, uint64_t entry, sim_context *x, hcp_ctx_ptrs *cp, bool run) {
     uint8_t b[64];
     uint8_t e[12];
     size_t n = 0;
@@ -204,8 +189,8 @@ static bool epilog(hcp_ctx *c, uint64_t pc, uint64_t base, uint64_t entry, sim_c
 
 /* RtlVirtualUnwind: unwinds x by the function at `entry` (image `base`) executing at pc; the
  * handler of `type` (0 for none, or inside the prolog), its data and the establisher frame. */
-static uint64_t virtual_unwind(hcp_ctx *c, uint32_t type, uint64_t base, uint64_t pc, uint64_t entry, sim_context *x,
-                               uint64_t *data, uint64_t *establisher, ctx_ptrs *cp) {
+uint64_t hcp_x64_virtual_unwind(hcp_ctx *c, uint32_t type, uint64_t base, uint64_t pc, uint64_t entry, sim_context *x,
+                                uint64_t *data, uint64_t *establisher, hcp_ctx_ptrs *cp) {
     uint64_t frame = x->gpr[HCP_SP];
     *establisher = frame;
     *data = 0;
@@ -328,7 +313,7 @@ bool hcp_x64_walk(hcp_ctx *c, uint32_t type, sim_context *ctx, hcp_frame *f) {
     }
     if ((p->d.stubs && pc - p->d.stubs < 0x1000) || (p->d.runner_page && pc - p->d.runner_page < 0x1000))
         return false; /* hcpsim's own guest code has no unwind data: the walk ends there */
-    uint64_t base, entry = lookup(c, pc, &base);
+    uint64_t base, entry = hcp_x64_lookup(c, pc, &base);
     if (!entry) { /* a leaf: its return address on top of the stack */
         f->establisher = ctx->gpr[HCP_SP];
         if (!rd64(c, ctx->gpr[HCP_SP], &ctx->pc)) return false;
@@ -337,7 +322,7 @@ bool hcp_x64_walk(hcp_ctx *c, uint32_t type, sim_context *ctx, hcp_frame *f) {
     }
     f->image_base = base;
     f->function_entry = entry;
-    f->handler = virtual_unwind(c, type, base, pc, entry, ctx, &f->handler_data, &f->establisher, NULL);
+    f->handler = hcp_x64_virtual_unwind(c, type, base, pc, entry, ctx, &f->handler_data, &f->establisher, NULL);
     return true;
 }
 
@@ -348,7 +333,8 @@ bool hcp_x64_collided(hcp_ctx *c, hcp_run *r, sim_context *ctx, hcp_frame *f) {
     sim_context x = u->context; /* the frame that unwind was unwinding: its own context, unwound */
     uint64_t data, est;
     if (f->function_entry)
-        virtual_unwind(c, UNW_FLAG_NHANDLER, f->image_base, f->control_pc, f->function_entry, &x, &data, &est, NULL);
+        hcp_x64_virtual_unwind(c, UNW_FLAG_NHANDLER, f->image_base, f->control_pc, f->function_entry, &x, &data, &est,
+                               NULL);
     else if (!rd64(c, x.gpr[HCP_SP], &x.pc))
         return false;
     else
@@ -374,7 +360,7 @@ static bool write_disp(hcp_ctx *c, uint64_t at, const hcp_frame *f, uint64_t tar
     return hcp_wr(c, at, b, sizeof b);
 }
 
-static bool read_disp(hcp_ctx *c, uint64_t at, hcp_frame *f, uint64_t *ctxrec) {
+bool hcp_x64_read_disp(hcp_ctx *c, uint64_t at, hcp_frame *f, uint64_t *ctxrec) {
     uint8_t b[0x50];
     if (!hcp_rd(c, at, b, sizeof b)) return false;
     f->control_pc = hcp_get64(b);
@@ -421,11 +407,12 @@ int hcp_x64_frames_step(hcp_ctx *c, hcp_run *r, hcp_dispatch *d, uint64_t result
         case ExceptionCollidedUnwind: { /* the handler gave a dispatcher context to go on from */
             uint64_t ctxrec;
             hcp_frame f;
-            if (!read_disp(c, d->disp, &f, &ctxrec)) return HCP_STEP_STOP;
+            if (!hcp_x64_read_disp(c, d->disp, &f, &ctxrec)) return HCP_STEP_STOP;
             sim_context x = d->walk;
             if (!hcp_context_read(c, ctxrec, &x)) return HCP_STEP_STOP;
             uint64_t data, est;
-            virtual_unwind(c, UNW_FLAG_NHANDLER, f.image_base, f.control_pc, f.function_entry, &x, &data, &est, NULL);
+            hcp_x64_virtual_unwind(c, UNW_FLAG_NHANDLER, f.image_base, f.control_pc, f.function_entry, &x, &data, &est,
+                                   NULL);
             d->walk = x;
             d->frame = f;
             collided = true;
@@ -469,7 +456,7 @@ int hcp_x64_frames_step(hcp_ctx *c, hcp_run *r, hcp_dispatch *d, uint64_t result
 
 /* Restores `x` for a record: STATUS_LONGJUMP takes the registers of the jump buffer
  * (_JUMP_BUFFER: Frame, Rbx, Rsp, Rbp, Rsi, Rdi, R12-R15, Rip, MxCsr, FpCsr, Spare, Xmm6-15). */
-static bool restore_record(hcp_ctx *c, uint64_t rec, sim_context *x) {
+bool hcp_x64_restore_record(hcp_ctx *c, uint64_t rec, sim_context *x) {
     hcp_excrec e;
     if (!rec || !hcp_excrec_read(c, rec, &e) || e.code != STATUS_LONGJUMP || e.nparams < 1) return true;
     uint8_t j[0x100];
@@ -507,13 +494,13 @@ static int unwind_step(hcp_ctx *c, hcp_run *r, uint64_t result, bool first) {
         if (!hcp_context_read(c, u->ctxrec, &u->context)) return HCP_STEP_STOP; /* as the handler left it */
         if ((uint32_t)result == ExceptionCollidedUnwind) {
             uint64_t ctxrec;
-            if (!read_disp(c, u->disp, &u->frame, &ctxrec)) return HCP_STEP_STOP;
+            if (!hcp_x64_read_disp(c, u->disp, &u->frame, &ctxrec)) return HCP_STEP_STOP;
             sim_context x = u->context;
             if (ctxrec != u->ctxrec && !hcp_context_read(c, ctxrec, &x)) return HCP_STEP_STOP;
             u->context = x;
             uint64_t data, est;
-            virtual_unwind(c, UNW_FLAG_NHANDLER, u->frame.image_base, u->frame.control_pc, u->frame.function_entry, &x,
-                           &data, &est, NULL);
+            hcp_x64_virtual_unwind(c, UNW_FLAG_NHANDLER, u->frame.image_base, u->frame.control_pc,
+                                   u->frame.function_entry, &x, &data, &est, NULL);
             u->next = x;
             rec_flags(c, u->rec, EXCEPTION_COLLIDED_UNWIND, 0);
             collided = true;
@@ -575,14 +562,14 @@ done:
         r->a[1] = r->a[2] = r->a[3] = 0;
         return HCP_STEP_CALL;
     }
-    if (!restore_record(c, u->rec, &u->context)) return HCP_STEP_STOP;
+    if (!hcp_x64_restore_record(c, u->rec, &u->context)) return HCP_STEP_STOP;
     r->resume = u->context;
     return HCP_STEP_DONE;
 }
 
 /* Starts an unwind of c's thread, walking from `from` (the caller's context). */
-static int start_unwind(hcp_ctx *c, const sim_context *gate, const sim_context *from, uint64_t end_frame,
-                        uint64_t target, uint64_t rec, uint64_t retval, uint64_t ctxrec, uint64_t history) {
+int hcp_x64_start_unwind(hcp_ctx *c, const sim_context *gate, const sim_context *from, uint64_t end_frame,
+                         uint64_t target, uint64_t rec, uint64_t retval, uint64_t ctxrec, uint64_t history) {
     unwind_run *u = calloc(1, sizeof *u);
     if (!u) {
         hcp_stop(c, "out of host memory");
@@ -604,7 +591,7 @@ static int start_unwind(hcp_ctx *c, const sim_context *gate, const sim_context *
 }
 
 /* The context of the gate call's caller after it returns (x64: the return address popped). */
-static bool caller_context(hcp_ctx *c, sim_context *x, unsigned pop) {
+bool hcp_x64_caller_context(hcp_ctx *c, sim_context *x, unsigned pop) {
     if (sim_thread_context(c->t, x) != SIM_OK) return false;
     uint64_t ret;
     if (!hcp_rdp(c, x->gpr[HCP_SP], &ret)) return false;
@@ -615,229 +602,18 @@ static bool caller_context(hcp_ctx *c, sim_context *x, unsigned pop) {
 
 uint64_t hcp_k32_RtlUnwindEx(hcp_ctx *c, const hcp_k32_RtlUnwindEx_args *a) {
     sim_context gate, from;
-    if (sim_thread_context(c->t, &gate) != SIM_OK || !caller_context(c, &from, 0)) return hcp_stop(c, "no context");
-    start_unwind(c, &gate, &from, a->TargetFrame, a->TargetIp, a->ExceptionRecord, a->ReturnValue, a->ContextRecord,
-                 a->HistoryTable);
+    if (sim_thread_context(c->t, &gate) != SIM_OK || !hcp_x64_caller_context(c, &from, 0))
+        return hcp_stop(c, "no context");
+    hcp_x64_start_unwind(c, &gate, &from, a->TargetFrame, a->TargetIp, a->ExceptionRecord, a->ReturnValue,
+                         a->ContextRecord, a->HistoryTable);
     return 0;
 }
 
 uint64_t hcp_k32_RtlUnwind(hcp_ctx *c, const hcp_k32_RtlUnwind_args *a) {
     if (c->w == 4) return hcp_x86_RtlUnwind(c, a->TargetFrame, a->TargetIp, a->ExceptionRecord, a->ReturnValue);
     sim_context gate, from;
-    if (sim_thread_context(c->t, &gate) != SIM_OK || !caller_context(c, &from, 0)) return hcp_stop(c, "no context");
-    start_unwind(c, &gate, &from, a->TargetFrame, a->TargetIp, a->ExceptionRecord, a->ReturnValue, 0, 0);
-    return 0;
-}
-
-/* ---- __C_specific_handler --------------------------------------------------------------------------- */
-
-typedef struct csh_run {
-    uint64_t rec, frame, ctx, disp, ptrs;
-    hcp_frame f;
-    uint64_t history, ctxrec;
-    uint32_t count, i, code, flags;
-    uint64_t table;
-    bool unwinding;
-    sim_context caller; /* where __C_specific_handler was called from (an unwind walks from there) */
-} csh_run;
-
-static bool scope(hcp_ctx *c, const csh_run *s, uint32_t i, uint32_t rec[4]) {
-    uint8_t b[16];
-    if (!hcp_rd(c, s->table + 4 + 16ull * i, b, 16)) return false;
-    for (int k = 0; k < 4; k++) rec[k] = hcp_get32(b + 4 * k);
-    return true;
-}
-
-static int csh_step(hcp_ctx *c, hcp_run *r, uint64_t result, bool first) {
-    csh_run *s = r->data;
-    uint64_t pc = s->f.control_pc, base = s->f.image_base;
-    if (first) { /* EXCEPTION_POINTERS for the filters, in the run's area */
-        s->ptrs = r->area;
-        if (!hcp_wrp(c, s->ptrs, s->rec) || !hcp_wrp(c, s->ptrs + 8, s->ctx)) return HCP_STEP_STOP;
-    } else if (!s->unwinding) { /* a filter answered */
-        int32_t res = (int32_t)(uint32_t)result;
-        if (res == EXCEPTION_CONTINUE_EXECUTION) {
-            r->resume.gpr[HCP_AX] = ExceptionContinueExecution;
-            return HCP_STEP_DONE;
-        }
-        if (res == EXCEPTION_EXECUTE_HANDLER) goto unwind;
-        s->i++;
-    }
-    for (; s->i < s->count; s->i++) {
-        uint32_t sr[4]; /* BeginAddress, EndAddress, HandlerAddress, JumpTarget */
-        if (!scope(c, s, s->i, sr)) return HCP_STEP_STOP;
-        if (pc < base + sr[0] || pc >= base + sr[1]) continue;
-        if (s->unwinding) { /* __finally blocks up to the target's scope */
-            if (sr[3]) continue;
-            if ((s->flags & EXCEPTION_TARGET_UNWIND) && s->f.establisher == s->frame) {
-                uint8_t tb[8];
-                if (!hcp_rd(c, s->disp + 0x20, tb, 8)) return HCP_STEP_STOP;
-                uint64_t target = hcp_get64(tb);
-                if (target >= base + sr[0] && target < base + sr[1]) break;
-            }
-            if (!hcp_wr32(c, s->disp + 0x48, s->i + 1)) return HCP_STEP_STOP; /* ScopeIndex */
-            r->fn = base + sr[2];
-            r->a[0] = 1; /* AbnormalTermination */
-            r->a[1] = s->frame;
-            s->i++;
-            return HCP_STEP_CALL;
-        }
-        if (!sr[3]) continue;
-        if (sr[2] == EXCEPTION_EXECUTE_HANDLER) goto unwind;
-        r->fn = base + sr[2]; /* the filter: (EXCEPTION_POINTERS *, EstablisherFrame) */
-        r->a[0] = s->ptrs;
-        r->a[1] = s->frame;
-        return HCP_STEP_CALL;
-    }
-    r->resume.gpr[HCP_AX] = ExceptionContinueSearch;
-    return HCP_STEP_DONE;
-unwind : {
-    uint32_t sr[4];
-    if (!scope(c, s, s->i, sr)) return HCP_STEP_STOP;
-    /* RtlUnwindEx(frame, JumpTarget, record, the exception code, the dispatcher's context, history):
-     * Windows passes the code as the value rax holds at the target (Wine passes 0) */
-    sim_context gate;
-    if (sim_thread_context(c->t, &gate) != SIM_OK) return HCP_STEP_STOP;
-    if (start_unwind(c, &gate, &s->caller, s->frame, base + sr[3], s->rec, s->code, s->ctxrec, s->history) ==
-        HCP_STEP_STOP)
-        return HCP_STEP_STOP;
-    return HCP_STEP_NEWRUN; /* the unwind's run goes on: this one is left behind */
-}
-}
-
-uint64_t hcp_crt___C_specific_handler(hcp_ctx *c, const hcp_crt___C_specific_handler_args *a) {
-    if (c->w != 8) return ExceptionContinueSearch;
-    csh_run *s = calloc(1, sizeof *s);
-    if (!s) return hcp_stop(c, "out of host memory");
-    s->rec = a->ExceptionRecord;
-    s->frame = a->EstablisherFrame;
-    s->ctx = a->ContextRecord;
-    s->disp = a->DispatcherContext;
-    uint8_t b[0x50];
-    hcp_excrec e;
-    if (!hcp_rd(c, s->disp, b, sizeof b) || !hcp_excrec_read(c, s->rec, &e)) {
-        free(s);
-        return 0;
-    }
-    read_disp(c, s->disp, &s->f, &s->ctxrec);
-    s->history = hcp_get64(b + 0x40);
-    s->table = s->f.handler_data;
-    s->i = s->f.scope_index;
-    s->code = e.code;
-    s->flags = e.flags;
-    s->unwinding = (e.flags & (EXCEPTION_UNWINDING | EXCEPTION_EXIT_UNWIND)) != 0;
-    uint8_t cb[4];
-    if (!hcp_rd(c, s->table, cb, 4)) {
-        free(s);
-        return 0;
-    }
-    s->count = hcp_get32(cb);
-    sim_context gate;
-    if (sim_thread_context(c->t, &gate) != SIM_OK || !caller_context(c, &s->caller, 0)) {
-        free(s);
+    if (sim_thread_context(c->t, &gate) != SIM_OK || !hcp_x64_caller_context(c, &from, 0))
         return hcp_stop(c, "no context");
-    }
-    hcp_run *r = hcp_run_new(HCP_RUN_CALL, csh_step, s, free);
-    if (!r) return hcp_stop(c, "out of host memory");
-    r->resume = gate;
-    r->resume.gpr[HCP_AX] = ExceptionContinueSearch;
-    if (hcp_run_start(c, r, &gate, gate.gpr[HCP_SP], 16) == HCP_STEP_DONE) return ExceptionContinueSearch;
-    return 0; /* the run's context replaces the result */
-}
-
-/* ---- contexts and tables ---------------------------------------------------------------------- */
-
-/* RtlCaptureContext(context): the caller's registers as they are after the call returns. */
-uint64_t hcp_k32_RtlCaptureContext(hcp_ctx *c, const hcp_k32_RtlCaptureContext_args *a) {
-    sim_context x;
-    if (!caller_context(c, &x, c->w == 4 ? 4u : 0u)) return 0;
-    hcp_context_write(c, a->ContextRecord, &x);
-    return 0;
-}
-
-/* RtlRestoreContext(context, record): the thread goes on from the context (a longjmp record's jump
- * buffer applied). */
-uint64_t hcp_k32_RtlRestoreContext(hcp_ctx *c, const hcp_k32_RtlRestoreContext_args *a) {
-    sim_context x;
-    if (sim_thread_context(c->t, &x) != SIM_OK) return hcp_stop(c, "no context");
-    if (!hcp_context_read(c, a->ContextRecord, &x) || !restore_record(c, a->ExceptionRecord, &x)) return 0;
-    sim_thread_set_context(c->t, &x);
-    hcp_run_drop_below(hcp_process_thread(c->p, c->t), x.gpr[HCP_SP]);
-    return 0;
-}
-
-uint64_t hcp_nt_NtContinue(hcp_ctx *c, const hcp_nt_NtContinue_args *a) {
-    sim_context x;
-    if (sim_thread_context(c->t, &x) != SIM_OK) return hcp_stop(c, "no context");
-    if (!hcp_context_read(c, a->ContextRecord, &x)) return 0;
-    sim_thread_set_context(c->t, &x);
-    hcp_run_drop_below(hcp_process_thread(c->p, c->t), x.gpr[HCP_SP]);
-    return 0;
-}
-
-uint64_t hcp_k32_RtlLookupFunctionEntry(hcp_ctx *c, const hcp_k32_RtlLookupFunctionEntry_args *a) {
-    uint64_t base = 0, e = c->w == 8 ? lookup(c, a->ControlPc, &base) : 0;
-    if (a->ImageBase && !hcp_wrp(c, a->ImageBase, base)) return 0;
-    return e;
-}
-
-uint64_t hcp_k32_RtlVirtualUnwind(hcp_ctx *c, const hcp_k32_RtlVirtualUnwind_args *a) {
-    if (c->w != 8) return 0;
-    sim_context x;
-    memset(&x, 0, sizeof x);
-    ctx_ptrs cp;
-    memset(&cp, 0, sizeof cp);
-    if (!hcp_context_read(c, a->ContextRecord, &x)) return 0;
-    uint64_t data = 0, est = 0;
-    uint64_t h = virtual_unwind(c, a->HandlerType, a->ImageBase, a->ControlPc, a->FunctionEntry, &x, &data, &est,
-                                a->ContextPointers ? &cp : NULL);
-    uint8_t b[0x4D0];
-    if (!hcp_rd(c, a->ContextRecord, b, sizeof b)) return 0;
-    for (int i = 0; i < 16; i++) hcp_put64(b + 0x78 + 8 * i, x.gpr[i]);
-    hcp_put64(b + 0xF8, x.pc);
-    for (int i = 0; i < 16; i++) memcpy(b + 0x1A0 + 16 * i, x.xmm[i], 16);
-    if (!hcp_wr(c, a->ContextRecord, b, sizeof b)) return 0;
-    if (a->HandlerData && !hcp_wr64(c, a->HandlerData, data)) return 0;
-    if (a->EstablisherFrame && !hcp_wr64(c, a->EstablisherFrame, est)) return 0;
-    if (a->ContextPointers) { /* KNONVOLATILE_CONTEXT_POINTERS: FloatingContext[16], IntegerContext[16] */
-        for (int i = 0; i < 16; i++)
-            if (!hcp_wr64(c, a->ContextPointers + 8ull * i, cp.xmm[i]) ||
-                !hcp_wr64(c, a->ContextPointers + 128 + 8ull * i, cp.gpr[i]))
-                return 0;
-    }
-    return h;
-}
-
-/* RtlPcToFileHeader(pc, *base): the base of the image holding pc (the program's or a DLL's). */
-uint64_t hcp_k32_RtlPcToFileHeader(hcp_ctx *c, const hcp_k32_RtlPcToFileHeader_args *a) {
-    const hcp_module *mod = hcp_module_at(c->p, a->PcValue);
-    uint64_t base = mod ? mod->base : 0;
-    if (!hcp_wrp(c, a->BaseOfImage, base)) return 0;
-    return base;
-}
-
-uint64_t hcp_k32_RtlAddFunctionTable(hcp_ctx *c, const hcp_k32_RtlAddFunctionTable_args *a) {
-    hcp_process *p = c->p;
-    if (!p->seh64 && !(p->seh64 = calloc(1, sizeof *p->seh64))) return 0;
-    struct hcp_seh64_state *s = p->seh64;
-    if (s->n == s->cap) {
-        int nc = s->cap ? 2 * s->cap : 8;
-        fn_table *t = realloc(s->t, (size_t)nc * sizeof *t);
-        if (!t) return 0;
-        s->t = t;
-        s->cap = nc;
-    }
-    s->t[s->n++] = (fn_table){a->FunctionTable, a->BaseAddress, a->EntryCount};
-    return 1;
-}
-
-uint64_t hcp_k32_RtlDeleteFunctionTable(hcp_ctx *c, const hcp_k32_RtlDeleteFunctionTable_args *a) {
-    struct hcp_seh64_state *s = c->p->seh64;
-    for (int i = 0; s && i < s->n; i++)
-        if (s->t[i].table == a->FunctionTable) {
-            memmove(&s->t[i], &s->t[i + 1], (size_t)(s->n - i - 1) * sizeof *s->t);
-            s->n--;
-            return 1;
-        }
+    hcp_x64_start_unwind(c, &gate, &from, a->TargetFrame, a->TargetIp, a->ExceptionRecord, a->ReturnValue, 0, 0);
     return 0;
 }

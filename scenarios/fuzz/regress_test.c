@@ -18,6 +18,7 @@
 /* The targets, built into this one program. */
 #include "scenarios/fuzz/fz_api.c"
 #include "scenarios/fuzz/fz_common.c"
+#include "scenarios/fuzz/fz_dll.c"
 #include "scenarios/fuzz/fz_guest.c"
 #include "scenarios/fuzz/fz_lua.c"
 #include "scenarios/fuzz/fz_marshal.c"
@@ -31,8 +32,8 @@ typedef struct target {
     int (*fn)(const uint8_t *, size_t);
 } target;
 
-static const target targets[] = {
-    {"lua", hcpfz_lua}, {"api", hcpfz_api}, {"marshal", hcpfz_marshal}, {"guest", hcpfz_guest}, {"pe", hcpfz_pe}};
+static const target targets[] = {{"lua", hcpfz_lua},     {"api", hcpfz_api}, {"marshal", hcpfz_marshal},
+                                 {"guest", hcpfz_guest}, {"pe", hcpfz_pe},   {"dll", hcpfz_dll}};
 
 typedef struct input {
     char path[512];

@@ -6,7 +6,8 @@
 # __C_specific_handler and RtlUnwindEx; x86: a registration record on FS:[0], RtlUnwind); each of
 # its "ok DLL!Name:" lines is a TAP line (x86-64 and i386).  Two runs write the same bytes and the
 # same run report (the dispatch is deterministic), the x86-64 output equals Wine's where Wine runs
-# it, and an exception nobody handles ends the run with Windows' report.
+# it, an exception nobody handles ends the run with Windows' report, and one more handler costs
+# what api/README.md says.
 CLAUSE=PE-SEH
 . scenarios/tests/lib/tap.sh
 pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
@@ -40,6 +41,17 @@ for bits in 64 32; do
   $HCPSIM run seh$bits.exe filter > out.txt 2> err.txt; st=$?
   [ "$st" = 4 ] && [ "$(tr -d "$cr" < out.txt)" = "filter: EXCEPTION_EXECUTE_HANDLER" ] && [ ! -s err.txt ]
   result $? "seh$bits filter: KERNEL32.dll!UnhandledExceptionFilter's part: a filter returning EXCEPTION_EXECUTE_HANDLER ends the process with the exception's code, 0xE0000004 (status its low 8 bits, 4; status $st)" "$(cat err.txt)"
+  # the cost of a dispatch (api/README.md "Exceptions": "Cost"): one more handler called is one
+  # more runner_next api_call and the runner's 13 (x64) or 15 (x86) instructions besides its own 2
+  cost() { # m -> "api_calls user_instructions" of a run with "cost m"
+    $HCPSIM run --report c$1.json seh$bits.exe cost $1 > /dev/null 2>&1
+    jq -r '.machines[0].threads[0] | "\(.api_calls) \(.counters.instructions)"' c$1.json
+  }
+  c0=$(cost 0); c1=$(cost 1)
+  per=$([ "$bits" = 64 ] && echo 13 || echo 15)
+  set -- $c0 $c1
+  [ $# = 4 ] && [ $(($3 - $1)) = 1 ] && [ $(($4 - $2)) = $((2 + per)) ]
+  result $? "seh$bits cost: one more vectored handler in a dispatch costs one api_call and $per runner instructions besides its 2" "cost 0: $c0, cost 1: $c1 (api calls, user instructions)"
 done
 if [ -n "$wine" ]; then
   WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" seh64.exe > wine.txt 2> wine.err; wst=$?

@@ -6,7 +6,10 @@
  * EXCEPTION_RECORD, CONTEXT and the dispatcher's order, and what the same program prints under
  * Wine (pe_seh.sh compares).  With the argument "crash" it ends in an access violation nobody
  * handles; with "raise" in an exception RaiseException raised that nobody handles; with "filter"
- * its unhandled-exception filter ends the process (EXCEPTION_EXECUTE_HANDLER). */
+ * its unhandled-exception filter ends the process (EXCEPTION_EXECUTE_HANDLER); with "cost 0" and
+ * "cost 1" it takes one access violation through two vectored handlers, the same code both times
+ * but with "cost 1" a handler of 2 instructions that searches on runs first (pe_seh.sh compares
+ * the two runs' counts with api/README.md's cost of a dispatch). */
 #define __USE_MINGW_ANSI_STDIO 0
 #include <excpt.h>
 #include <stdarg.h>
@@ -61,6 +64,23 @@ static LONG WINAPI av_handler(EXCEPTION_POINTERS *ep) {
     note("A");
     PC(ep->ContextRecord) += 6;
     return EXCEPTION_CONTINUE_EXECUTION;
+}
+
+/* The cost of one more handler: search_on is `xor eax, eax; ret` (EXCEPTION_CONTINUE_SEARCH), 2
+ * instructions; cost_run(m) registers it and av_handler in an order m picks, with the same
+ * instructions for either m, and takes one access violation (write_null). */
+#ifdef _WIN64
+__asm__(".text\n.globl search_on\nsearch_on:\n\txor %eax, %eax\n\tret\n");
+#else
+__asm__(".text\n.globl _search_on@4\n_search_on@4:\n\txor %eax, %eax\n\tret $4\n");
+#endif
+LONG WINAPI search_on(EXCEPTION_POINTERS *ep);
+static int write_null(void);
+static int cost_run(unsigned m) {
+    static PVECTORED_EXCEPTION_HANDLER const order[2][2] = {{search_on, av_handler}, {av_handler, search_on}};
+    AddVectoredExceptionHandler(1, order[m & 1][0]);
+    AddVectoredExceptionHandler(1, order[m & 1][1]); /* First: the one added last runs first */
+    return write_null();
 }
 
 static void *fault_at;
@@ -277,6 +297,7 @@ int main(int argc, char **argv) {
         RaiseException(0xE0000003u, 0, 2, info);
         return 9;
     }
+    if (argc > 2 && strcmp(argv[1], "cost") == 0) return cost_run((unsigned)(argv[2][0] - '0'));
     if (argc > 1 && strcmp(argv[1], "filter") == 0) {
         SetUnhandledExceptionFilter(exit_filter);
         RaiseException(0xE0000004u, 0, 0, NULL);
