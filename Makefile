@@ -74,13 +74,16 @@ help:
 	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
 	@echo "                        native and cachegrind reference (BENCH_ROUNDS runs of each, default 3)"
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
-	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
+	@echo "make check-browser      the tour's and a program's HTML reports in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
 	@echo "                        (default 1000), conformance/README.md"
 	@echo "make clauses            the suite, then the coverage of the clause catalogue (conformance/README.md)"
+	@echo "make exports-doc        api/EXPORTS.md from api/exports.spec (what a program can import)"
 	@echo "make conformance-report the conformance matrix, clauses x implementations (reports/conformance/)"
 	@echo "make check-mutation     small semantic mutations; each must make make test fail (conformance/README.md)"
+	@echo "make check-windiff      WINDIFF_RUNS seeded programs under Wine and hcpsim, compared case by case"
+	@echo "make windiff-refresh    Wine's output of the make test slice's differential programs (needs Wine)"
 	@echo "make native-conformance the conformance program as a Windows .exe (mingw-w64; make native-deps)"
 	@echo "make wine-conformance   that .exe under Wine; verdicts in reports/conformance/ (make wine-deps)"
 	@echo "make install, uninstall binary, man page, completion, library, headers, hcpsim.pc (PREFIX, DESTDIR)"
@@ -166,6 +169,12 @@ $(BUILD)/api/guest_gen.c: $(BUILD)/api/guest_gen.h
 $(BUILD)/api/guest_gen.o: $(BUILD)/api/guest_gen.c $(BUILD)/api/guest_gen.h
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/$(MAIN:.c=.o): | $(GEN_H)
+
+# api/EXPORTS.md, the page of what a program can import, is generated from the spec and committed
+# (scenarios/tests/exports_doc.sh fails when it is not current).
+.PHONY: exports-doc
+exports-doc:
+	perl api/exportsdoc.pl api/exports.spec > api/EXPORTS.md
 
 # Lua helper modules are embedded in the binary (no search path, nothing to install).
 $(BUILD)/scenarios/luasrc.c: $(LUA_LIB) scenarios/embed.pl
@@ -269,7 +278,21 @@ $(BUILD)/pe/hcpcheck32.exe: conformance/native/hcpcheck.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -std=c17 -O2 $(WARN) -Werror -static -o $@ $<
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(DLL_EXES) $(CXX_EXES)
+# The differential programs of the make test slice (scenarios/tests/windiff/README.md): generated
+# by gen.pl for each seed, built once for both ISAs.
+WINDIFF_SEEDS ?= 1 2 3 4
+WINDIFF_CASES ?= 100
+WINDIFF_EXES := $(foreach s,$(WINDIFF_SEEDS),$(BUILD)/windiff/seed$(s)-64.exe $(BUILD)/windiff/seed$(s)-32.exe)
+$(BUILD)/windiff/seed%.c: scenarios/tests/windiff/gen.pl
+	@mkdir -p $(dir $@)
+	perl scenarios/tests/windiff/gen.pl --seed $* --cases $(WINDIFF_CASES) > $@
+$(BUILD)/windiff/seed%-64.exe: $(BUILD)/windiff/seed%.c
+	x86_64-w64-mingw32-gcc -O1 -w -o $@ $<
+$(BUILD)/windiff/seed%-32.exe: $(BUILD)/windiff/seed%.c
+	i686-w64-mingw32-gcc -O1 -w -o $@ $<
+.PRECIOUS: $(BUILD)/windiff/seed%.c
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(WINDIFF_EXES) $(DLL_EXES) $(CXX_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read
@@ -311,7 +334,8 @@ bench: all
 bench-ir: all
 	sh reports/bench/ir.sh $(BUILD) $(WORKLOADS)
 
-# The tour's HTML report rendered by headless Chromium (not part of `make test`: it takes a while).
+# The tour's and a program's HTML reports rendered by headless Chromium (not part of `make test`:
+# it takes a while).
 deps-browser:
 	@command -v chromium >/dev/null && echo "deps-browser: chromium present" && exit 0; \
 	if [ "$$(id -u)" = 0 ]; then \
@@ -321,7 +345,7 @@ deps-browser:
 	  echo "deps-browser: run: sudo apt-get update && sudo apt-get install -y chromium" >&2; exit 1; \
 	fi
 
-check-browser: all
+check-browser: all $(BUILD)/pe/threads64.exe
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
 NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c
@@ -427,10 +451,26 @@ wine-conformance: native-conformance wine-deps
 # make fuzz: libFuzzer targets built with clang under ASan+UBSan in $(FUZZ_BUILD), each run for
 # FUZZ_SECONDS; an input that crashes is kept in scenarios/fuzz/regressions/TARGET/, and
 # regress_test.t (part of make test) replays every kept input with the normal compiler.
-.PHONY: fuzz fuzz-deps check-determinism
+.PHONY: fuzz fuzz-deps check-determinism check-windiff windiff-refresh
+# ---- differential runs against Wine (scenarios/tests/windiff/README.md) -----------------------
+# make windiff-refresh: Wine's output of the make test slice's x86-64 programs, committed in
+# scenarios/tests/windiff/wine/; make check-windiff: WINDIFF_RUNS seeds from WINDIFF_FROM, Wine live.
+WINDIFF_FROM ?= 1000
+WINDIFF_RUNS ?= 20
+windiff-refresh: $(WINDIFF_EXES) wine-deps
+	@mkdir -p $(BUILD)/windiff/prefix
+	for s in $(WINDIFF_SEEDS); do \
+	  perl scenarios/tests/windiff/gen.pl --seed $$s --args > $(BUILD)/windiff/args$$s.txt; \
+	  set --; while IFS= read -r a; do set -- "$$@" "$$a"; done < $(BUILD)/windiff/args$$s.txt; \
+	  (cd $(BUILD)/windiff && WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD)/windiff/prefix) timeout 300 wine seed$$s-64.exe "$$@") \
+	    > scenarios/tests/windiff/wine/seed$$s.txt || exit 1; \
+	done
+check-windiff: all wine-deps
+	sh scenarios/tests/windiff/run.sh $(abspath $(BUILD)/hcpsim) $(BUILD)/windiff-runs $(WINDIFF_FROM) $(WINDIFF_RUNS) $(WINDIFF_CASES)
+
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lua api marshal guest pe dll
+FUZZ_TARGETS ?= lua api marshal guest pe exports dll
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_REGRESS := $(BUILD)/scenarios/fuzz/regress_test.t
@@ -493,14 +533,16 @@ conformance-suite-tap: tests
 	@echo "conformance-suite-tap: $(words $(SUITE_FILES)) test files -> $(CONF_SUITE)/"
 	@printf '%s\n' $(SUITE_FILES) | HCPSIM=$(BUILD)/hcpsim HCPSIM_TAP_DIR=$(CONF_SUITE) xargs -P $(JOBS) -I{} sh -c \
 	  'b=$$(printf %s "$$1" | tr / _); sh scenarios/tests/runtest "$$1" > /dev/null 2> $(CONF_SUITE)/$$b.err || echo "  $$1: exit $$?"' sh {}
-	@perl conformance/clauses.pl --tap-dir $(CONF_SUITE) $(SUITE_FILES) > $(CONF_SUITE)/conformance_clauses.pl.tap || \
+	@HCPSIM_TAP_DIR=$(CONF_SUITE) sh scenarios/tests/runtest conformance/exports.pl > /dev/null || \
+	  echo "  conformance/exports.pl: the export coverage check failed"
+	@perl conformance/clauses.pl --tap-dir $(CONF_SUITE) $(SUITE_FILES) conformance/exports.pl > $(CONF_SUITE)/conformance_clauses.pl.tap || \
 	  echo "  conformance/clauses.pl: the coverage check failed"
 
 conformance-report: conformance-suite-tap
 	@mkdir -p $(CONF_OUT) $(BUILD)/conformance/junit
 	perl reports/matrix.pl --md $(CONF_OUT)/matrix.md --html $(CONF_OUT)/matrix.html \
 	  --junit $(BUILD)/conformance/junit $(CATALOGUE) \
-	  $(foreach f,$(SUITE_FILES) conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
+	  $(foreach f,$(SUITE_FILES) conformance/exports.pl conformance/clauses.pl,'hcpsim suite=$(CONF_SUITE)/$(subst /,_,$(f)).tap') \
 	  'hcpsim documented=?$(BUILD)/conformance/hcpsim-documented.tap' \
 	  'hcpsim observed=?$(BUILD)/conformance/hcpsim-observed.tap' \
 	  'hcpsim .exe documented=?$(BUILD)/conformance/hcpsim-exe-documented.tap' \

@@ -117,12 +117,15 @@ struct hcp_os {
     /* global hardware-counter configuration (KiHwCountersCount / indices) */
     uint32_t cfg_count;
     uint32_t cfg_index[MAX_HW_COUNTERS];
-    hcp_etw etw;         /* the NT Kernel Logger session (api/etw.c) */
-    int etw_version;     /* Thread class version for sessions (hcp_etw_set_thread_version); -1: the profile's */
-    hcp_call_fn call_fn; /* observer of guest calls (hcp_set_call_observer, dispatch.c), or NULL */
-    void *call_ud;
+    hcp_etw etw;     /* the NT Kernel Logger session (api/etw.c) */
+    int etw_version; /* Thread class version for sessions (hcp_etw_set_thread_version); -1: the profile's */
+    hcp_call_fn call_fn[HCP_MAX_CALL_OBSERVERS]; /* observers of guest calls (hcp_add_call_observer, dispatch.c) */
+    void *call_ud[HCP_MAX_CALL_OBSERVERS];
     struct hcp_process *proc; /* the process of a loaded image (api/pe.c), or NULL */
-    bool entered;             /* inside an export's call (dispatch.c): its one kernel entry is already charged */
+    hcp_warn_fn warn_fn;      /* hcp_set_warning_handler, or NULL */
+    void *warn_ud;
+    unsigned warned; /* the kinds of warning given (profiling.c), once each */
+    bool entered;    /* inside an export's call (dispatch.c): its one kernel entry is already charged */
 };
 
 /* A new handle for a thread or a dispatcher object; 0 when the table is full

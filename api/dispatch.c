@@ -102,6 +102,12 @@ const hcp_export *hcp_export_find(const char *dll, const char *name) {
     return NULL;
 }
 
+const hcp_export *hcp_export_named(const char *name) {
+    for (int i = 0; name && i < HCP_EXPORT_ROWS; i++)
+        if (strcmp(hcp_exports[i].name, name) == 0) return &hcp_exports[i];
+    return NULL;
+}
+
 const hcp_export *hcp_export_by_ordinal(const char *dll, unsigned ordinal) {
     const char *d = hcp_export_dll(dll);
     if (!d) return NULL;
@@ -395,9 +401,9 @@ static uint64_t seen(hcp_os *os, hcp_type rt, uint64_t r) { return rt == HCP_T_H
 /* The call observer (hcp_set_call_observer) sees a call: completed when it returned a result. */
 static void observe(hcp_os *os, const hcp_export *e, const char *name, sim_thread *t, const uint64_t *v, int nargs,
                     uint64_t start, uint64_t result, bool pending, bool resumed, bool completed) {
-    if (!os->call_fn) return;
     hcp_call call = {name, e, t, v, nargs, start, result, pending, resumed, completed};
-    os->call_fn(os->call_ud, &call);
+    for (int i = 0; i < HCP_MAX_CALL_OBSERVERS; i++)
+        if (os->call_fn[i]) os->call_fn[i](os->call_ud[i], &call);
 }
 
 static void ctx_init(hcp_ctx *c, hcp_os *os, sim_thread *t, const hcp_export *e) {
@@ -411,12 +417,54 @@ static void ctx_init(hcp_ctx *c, hcp_os *os, sim_thread *t, const hcp_export *e)
     snprintf(c->fn, sizeof c->fn, "%s!%s", e->dll, e->name);
 }
 
-/* A call of an import hcpsim lacks (or a stub's): it stops the run, naming the function. */
-static uint64_t missing_call(hcp_os *os, sim_thread *t, const char *full) {
+/* The spec's DLL `dll` passes arguments cdecl (the caller pops them): its functions are. */
+static bool dll_cdecl(const char *dll) {
+    const char *d = hcp_export_dll(dll);
+    for (int i = 0; d && i < HCP_EXPORT_ROWS; i++)
+        if (hcp_exports[i].kind == HCP_EXPORT_FUNCTION && strcmp(hcp_exports[i].dll, d) == 0)
+            return hcp_exports[i].conv == HCP_CC_CDECL;
+    return false;
+}
+
+/* A call of an import hcpsim lacks, or of a stub row `stub` (NULL for an import the spec does not
+ * know): by default it stops the run naming the function; under --missing-imports=fail it returns
+ * what a function missing from a Windows DLL returns (0 and ERROR_CALL_NOT_IMPLEMENTED; ntdll's
+ * Nt and Zw functions STATUS_NOT_IMPLEMENTED), warned once per function.  On x86 the callee pops
+ * a stdcall function's arguments: a function the spec does not describe cannot return there. */
+static uint64_t missing_call(hcp_os *os, sim_thread *t, uint32_t service, const char *full, const hcp_export *stub) {
     hcp_process *p = os->proc;
     if (!p) return STATUS_INVALID_SYSTEM_SERVICE;
-    snprintf(p->failure, sizeof p->failure, "%s called %s, which hcpsim does not implement", p->name, full);
-    observe(os, NULL, full, t, NULL, 0, sim_clock(os->m), 0, false, false, false);
+    char dll[96];
+    snprintf(dll, sizeof dll, "%s", full);
+    char *bang = strchr(dll, '!');
+    const char *fn = bang ? bang + 1 : full;
+    if (bang) *bang = '\0';
+    bool x86_unknown = hcp_ptr_size(os) == 4 && !stub && !dll_cdecl(dll);
+    if (p->missing_fail && !x86_unknown) {
+        if (!p->warned) p->warned = calloc(SIM_GATE_SERVICES, 1);
+        if (p->warned && service < SIM_GATE_SERVICES && !p->warned[service] && os->warn_fn) {
+            p->warned[service] = 1;
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "called %s, which hcpsim does not implement: it returns failure (--missing-imports=fail)", full);
+            os->warn_fn(os->warn_ud, t, msg);
+        }
+        bool nt = hcp_export_dll(dll) && strcmp(hcp_export_dll(dll), "ntdll.dll") == 0 &&
+                  (strncmp(fn, "Nt", 2) == 0 || strncmp(fn, "Zw", 2) == 0);
+        uint64_t r = nt ? STATUS_NOT_IMPLEMENTED : 0;
+        if (!nt) hcp_SetLastError(os, ERROR_CALL_NOT_IMPLEMENTED);
+        observe(os, stub, full, t, NULL, 0, sim_clock(os->m), r, false, false, true);
+        return r;
+    }
+    if (x86_unknown && p->missing_fail)
+        snprintf(p->failure, sizeof p->failure,
+                 "%s called %s, which hcpsim does not implement; --missing-imports=fail cannot return from it on "
+                 "x86, where the callee pops arguments the spec does not describe",
+                 p->name, full);
+    else
+        snprintf(p->failure, sizeof p->failure, "%s called %s, which hcpsim does not implement", p->name, full);
+    p->failure_missing = true;
+    observe(os, stub, full, t, NULL, 0, sim_clock(os->m), 0, false, false, false);
     sim_gate_end_call(t);
     return 0;
 }
@@ -428,7 +476,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
         hcp_process *p = os->proc;
         uint32_t k = service - HCP_SVC_MISSING;
         if (!p || k >= (uint32_t)p->nmissing) return STATUS_INVALID_SYSTEM_SERVICE;
-        return missing_call(os, t, p->missing[k]);
+        return missing_call(os, t, service, p->missing[k], NULL);
     }
     if (service >= HCP_EXPORT_ROWS) return STATUS_INVALID_SYSTEM_SERVICE;
     const hcp_export *e = &hcp_exports[service];
@@ -437,7 +485,7 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     if (e->kind == HCP_EXPORT_STUB) {
         char full[96];
         snprintf(full, sizeof full, "%s!%s", e->dll, e->name);
-        return missing_call(os, t, full);
+        return missing_call(os, t, service, full, e);
     }
     if (e->kind != HCP_EXPORT_FUNCTION) return STATUS_INVALID_SYSTEM_SERVICE;
     hcp_ctx c;
@@ -492,9 +540,58 @@ uint64_t hcp_export_thunk(hcp_os *os, const hcp_export *e) {
     return sim_gate_thunk(os->m, svc);
 }
 
-void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
-    os->call_fn = fn;
-    os->call_ud = fn ? ud : NULL;
+int hcp_add_call_observer(hcp_os *os, hcp_call_fn fn, void *ud) {
+    for (int i = 0; i < HCP_MAX_CALL_OBSERVERS; i++)
+        if (!os->call_fn[i]) {
+            os->call_fn[i] = fn;
+            os->call_ud[i] = ud;
+            return i;
+        }
+    return -1;
+}
+
+void hcp_remove_call_observer(hcp_os *os, int slot) {
+    if (!os || slot < 0 || slot >= HCP_MAX_CALL_OBSERVERS) return;
+    os->call_fn[slot] = NULL;
+    os->call_ud[slot] = NULL;
+}
+
+/* One code point as UTF-8 into out[k..cap-1): the new k, or 0 when it does not fit. */
+static size_t put_utf8(char *out, size_t k, size_t cap, uint32_t cp) {
+    uint8_t b[4];
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (n == 1) b[0] = (uint8_t)cp;
+    if (n == 2) b[0] = (uint8_t)(0xC0 | cp >> 6);
+    if (n == 3) b[0] = (uint8_t)(0xE0 | cp >> 12);
+    if (n == 4) b[0] = (uint8_t)(0xF0 | cp >> 18);
+    for (size_t i = 1; i < n; i++) b[i] = (uint8_t)(0x80 | (cp >> (6 * (n - 1 - i)) & 0x3F));
+    if (k + n >= cap) return 0;
+    memcpy(out + k, b, n);
+    return k + n;
+}
+
+int hcp_guest_string(sim_machine *m, uint64_t at, bool wide, char *out, size_t cap) {
+    size_t k = 0, unit = wide ? 2 : 1;
+    if (cap < 8) return -1;
+    for (uint64_t i = 0;; i++) {
+        uint8_t b[2] = {0, 0};
+        if (sim_mem_read(m, at + i * unit, b, unit) != SIM_OK) {
+            if (!i) return -1;
+            break; /* the rest is not readable: show what was */
+        }
+        uint32_t cp = wide ? (uint32_t)hcp_get16(b) : b[0];
+        if (!cp) break;
+        if (wide && cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD; /* surrogates: not decoded here */
+        size_t nk = put_utf8(out, k, cap - 3, cp);
+        if (!nk) {
+            memcpy(out + k, "...", 3);
+            k += 3;
+            break;
+        }
+        k = nk;
+    }
+    out[k] = '\0';
+    return (int)k;
 }
 
 const char *hcp_import_name(int i) { return i >= 0 && i < HCP_GATE_IMPORTS ? hcp_exports[i].name : NULL; }

@@ -99,6 +99,9 @@ int hcp_export_count(void);
 /* The row of DLL!name (DLL case-insensitive, with or without ".dll", any folder; API-set names
  * that Windows resolves to a simulated DLL resolve too), or NULL.  Internal rows are not found. */
 const hcp_export *hcp_export_find(const char *dll, const char *name);
+/* The first row (in spec order, internal ones included) named `name`, whatever its DLL, or NULL:
+ * the report decoder's lookup (a report names a call by its function). */
+const hcp_export *hcp_export_named(const char *name);
 /* The row of DLL's ordinal, or NULL. */
 const hcp_export *hcp_export_by_ordinal(const char *dll, unsigned ordinal);
 /* The row's index (its gate service). */
@@ -113,6 +116,10 @@ const char *hcp_type_name(hcp_type t);
 /* What the row's implementation does, for `hcpsim describe --imports` and the docs: "yes",
  * "no-op", "returns TRUE", "stub" (not implemented). */
 const char *hcp_export_does(const hcp_export *e);
+/* The guest address of the call-gate thunk of function row e on os's machine (an x86 stdcall
+ * thunk is set to pop the row's argument words). */
+struct hcp_os;
+uint64_t hcp_export_thunk(struct hcp_os *os, const hcp_export *e);
 /* What a call costs its caller besides the thunk: "1 api_call", "none (user mode only)", ... */
 const char *hcp_export_cost(const hcp_export *e);
 

@@ -305,8 +305,22 @@ typedef struct hcp_call {
     bool pending, resumed, completed;
 } hcp_call;
 typedef void (*hcp_call_fn)(void *ud, const hcp_call *c);
-/* Installs the observer of gate calls (NULL removes it); one per OS. */
-void hcp_set_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
+/* Adds an observer of guest calls: its slot (0..HCP_MAX_CALL_OBSERVERS-1), or -1 when every slot
+ * is taken.  Observers see each call in the order they were added. */
+#define HCP_MAX_CALL_OBSERVERS 4
+int hcp_add_call_observer(hcp_os *os, hcp_call_fn fn, void *ud);
+void hcp_remove_call_observer(hcp_os *os, int slot);
+/* The string at guest address `at` (UTF-16 when `wide`) as UTF-8 (bytes above 0x7F read as
+ * code page 1252's Latin-1 range), at most cap-1 bytes, cut with "..." when longer: its length,
+ * or -1 when its first byte is not readable.  For observers showing LPCSTR / LPCWSTR arguments. */
+int hcp_guest_string(sim_machine *m, uint64_t at, bool wide, char *out, size_t cap);
+/* A program's use of the HCP functions that leaves it without data Windows would give it
+ * (scenarios/README.md "Warnings"): HardwareCounters bits with no configured counter.
+ * fn(ud, t, message) is called once per kind per OS, for calls made by a thread of the OS's
+ * process (api/pe.h), inside the call; it may end t's guest call (sim_gate_end_call).  NULL (the
+ * default): no such warnings, so a Lua scenario's own calls never get them. */
+typedef void (*hcp_warn_fn)(void *ud, sim_thread *t, const char *message);
+void hcp_set_warning_handler(hcp_os *os, hcp_warn_fn fn, void *ud);
 /* Import i (0, 1, ... in thunk order): its name, or NULL past the last. */
 const char *hcp_import_name(int i);
 /* The guest address of the thunk of `name` (as Windows spells it) on machine

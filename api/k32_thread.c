@@ -174,10 +174,14 @@ uint64_t hcp_k32_TlsAlloc(hcp_ctx *c) {
     hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     return TLS_OUT_OF_INDEXES;
 }
+/* The freed index reads 0 in every thread from now on, as Windows clears the cell in each. */
 uint64_t hcp_k32_TlsFree(hcp_ctx *c, const hcp_k32_TlsFree_args *a) {
+    hcp_process *p = c->p;
     uint32_t i = a->dwTlsIndex;
-    if (i >= HCP_TLS_SLOTS || !c->p->tls_used[i]) return hcp_fail(c, ERROR_INVALID_PARAMETER);
-    c->p->tls_used[i] = 0;
+    if (i >= HCP_TLS_SLOTS || !p->tls_used[i]) return hcp_fail(c, ERROR_INVALID_PARAMETER);
+    p->tls_used[i] = 0;
+    for (int k = 0; k < p->nthr; k++)
+        if (p->thr[k].tls) p->thr[k].tls[i] = 0;
     return 1;
 }
 uint64_t hcp_k32_TlsGetValue(hcp_ctx *c, const hcp_k32_TlsGetValue_args *a) {

@@ -121,6 +121,15 @@ bool hcp_process_exited(const hcp_process *p, uint32_t *code);
 /* The run-stopping failure ("x.exe called KERNEL32.dll!Foo, which hcpsim does
  * not implement"), or NULL. */
 const char *hcp_process_failure(const hcp_process *p);
+/* True when that failure is a call of an import hcpsim lacks (the run's status "missing-import"). */
+bool hcp_process_failure_missing(const hcp_process *p);
+/* Whether that failure is an exception no handler took (its report: api/README.md "Exceptions"). */
+bool hcp_process_failure_exception(const hcp_process *p);
+/* What a call of an import hcpsim lacks (or of a spec stub) does (api/README.md "Missing
+ * imports"): stop the run naming it (false, the default), or (true) return failure as a missing
+ * function would on a Windows without it: 0 with ERROR_CALL_NOT_IMPLEMENTED (ntdll's Nt and Zw
+ * functions: STATUS_NOT_IMPLEMENTED), a warning once per function through the warning handler. */
+void hcp_process_set_missing_fail(hcp_process *p, bool fail);
 const char *hcp_process_name(const hcp_process *p);
 /* os's process or NULL (api/ internal users: the gate). */
 hcp_process *hcp_os_process(hcp_os *os);

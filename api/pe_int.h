@@ -163,6 +163,10 @@ struct hcp_process {
     char (*missing)[96];
     int nmissing;
     char failure[768];
+    bool failure_missing;   /* the failure is a call of an import hcpsim lacks */
+    bool failure_exception; /* the failure is an exception nobody handled (api/seh.c) */
+    bool missing_fail;      /* --missing-imports=fail: such a call returns failure instead of stopping */
+    uint8_t *warned;        /* per gate service: its missing-import warning was given (SIM_GATE_SERVICES) */
     bool exited;
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
@@ -248,8 +252,5 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t);
 
 /* crt_guest.c: places msvcrt's guest-code exports (_initterm, _cexit, exit) after the image. */
 sim_err hcp_crt_guest_place(hcp_process *p);
-/* dispatch.c: the thunk address of export e (an x86 stdcall thunk pops its arguments). */
-struct hcp_export;
-uint64_t hcp_export_thunk(hcp_os *os, const struct hcp_export *e);
 
 #endif

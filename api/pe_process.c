@@ -326,6 +326,7 @@ hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, 
 void hcp_process_free(hcp_process *p) {
     if (!p) return;
     free(p->missing);
+    free(p->warned);
     free(p->blocks);
     for (int i = 0; i < p->nthr; i++) {
         free(p->thr[i].tls);
@@ -491,4 +492,7 @@ bool hcp_process_exited(const hcp_process *p, uint32_t *code) {
     return p->exited;
 }
 const char *hcp_process_failure(const hcp_process *p) { return p->failure[0] ? p->failure : NULL; }
+bool hcp_process_failure_missing(const hcp_process *p) { return p->failure[0] && p->failure_missing; }
+bool hcp_process_failure_exception(const hcp_process *p) { return p->failure[0] && p->failure_exception; }
+void hcp_process_set_missing_fail(hcp_process *p, bool fail) { p->missing_fail = fail; }
 const char *hcp_process_name(const hcp_process *p) { return p->name; }

@@ -8,9 +8,11 @@
  * Windows leaves behaviour undefined, the result is simulator-defined and
  * documented in api/README.md.  On a platform without them (the profile's
  * `hcp` false: ce2.12-arm) each fails with ERROR_CALL_NOT_IMPLEMENTED. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "api/api_int.h"
+#include "api/pe_int.h"
 
 /* Internal THREAD_PERFORMANCE_DATA offsets (HCP-SPEC §3.3). */
 #define BLK_SIZE 0
@@ -33,6 +35,29 @@ const hcp_sem_rules HCP_SEM_RULES[] = {
                       .count_configured = true,
                       .keset_any_blocks = true},
 };
+
+/* ---- warnings to a program (hcp_set_warning_handler) ----------------------------------------------- */
+
+enum { WARN_UNCONFIGURED = 1u };
+
+void hcp_set_warning_handler(hcp_os *os, hcp_warn_fn fn, void *ud) {
+    os->warn_fn = fn;
+    os->warn_ud = ud;
+}
+
+/* Once per kind, for a call of a thread of the OS's process. */
+static void warn_once(hcp_os *os, unsigned kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn_once(hcp_os *os, unsigned kind, const char *fmt, ...) {
+    sim_thread *t = hcp_current(os);
+    if (!os->warn_fn || (os->warned & kind) || !t || !os->proc || !hcp_process_thread(os->proc, t)) return;
+    os->warned |= kind;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    os->warn_fn(os->warn_ud, t, msg);
+}
 
 static uint64_t counter_value(hcp_os *os, const prof_record *p, sim_thread *t, uint32_t slot) {
     const pmu_config *pc = &sim_machine_config(os->m)->pmc;
@@ -93,6 +118,26 @@ uint32_t hcp_EnableThreadProfiling(hcp_os *os, uint64_t ThreadHandle, uint32_t F
     uint8_t out[8];
     hcp_put64(out, block); /* a HANDLE: pointer-sized (4 bytes on a 32-bit platform, the block lies below 4 GiB) */
     if (sim_mem_write(m, PerformanceDataHandle, out, hcp_ptr_size(os)) != SIM_OK) return ERROR_NOACCESS;
+    /* Counters the mask asks for that no configuration names give no values: on Windows only a
+     * driver configures them (KeSetHardwareCounterConfiguration), and a program that ran there
+     * with one prints zeros here unless the command line configures them too. */
+    uint64_t unconfigured = HardwareCounters & ~((UINT64_C(1) << os->cfg_count) - 1);
+    if (unconfigured) {
+        int lo = 0, hi = 15;
+        while (!(unconfigured >> lo & 1)) lo++;
+        while (!(unconfigured >> hi & 1)) hi--;
+        char which[24], have[48];
+        snprintf(which, sizeof which, lo == hi ? "[%d]" : "[%d..%d]", lo, hi);
+        if (os->cfg_count)
+            snprintf(have, sizeof have, "only %u hardware counter%s", (unsigned)os->cfg_count,
+                     os->cfg_count == 1 ? " is" : "s are");
+        else
+            snprintf(have, sizeof have, "no hardware counter is");
+        warn_once(os, WARN_UNCONFIGURED,
+                  "EnableThreadProfiling with HardwareCounters 0x%llX, but %s configured: HwCounters%s will hold no "
+                  "counts (on Windows a driver configures them; here hcpsim run --pmc EVENT,... --counters PMC,...)",
+                  (unsigned long long)HardwareCounters, have, which);
+    }
     return ERROR_SUCCESS;
 }
 

@@ -274,6 +274,7 @@ static void report(hcp_ctx *c, const hcp_excrec *e, const sim_fault *f) {
              "%s: unhandled exception 0x%08X (%s) at 0x%llX (%s) in thread '%s' (id %u)%s", p->name, (unsigned)e->code,
              name ? name : "?", (unsigned long long)e->address, where, sim_thread_name(c->t),
              (unsigned)sim_thread_id(c->t), tail);
+    p->failure_exception = true;
     c->failed = true;
 }
 

@@ -3,13 +3,15 @@
  * masks in hex, flags as their constant names, DWORD timeouts as INFINITE or milliseconds,
  * Win32 errors and NTSTATUS values by name, wait results as WAIT_*, and a
  * PERFORMANCE_DATA with its WaitReasonBitMap decoded to KWAIT_REASON names.
- * Functions the table does not know are shown with their raw values.
+ * A guest call is read by its export's row of api/exports.spec (parameter names and types), a
+ * Lua body's call by the binding's own table below; functions neither knows are shown raw.
  * reports/SCHEMA.md "API calls in Markdown and HTML" lists the rules. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/exports.h"
 #include "reports/report_data.h"
 
 /* Kinds of values. */
@@ -27,6 +29,8 @@ enum {
     K_PF,      /* EnableThreadProfiling flags */
     K_RF,      /* ReadThreadProfilingData flags */
     K_PD,      /* PERFORMANCE_DATA (a Lua table) */
+    K_I,       /* signed decimal */
+    K_STR,     /* an input string: its text (JSON string), or its pointer when unreadable */
 };
 
 typedef struct param {
@@ -37,68 +41,41 @@ typedef struct param {
 #define MAXP 6
 typedef struct fnspec {
     const char *fn;
-    param lua[MAXP];   /* the Lua binding's arguments */
-    param guest[MAXP]; /* the raw slots of a guest call, when they differ from lua (name NULL: same) */
-    param res[MAXP];   /* the Lua results; a guest call's rax is res[0] */
+    param lua[MAXP]; /* the Lua binding's arguments */
+    param res[MAXP]; /* the Lua results */
 } fnspec;
 
 static const fnspec specs[] = {
     {"EnableThreadProfiling",
      {{"ThreadHandle", K_H}, {"Flags", K_PF}, {"HardwareCounters", K_X}},
-     {{"ThreadHandle", K_H}, {"Flags", K_PF}, {"HardwareCounters", K_X}, {"PerformanceDataHandle", K_PTR}},
      {{"", K_ERR}, {"PerformanceDataHandle", K_H}}},
-    {"DisableThreadProfiling", {{"PerformanceDataHandle", K_H}}, {{NULL, 0}}, {{"", K_ERR}}},
-    {"QueryThreadProfiling",
-     {{"ThreadHandle", K_H}},
-     {{"ThreadHandle", K_H}, {"Enabled", K_PTR}},
-     {{"", K_ERR}, {"Enabled", K_BOOL}}},
+    {"DisableThreadProfiling", {{"PerformanceDataHandle", K_H}}, {{"", K_ERR}}},
+    {"QueryThreadProfiling", {{"ThreadHandle", K_H}}, {{"", K_ERR}, {"Enabled", K_BOOL}}},
     {"ReadThreadProfilingData",
      {{"PerformanceDataHandle", K_H}, {"Flags", K_RF}, {"PerformanceData", K_ANY}},
-     {{"PerformanceDataHandle", K_H}, {"Flags", K_RF}, {"PerformanceData", K_PTR}},
      {{"", K_ERR}, {"PerformanceData", K_PD}}},
-    {"KeSetHardwareCounterConfiguration",
-     {{"CounterArray", K_ANY}},
-     {{"CounterArray", K_PTR}, {"Count", K_U}},
-     {{"", K_NT}}},
+    {"KeSetHardwareCounterConfiguration", {{"CounterArray", K_ANY}}, {{"", K_NT}}},
     {"KeQueryHardwareCounterConfiguration",
      {{"MaximumCount", K_U}},
-     {{"CounterArray", K_PTR}, {"MaximumCount", K_U}, {"Count", K_PTR}},
      {{"", K_NT}, {"CounterArray", K_ANY}, {"Count", K_U}, {"bytes", K_ANY}}},
-    {"QueryThreadCycleTime",
-     {{"ThreadHandle", K_H}},
-     {{"ThreadHandle", K_H}, {"CycleTime", K_PTR}},
-     {{"", K_BOOL}, {"CycleTime", K_U}}},
+    {"QueryThreadCycleTime", {{"ThreadHandle", K_H}}, {{"", K_BOOL}, {"CycleTime", K_U}}},
     {"GetThreadTimes",
      {{"hThread", K_H}},
-     {{"hThread", K_H},
-      {"lpCreationTime", K_PTR},
-      {"lpExitTime", K_PTR},
-      {"lpKernelTime", K_PTR},
-      {"lpUserTime", K_PTR}},
      {{"", K_BOOL}, {"CreationTime", K_U}, {"ExitTime", K_U}, {"KernelTime", K_U}, {"UserTime", K_U}}},
-    {"GetCurrentThread", {{NULL, 0}}, {{NULL, 0}}, {{"", K_H}}},
-    {"GetCurrentThreadId", {{NULL, 0}}, {{NULL, 0}}, {{"", K_U}}},
-    {"Sleep", {{"dwMilliseconds", K_MS}}, {{NULL, 0}}, {{NULL, 0}}},
-    {"SwitchToThread", {{NULL, 0}}, {{NULL, 0}}, {{"", K_BOOL}}},
-    {"WaitForSingleObject", {{"hHandle", K_H}, {"dwMilliseconds", K_MS}}, {{NULL, 0}}, {{"", K_WAIT}}},
-    {"WaitForMultipleObjects",
-     {{"lpHandles", K_ANY}, {"bWaitAll", K_BOOL}, {"dwMilliseconds", K_MS}},
-     {{"nCount", K_U}, {"lpHandles", K_PTR}, {"bWaitAll", K_BOOL}, {"dwMilliseconds", K_MS}},
-     {{"", K_WAIT}}},
-    {"OpenThread",
-     {{"dwDesiredAccess", K_X}, {"bInheritHandle", K_BOOL}, {"dwThreadId", K_U}},
-     {{NULL, 0}},
-     {{"", K_H}}},
-    {"CloseHandle", {{"hObject", K_H}}, {{NULL, 0}}, {{"", K_BOOL}}},
-    {"SetEvent", {{"hEvent", K_H}}, {{NULL, 0}}, {{"", K_BOOL}}},
-    {"ResetEvent", {{"hEvent", K_H}}, {{NULL, 0}}, {{"", K_BOOL}}},
-    {"ReleaseMutex", {{"hMutex", K_H}}, {{NULL, 0}}, {{"", K_BOOL}}},
-    {"ReleaseSemaphore",
-     {{"hSemaphore", K_H}, {"lReleaseCount", K_U}},
-     {{"hSemaphore", K_H}, {"lReleaseCount", K_U}, {"lpPreviousCount", K_PTR}},
-     {{"", K_BOOL}, {"PreviousCount", K_U}}},
-    {"GetLastError", {{NULL, 0}}, {{NULL, 0}}, {{"", K_ERR}}},
-    {"SetLastError", {{"dwErrCode", K_ERR}}, {{NULL, 0}}, {{NULL, 0}}},
+    {"GetCurrentThread", {{NULL, 0}}, {{"", K_H}}},
+    {"GetCurrentThreadId", {{NULL, 0}}, {{"", K_U}}},
+    {"Sleep", {{"dwMilliseconds", K_MS}}, {{NULL, 0}}},
+    {"SwitchToThread", {{NULL, 0}}, {{"", K_BOOL}}},
+    {"WaitForSingleObject", {{"hHandle", K_H}, {"dwMilliseconds", K_MS}}, {{"", K_WAIT}}},
+    {"WaitForMultipleObjects", {{"lpHandles", K_ANY}, {"bWaitAll", K_BOOL}, {"dwMilliseconds", K_MS}}, {{"", K_WAIT}}},
+    {"OpenThread", {{"dwDesiredAccess", K_X}, {"bInheritHandle", K_BOOL}, {"dwThreadId", K_U}}, {{"", K_H}}},
+    {"CloseHandle", {{"hObject", K_H}}, {{"", K_BOOL}}},
+    {"SetEvent", {{"hEvent", K_H}}, {{"", K_BOOL}}},
+    {"ResetEvent", {{"hEvent", K_H}}, {{"", K_BOOL}}},
+    {"ReleaseMutex", {{"hMutex", K_H}}, {{"", K_BOOL}}},
+    {"ReleaseSemaphore", {{"hSemaphore", K_H}, {"lReleaseCount", K_U}}, {{"", K_BOOL}, {"PreviousCount", K_U}}},
+    {"GetLastError", {{NULL, 0}}, {{"", K_ERR}}},
+    {"SetLastError", {{"dwErrCode", K_ERR}}, {{NULL, 0}}},
 };
 
 /* ---- a growing string ---- */
@@ -200,7 +177,7 @@ static void put_pd(sbuf *b, const json_t *pd) {
     put(b, "}");
 }
 
-static void put_value(sbuf *b, int kind, const json_t *v, bool guest) {
+static void put_value(sbuf *b, int kind, const json_t *v) {
     if (kind == K_PD) {
         put_pd(b, v);
         return;
@@ -219,7 +196,7 @@ static void put_value(sbuf *b, int kind, const json_t *v, bool guest) {
     switch (kind) {
     case K_H:
     case K_PTR: put(b, "0x%" PRIX64, u); break;
-    case K_X: put(b, "0x%" PRIX64, guest ? (uint64_t)d : u); break;
+    case K_X: put(b, "0x%" PRIX64, u); break;
     case K_U: put(b, "%s", rep_g(u)); break;
     case K_MS:
         if (d == 0xFFFFFFFFu)
@@ -254,6 +231,8 @@ static void put_value(sbuf *b, int kind, const json_t *v, bool guest) {
             put(b, "%" PRIu32, d);
         break;
     case K_BOOL: put(b, "%s", d ? "TRUE" : "FALSE"); break;
+    case K_I: put(b, "%" PRId64, (int64_t)u); break;
+    case K_STR: put(b, "0x%" PRIX64, u); break; /* a string that was not readable: its pointer */
     case K_PF:
         if (d == 1)
             put(b, "THREAD_PROFILING_FLAG_DISPATCH");
@@ -275,6 +254,63 @@ static void put_value(sbuf *b, int kind, const json_t *v, bool guest) {
     }
 }
 
+/* A guest call's argument as the report keeps it (reports/SCHEMA.md "api"): by its spec type, an
+ * input string as its text (or its pointer when unreadable), a floating-point value as "%.17g",
+ * a signed type as its signed value, anything else as the normalised integer. */
+json_t *rep_guest_arg(sim_machine *m, hcp_type type, uint64_t v) {
+    char buf[264];
+    if (type == HCP_T_STR || type == HCP_T_WSTR) {
+        if (v && m && hcp_guest_string(m, v, type == HCP_T_WSTR, buf, sizeof buf) >= 0) return json_string(buf);
+        return json_integer((json_int_t)v);
+    }
+    if (type == HCP_T_F64 || type == HCP_T_F32) {
+        double d;
+        if (type == HCP_T_F64) {
+            memcpy(&d, &v, sizeof d);
+        } else {
+            uint32_t b = (uint32_t)v;
+            float f;
+            memcpy(&f, &b, sizeof f);
+            d = f;
+        }
+        snprintf(buf, sizeof buf, "%.17g", d);
+        return json_string(buf);
+    }
+    if (type == HCP_T_INT) return json_integer((json_int_t)(int32_t)(uint32_t)v);
+    return json_integer((json_int_t)v);
+}
+
+/* How a parameter or result of an export's type is shown (api/exports.h). */
+static int kind_of(hcp_type t) {
+    switch (t) {
+    case HCP_T_HANDLE: return K_H;
+    case HCP_T_PTR:
+    case HCP_T_VALIST: return K_PTR;
+    case HCP_T_DWORD:
+    case HCP_T_SIZE:
+    case HCP_T_U64: return K_U;
+    case HCP_T_MASK:
+    case HCP_T_MASK64: return K_X;
+    case HCP_T_TIMEOUT: return K_MS;
+    case HCP_T_INT:
+    case HCP_T_SSIZE:
+    case HCP_T_I64: return K_I;
+    case HCP_T_BOOL: return K_BOOL;
+    case HCP_T_STR:
+    case HCP_T_WSTR: return K_STR;
+    case HCP_T_ERRCODE: return K_ERR;
+    case HCP_T_NTSTATUS: return K_NT;
+    case HCP_T_WAITRES: return K_WAIT;
+    case HCP_T_PFLAGS: return K_PF;
+    case HCP_T_RFLAGS: return K_RF;
+    case HCP_T_F64:
+    case HCP_T_F32:
+    case HCP_T_VOID:
+    case HCP_T_VARARGS: break;
+    }
+    return K_ANY;
+}
+
 static const fnspec *spec_of(const char *fn) {
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
         if (strcmp(specs[i].fn, fn) == 0) return &specs[i];
@@ -283,25 +319,35 @@ static const fnspec *spec_of(const char *fn) {
 
 char *rep_call_text(const char *fn, bool guest, const json_t *args, const json_t *results, bool done) {
     sbuf b = {0};
-    const fnspec *sp = spec_of(fn);
-    const param *ps = sp ? (guest && sp->guest[0].name ? sp->guest : sp->lua) : NULL;
+    /* a guest call is read by its export's spec row; a Lua call by the binding's own table */
+    const hcp_export *ex = guest ? hcp_export_named(fn) : NULL;
+    const fnspec *sp = guest ? NULL : spec_of(fn);
     put(&b, "%s(", fn);
     for (size_t i = 0; json_is_array(args) && i < json_array_size(args); i++) {
-        const param *p = ps && i < MAXP && ps[i].name ? &ps[i] : NULL;
+        const char *name = NULL;
+        int kind = K_ANY;
+        if (ex && i < (size_t)ex->nparams) {
+            name = ex->params[i].name;
+            kind = kind_of(ex->params[i].type);
+        } else if (sp && i < MAXP && sp->lua[i].name) {
+            name = sp->lua[i].name;
+            kind = sp->lua[i].kind;
+        }
         if (i) put(&b, ", ");
-        if (p) put(&b, "%s=", p->name);
-        put_value(&b, p ? p->kind : K_ANY, json_array_get(args, i), guest);
+        if (name) put(&b, "%s=", name);
+        put_value(&b, kind, json_array_get(args, i));
     }
     put(&b, ")");
     if (!done) {
         put(&b, " did not return");
-    } else if (json_is_array(results) && json_array_size(results)) {
+    } else if (json_is_array(results) && json_array_size(results) && !(ex && ex->ret == HCP_T_VOID)) {
         put(&b, " → ");
         for (size_t i = 0; i < json_array_size(results); i++) {
             const param *p = sp && i < MAXP && sp->res[i].name ? &sp->res[i] : NULL;
+            int kind = ex && !i ? kind_of(ex->ret) : p ? p->kind : K_ANY;
             if (i) put(&b, ", ");
             if (p && *p->name) put(&b, "%s=", p->name);
-            put_value(&b, p ? p->kind : K_ANY, json_array_get(results, i), guest);
+            put_value(&b, kind, json_array_get(results, i));
         }
     }
     if (b.bad) {

@@ -1,7 +1,7 @@
 /* reports/diff.c — hcpsim diff A.json B.json: what moved between two run reports.
  *
  * Both files are read with jansson and compared by the schema's structure
- * (reports/SCHEMA.md): the run (scenario, seed, arguments, exit status, TAP
+ * (reports/SCHEMA.md): the run (scenario, seed, arguments, how it ended, exit status, TAP
  * results), then per machine its end time, each thread's counters and times
  * (threads matched by creation index), each CPU's statistics, the API call
  * counts per function and the first API call where the two call sequences
@@ -147,10 +147,11 @@ static const char **keys_of(const json_t *a, const json_t *b, size_t *n) {
 static const char *str_or(const json_t *v, const char *dflt) { return json_is_string(v) ? json_string_value(v) : dflt; }
 
 static void diff_run(ctx *c, const json_t *ra, const json_t *rb) {
-    static const char *const text[] = {"scenario", "seed", "args", "status"};
+    static const char *const text[] = {"scenario", "seed", "args", "status", "limit"};
     for (size_t i = 0; i < sizeof text / sizeof *text; i++)
         cmp_text(c, "run", "", text[i], get(ra, text[i]), get(rb, text[i]));
     cmp_int(c, "run", "", "exit_status", get(ra, "exit_status"), get(rb, "exit_status"));
+    cmp_int(c, "run", "", "exit_code", get(ra, "exit_code"), get(rb, "exit_code"));
     const json_t *ta = get(ra, "tap"), *tb = get(rb, "tap");
     static const char *const counts[] = {"tests", "passed", "failed", "todo", "skipped"};
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
@@ -505,9 +506,11 @@ static json_t *load(const char *path) {
             fprintf(stderr, "hcpsim diff: %s: %s\n", path, e.text);
         return NULL;
     }
-    if (!json_is_object(d) || strcmp(str_or(get(d, "schema"), ""), "hcpsim-report") != 0 ||
-        !json_is_integer(get(d, "version")) || json_integer_value(get(d, "version")) != 1) {
-        fprintf(stderr, "%s:1: not an hcpsim run report (schema \"hcpsim-report\", version 1 expected)\n", path);
+    /* version 2 added run.exit_code and run.limit and split the failed runs' status; the keys
+     * compared are the same in both */
+    json_int_t ver = json_is_integer(get(d, "version")) ? json_integer_value(get(d, "version")) : 0;
+    if (!json_is_object(d) || strcmp(str_or(get(d, "schema"), ""), "hcpsim-report") != 0 || ver < 1 || ver > 2) {
+        fprintf(stderr, "%s:1: not an hcpsim run report (schema \"hcpsim-report\", version 1 or 2 expected)\n", path);
         json_decref(d);
         return NULL;
     }

@@ -6,7 +6,7 @@
  * switch counts, counter samples at each switch-out, an aggregated timeline
  * of at most TL_COLS columns per CPU, and every Windows API call with its
  * arguments and results (from the Lua binding layer, rep_call_begin/end, and
- * from the call gate, hcp_set_call_observer).  At detach it takes each
+ * through the dispatcher, hcp_add_call_observer).  At detach it takes each
  * thread's and CPU's final totals.  At close it writes one of three views of
  * that data.  reports/SCHEMA.md describes the document; the JSON is built
  * with jansson and dumped with sorted keys.
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/exports.h"
 #include "reports/report_data.h"
 
 static void nomem(rep_report *r) {
@@ -271,6 +272,7 @@ static fncount *fn_of(rmachine *rm, const char *name) {
     fncount *fc = &rm->fns[rm->nfns];
     if (!(fc->name = rep_clean_utf8(name))) return NULL;
     fc->lua = fc->guest = 0;
+    fc->missing = false;
     rm->nfns++;
     return fc;
 }
@@ -334,14 +336,22 @@ static void cb_call(void *ud, const hcp_call *c) {
         return;
     }
     json_t *args = json_array();
-    for (int i = 0; i < c->nargs; i++) json_array_append_new(args, json_integer((json_int_t)c->args[i]));
+    for (int i = 0; i < c->nargs; i++)
+        json_array_append_new(args, c->ex ? rep_guest_arg(rm->m, c->ex->params[i].type, c->args[i])
+                                          : json_integer((json_int_t)c->args[i]));
     long id = call_new(rm, c->thread, c->name, true, c->start, args);
+    if (!c->ex || c->ex->kind == HCP_EXPORT_STUB) { /* a function hcpsim lacks: the report lists it */
+        fncount *fc = fn_of(rm, c->name);
+        if (fc) fc->missing = true;
+    }
     if (c->pending) {
         if (rt) rt->pending = id;
         return;
     }
+    if (!c->completed) return; /* it never returned: results stay null */
     json_t *res = json_array();
-    json_array_append_new(res, json_integer((json_int_t)c->result));
+    json_array_append_new(res, c->ex && c->ex->ret == HCP_T_INT ? json_integer((json_int_t)(int32_t)c->result)
+                                                                : json_integer((json_int_t)c->result));
     call_done(rm->r, id, res);
 }
 
@@ -552,7 +562,7 @@ int rep_report_attach(rep_report *r, sim_machine *m, hcp_os *os, const char *pla
         free(rm);
         return -1;
     }
-    if (os) hcp_set_call_observer(os, cb_call, rm);
+    rm->call_slot = os ? hcp_add_call_observer(os, cb_call, rm) : -1;
     r->machines[r->nmachines++] = rm;
     return 0;
 }
@@ -594,7 +604,7 @@ void rep_report_detach(rep_report *r, sim_machine *m) {
         sample(rm, rt, &rt->bank, rt->state == SIM_TS_TERMINATED ? rt->exit : end);
     }
     sim_remove_observer(m, rm->slot);
-    if (rm->os) hcp_set_call_observer(rm->os, NULL, NULL);
+    if (rm->os) hcp_remove_call_observer(rm->os, rm->call_slot);
     rm->detached = true;
     rm->m = NULL;
     rm->os = NULL;
@@ -624,11 +634,17 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
         rmachine *rm = r->machines[k];
         if (rm->m) {
             sim_remove_observer(rm->m, rm->slot);
-            if (rm->os) hcp_set_call_observer(rm->os, NULL, NULL);
+            if (rm->os) hcp_remove_call_observer(rm->os, rm->call_slot);
             rm->m = NULL;
         }
     }
-    rep_view v = {r, exit_status, error};
+    rep_view v = {r,
+                  exit_status,
+                  error,
+                  r->end_status ? r->end_status : rep_status_name(exit_status),
+                  r->end_status ? r->end_limit : NULL,
+                  r->end_status && r->end_has_code,
+                  r->end_code};
     int err = r->err;
     if (!err) {
         int e = r->fmt == REP_FORMAT_JSON       ? rep_write_json(&v, r->f)
@@ -650,6 +666,19 @@ int rep_report_close(rep_report *r, int exit_status, const char *error) {
     free(r->args);
     free(r->scenario);
     for (int i = 0; i < r->tap_nfailures; i++) free(r->tap_failures[i]);
+    free(r->end_status);
+    free(r->end_limit);
     free(r);
     return err;
+}
+
+void rep_report_set_end(rep_report *r, const char *status, const char *limit, bool has_code, uint32_t exit_code) {
+    if (!r || !status) return;
+    free(r->end_status);
+    free(r->end_limit);
+    r->end_status = rep_dup_str(status);
+    r->end_limit = limit ? rep_dup_str(limit) : NULL;
+    r->end_has_code = has_code;
+    r->end_code = exit_code;
+    if (!r->end_status || (limit && !r->end_limit)) nomem(r);
 }

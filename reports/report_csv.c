@@ -170,9 +170,11 @@ int rep_write_csv(const rep_view *v, FILE *f) {
     fputs("machine,table,row,column,value\r\n", f);
     cell(f, -1, "run", "", "scenario", r->scenario);
     cell_u(f, -1, "run", "", "seed", r->seed);
-    cell(f, -1, "run", "", "status", rep_status_name(v->exit_status));
+    cell(f, -1, "run", "", "status", v->status);
     snprintf(b, sizeof b, "%d", v->exit_status);
     cell(f, -1, "run", "", "exit_status", b);
+    if (v->has_code) cell_u(f, -1, "run", "", "exit_code", v->code);
+    if (v->limit) cell(f, -1, "run", "", "limit", v->limit);
     if (v->error) cell(f, -1, "run", "", "error", v->error);
     if (r->tap_seen) {
         cell_u(f, -1, "run", "", "tap_tests", r->tap_tests);

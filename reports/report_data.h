@@ -8,13 +8,16 @@
 #ifndef HCPSIM_REPORT_DATA_H
 #define HCPSIM_REPORT_DATA_H
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "reports/common.h"
+#include "reports/decode.h"
 
 #define SCHEMA_NAME "hcpsim-report"
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 #define HTML_ROWS 200            /* schedule and call rows shown in HTML */
 #define HTML_THREADS 50          /* thread rows shown in HTML before an "other threads" row */
@@ -90,6 +93,7 @@ typedef struct rinterval {
 typedef struct fncount {
     char *name;
     uint64_t lua, guest;
+    bool missing; /* a function hcpsim lacks (an import the spec does not know, or a stub row) */
 } fncount;
 
 typedef struct rmachine {
@@ -97,6 +101,7 @@ typedef struct rmachine {
     sim_machine *m; /* NULL once detached */
     hcp_os *os;
     int slot, k;
+    int call_slot; /* its call observer's slot (hcp_add_call_observer), -1 when none */
     char platform[32];
     hcp_semantics sem;
     sim_config cfg;
@@ -147,6 +152,10 @@ struct rep_report {
     uint64_t tap_tests, tap_passed, tap_failed, tap_todo, tap_skipped;
     char *tap_failures[REP_TAP_FAILURES_MAX];
     int tap_nfailures;
+    /* how the run ended (rep_report_set_end); end_status NULL: from the exit status */
+    char *end_status, *end_limit;
+    bool end_has_code;
+    uint32_t end_code;
 };
 
 /* What a writer gets: the collected report and how the run ended. */
@@ -154,6 +163,10 @@ typedef struct rep_view {
     const rep_report *r;
     int exit_status;
     const char *error;
+    const char *status; /* reports/SCHEMA.md "run.status" */
+    const char *limit;  /* the limit's option when status is "limit", else NULL */
+    bool has_code;      /* a program's exit code (status "exited") */
+    uint32_t code;
 } rep_view;
 
 /* Threads by CPU time (run cycles), most first, ties by index: a heap array of
@@ -167,9 +180,24 @@ static inline uint64_t rep_kernel_cycles(const rthread *rt) {
     return rt->bank.kev[PMU_EV_CYCLES] - rt->bank.intr_cycles;
 }
 static inline uint64_t rep_interrupt_cycles(const rthread *rt) { return rt->bank.intr_cycles; }
-/* 2: an error ended the run; 128 + N: signal N stopped it (hcpsim run's interrupt handling) */
+/* The status of a run whose ending nobody recorded (rep_report_set_end): 128 + N, signal N stopped it
+ * (hcpsim run's interrupt handling); 0 and 1 it ran to its end; any other an error ended it. */
 static inline const char *rep_status_name(int exit_status) {
-    return exit_status == 2 ? "partial" : exit_status >= 128 ? "interrupted" : "complete";
+    return exit_status >= 128 ? "interrupted" : exit_status <= 1 ? "complete" : "error";
+}
+/* Whether a run of that status stopped early: its report holds what ran until then ("partial"). */
+static inline bool rep_status_partial(const char *status) {
+    return strcmp(status, "complete") != 0 && strcmp(status, "exited") != 0;
+}
+/* The status as the Markdown, HTML and CSV reports show it: "complete", "exited with code 7",
+ * "limit max_cycles", "unhandled-exception", ... */
+static inline void rep_status_text(const rep_view *v, char *buf, size_t n) {
+    if (v->has_code)
+        snprintf(buf, n, "%s with code %" PRIu32, v->status, v->code);
+    else if (v->limit)
+        snprintf(buf, n, "%s %s", v->status, v->limit);
+    else
+        snprintf(buf, n, "%s", v->status);
 }
 
 /* Derived metrics of a set of user-mode event totals (reports/SCHEMA.md "Derived metrics"):
@@ -198,9 +226,6 @@ const char *rep_derived_str(char *buf, size_t n, const rep_derived *d, int k);
 
 /* A JSON value as compact text (sorted keys), "-" for NULL; heap, NULL when out of memory. */
 char *rep_compact(const json_t *v);
-
-/* An API call as text with parameter names and decoded values (decode.c): heap, NULL when out of memory. */
-char *rep_call_text(const char *fn, bool guest, const json_t *args, const json_t *results, bool done);
 
 /* The writers: 0 or an errno value. */
 int rep_write_json(const rep_view *v, FILE *f);

@@ -620,8 +620,10 @@ int rep_write_html(const rep_view *v, FILE *f) {
         if (i) fputs(", ", f);
         rep_put_html(f, r->args[i]);
     }
+    char st[96];
+    rep_status_text(v, st, sizeof st);
     fprintf(f, "%s</td></tr>\n<tr><th>status</th><td class=\"status-%s\">%s (exit status %d)</td></tr>\n",
-            r->nargs ? "" : "none", rep_status_name(v->exit_status), rep_status_name(v->exit_status), v->exit_status);
+            r->nargs ? "" : "none", rep_status_partial(v->status) ? "partial" : "ok", st, v->exit_status);
     if (v->error) {
         fputs("<tr><th>error</th><td class=\"code\">", f);
         rep_put_html(f, v->error);

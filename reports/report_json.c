@@ -216,6 +216,10 @@ static json_t *j_machine(const rmachine *rm, const rep_report *r) {
         jset(byfn, rm->fns[i].name, x);
     }
     jset(api, "by_function", byfn);
+    json_t *missing = json_array();
+    for (int i = 0; i < rm->nfns; i++)
+        if (rm->fns[i].missing) json_array_append_new(missing, json_string(rm->fns[i].name));
+    jset(api, "missing", missing);
     json_t *calls = json_array();
     uint64_t seq = 0;
     for (size_t i = 0; i < r->ncalls; i++) {
@@ -251,14 +255,17 @@ int rep_write_json(const rep_view *v, FILE *f) {
     json_t *args = json_array();
     for (int i = 0; i < r->nargs; i++) json_array_append_new(args, json_string(r->args[i] ? r->args[i] : ""));
     jset(run, "args", args);
-    jstr(run, "status", rep_status_name(v->exit_status));
+    jstr(run, "status", v->status);
     jint(run, "exit_status", (uint64_t)v->exit_status);
+    jset(run, "exit_code", v->has_code ? json_integer((json_int_t)v->code) : json_null());
+    jset(run, "limit", v->limit ? json_string(v->limit) : json_null());
     if (v->error)
         jstr(run, "error", v->error);
     else
         jset(run, "error", json_null());
-    /* why the report stops early: the error of a failed run (a limit reached, a scenario error) */
-    if (v->error && (v->exit_status == 2 || v->exit_status >= 128))
+    /* why the report stops early: the error of a run that did not end by itself (a limit, an
+     * exception, a scenario error, a signal) */
+    if (v->error && rep_status_partial(v->status))
         jstr(run, "partial", v->error);
     else
         jset(run, "partial", json_null());

@@ -227,7 +227,9 @@ int rep_write_md(const rep_view *v, FILE *f) {
         rep_put_md(f, r->args[i]);
     }
     if (!r->nargs) fputs("none", f);
-    fprintf(f, " |\n| status | %s (exit status %d) |\n", rep_status_name(v->exit_status), v->exit_status);
+    char st[96];
+    rep_status_text(v, st, sizeof st);
+    fprintf(f, " |\n| status | %s (exit status %d) |\n", st, v->exit_status);
     if (v->error) {
         fputs("| error | ", f);
         rep_put_md(f, v->error);

@@ -28,6 +28,10 @@ rep_trace *rep_trace_open(const char *path);
  * (machine k gets pids 2k+1 and 2k+2).  Returns 0, or -1 when m has no free
  * observer slot or host memory is exhausted (nothing is traced for m then). */
 int rep_trace_attach(rep_trace *tr, sim_machine *m);
+/* Also shows the guest calls of m's OS (its API calls through the dispatcher): one span per call
+ * on a "calls" track beside each thread's.  After rep_trace_attach(tr, m), once the OS exists;
+ * 0, or -1 when m is not attached or the OS has no free call-observer slot. */
+int rep_trace_attach_calls(rep_trace *tr, sim_machine *m, hcp_os *os);
 
 /* Ends the trace of m: closes the spans still open at m's final time (the
  * latest CPU clock), removes the observer.  Call before sim_machine_free(m);
@@ -89,6 +93,14 @@ int rep_report_attach(rep_report *r, sim_machine *m, hcp_os *os, const char *pla
  * intervals) and stops observing it.  Call before hcp_os_free() and
  * sim_machine_free(); afterwards the report never touches m or os. */
 void rep_report_detach(rep_report *r, sim_machine *m);
+
+/* How the run ended (reports/SCHEMA.md "run.status"): `status` one of "complete" (a scenario ran
+ * to its end), "exited" (a program ended itself: exit_code its 32-bit exit code, has_code true),
+ * "limit" (`limit` the option that bounds it: "timeout", "max_cycles", "max_threads", ...),
+ * "missing-import", "unhandled-exception", "deadlock", "interrupted", "error" (any other error).
+ * Strings are copied.  Without a call, the status follows the exit status: 0 and 1 "complete",
+ * 128 and up "interrupted", else "error". */
+void rep_report_set_end(rep_report *r, const char *status, const char *limit, bool has_code, uint32_t exit_code);
 
 /* Writes the report with the run's exit status (0, 1 or 2) and, for a run
  * that failed, its error message (NULL otherwise): status 2 marks the report

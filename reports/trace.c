@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "reports/common.h"
+#include "reports/decode.h"
 
 typedef enum tstate { T_NONE = 0, T_READY, T_RUNNING, T_WAITING, T_DONE } tstate;
 
@@ -29,6 +30,11 @@ typedef struct rthread {
     int why;        /* Ready: SIM_READY_* (-1 unknown); Waiting: KWAIT_REASON */
     uint32_t id;
     char name[72];
+    bool calls_named;    /* its API-call track has its metadata */
+    bool in_call;        /* a call it made waited: it ends when the call is seen again */
+    uint64_t call_start; /* cycles */
+    char call_name[64];
+    json_t *call_args; /* its arguments (reports' form: rep_guest_arg), until the span is written */
 } rthread;
 
 typedef struct rcpu {
@@ -40,8 +46,10 @@ typedef struct rcpu {
 typedef struct rmachine {
     rep_trace *tr;
     sim_machine *m; /* NULL once detached */
-    int slot;       /* observer slot */
-    int k;          /* machine number, 0-based, in attach order */
+    hcp_os *os;     /* its OS's call observer (rep_trace_attach_calls), or NULL */
+    int call_slot;
+    int slot; /* observer slot */
+    int k;    /* machine number, 0-based, in attach order */
     int ncpus;
     uint64_t freq;
     pmu_config pmc; /* the machine's PMC programming: the counters each thread track shows */
@@ -345,6 +353,61 @@ static void cb_thread_exit(void *ud, sim_thread *t) {
     }
 }
 
+/* A guest call of the thread (api/dispatch.c's observer): one span on the thread's "calls"
+ * track (tid = the thread's id + 1: thread ids are multiples of 4), from the call's start to its
+ * return; a call that waited ends when its thread runs again and returns. */
+static void cb_call(void *ud, const hcp_call *c) {
+    rmachine *rm = ud;
+    if (!rm->m || !c->thread || rm->tr->full || rm->tr->nev + RECORD_EVENTS_MAX > rm->tr->limit) {
+        if (rm->m && c->thread) rm->tr->full = true;
+        return;
+    }
+    rthread *rt = thread_of(rm, c->thread);
+    if (!rt) return;
+    if (!c->resumed) {
+        rt->call_start = c->start;
+        snprintf(rt->call_name, sizeof rt->call_name, "%s", c->name);
+        json_decref(rt->call_args);
+        rt->call_args = json_array();
+        for (int i = 0; i < c->nargs && rt->call_args; i++)
+            json_array_append_new(rt->call_args, c->ex ? rep_guest_arg(rm->m, c->ex->params[i].type, c->args[i])
+                                                       : json_integer((json_int_t)c->args[i]));
+        if (c->pending) {
+            rt->in_call = true;
+            return;
+        }
+    } else if (!rt->in_call) {
+        return;
+    }
+    rt->in_call = false;
+    uint32_t tid = rt->id + 1;
+    if (!rt->calls_named) {
+        char name[96];
+        snprintf(name, sizeof name, "%s calls", rt->name);
+        meta_name(rm->tr, pid_threads(rm), tid, "thread_name", name);
+        meta_sort(rm->tr, pid_threads(rm), tid, "thread_sort_index", sim_thread_index(c->thread));
+        rt->calls_named = true;
+    }
+    uint64_t from = rep_ns_of(rm->freq, rt->call_start), to = rep_ns_of(rm->freq, sim_clock(rm->m));
+    if (to < from) to = from;
+    json_t *res = json_array();
+    if (res && c->completed) json_array_append_new(res, json_integer((json_int_t)c->result));
+    char *text = rep_call_text(rt->call_name, true, rt->call_args, res, c->completed);
+    json_decref(res);
+    json_decref(rt->call_args);
+    rt->call_args = NULL;
+    FILE *f = ev(rm->tr, 'X', pid_threads(rm), tid);
+    put_time(f, "ts", from);
+    put_time(f, "dur", to - from);
+    fputs(",\"name\":", f);
+    put_str(f, rt->call_name);
+    fputs(",\"cat\":\"api\",\"args\":{\"call\":", f);
+    put_str(f, text ? text : rt->call_name);
+    fputs("}}", f);
+    free(text);
+    if (to > rm->last) rm->last = to;
+}
+
 /* ---- public ----------------------------------------------------------------------------- */
 
 rep_trace *rep_trace_open(const char *path) {
@@ -419,6 +482,18 @@ int rep_trace_attach(rep_trace *tr, sim_machine *m) {
     return 0;
 }
 
+int rep_trace_attach_calls(rep_trace *tr, sim_machine *m, hcp_os *os) {
+    for (int k = 0; tr && k < tr->nmachines; k++) {
+        rmachine *rm = tr->machines[k];
+        if (rm->m != m || rm->os) continue;
+        rm->call_slot = hcp_add_call_observer(os, cb_call, rm);
+        if (rm->call_slot < 0) return -1;
+        rm->os = os;
+        return 0;
+    }
+    return -1;
+}
+
 /* Closes every open span of rm at end (ns).  m, when not NULL, is still
  * valid: threads still running get a last counter sample. */
 static void finish_machine(rmachine *rm, uint64_t end, sim_machine *m) {
@@ -447,6 +522,8 @@ void rep_trace_detach(rep_trace *tr, sim_machine *m) {
         if (end < rm->last) end = rm->last;
         finish_machine(rm, end, m);
         sim_remove_observer(m, rm->slot);
+        if (rm->os) hcp_remove_call_observer(rm->os, rm->call_slot);
+        rm->os = NULL;
         rm->m = NULL;
         return;
     }
@@ -477,6 +554,7 @@ int rep_trace_close(rep_trace *tr, const char *partial) {
     int err = rep_out_close(f, tr->path, tr->tmp, tr->err);
 
     for (int k = 0; k < tr->nmachines; k++) {
+        for (int i = 0; i < tr->machines[k]->nthreads; i++) json_decref(tr->machines[k]->threads[i].call_args);
         free(tr->machines[k]->cpus);
         free(tr->machines[k]->threads);
         free(tr->machines[k]);

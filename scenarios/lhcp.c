@@ -198,17 +198,22 @@ const char *lhcp_sim_strerror(lua_State *L, sim_machine *m, sim_err e) {
     hcp_system_opts def;
     hcp_system_opts_init(&def, NULL);
     const sim_config *c = sim_machine_config(m);
+    const char *msg;
     if (e == SIM_ERR_TRAPS)
-        return lua_pushfstring(
+        msg = lua_pushfstring(
             L,
             "limit reached: %d trap points in guest code (machine option max_trap_points, at most %d; "
             "default %d: each costs host time on every guest call; data belongs in m:alloc, not m:code)",
             (int)c->max_trap_points, (int)hcp_option_find("max_trap_points")->hi, (int)def.sim.max_trap_points);
-    return lua_pushfstring(L,
-                           "limit reached: %d guest memory mappings (machine option max_mappings, at most %d: Unicorn "
-                           "2.0.1's limit; default %d; fewer m:code/m:alloc calls, or fewer threads inside guest calls "
-                           "at once)",
-                           (int)c->max_mappings, (int)hcp_option_find("max_mappings")->hi, (int)def.sim.max_mappings);
+    else
+        msg =
+            lua_pushfstring(L,
+                            "limit reached: %d guest memory mappings (machine option max_mappings, at most %d: "
+                            "Unicorn 2.0.1's limit; default %d; fewer m:code/m:alloc calls, or fewer threads inside "
+                            "guest calls at once)",
+                            (int)c->max_mappings, (int)hcp_option_find("max_mappings")->hi, (int)def.sim.max_mappings);
+    lhcp_set_end(L, LHCP_END_LIMIT, e == SIM_ERR_TRAPS ? "max_trap_points" : "max_mappings", msg);
+    return msg;
 }
 
 _Noreturn void lhcp_no_member(lua_State *L, const char *type, const char *k, int names) {
@@ -298,6 +303,7 @@ int luaopen_hcpsim(lua_State *L) {
         {"wait_reason_name", l_wait_reason_name},
         {"hex", l_hex},
         {"on_warning", lhcp_on_warning},
+        {"check", lhcp_check},
         {NULL, NULL},
     };
     luaL_setfuncs(L, fns, 0);

@@ -26,6 +26,7 @@ typedef struct lmachine {
     int max_threads;      /* machine option max_threads: threads created over the machine's life */
     uint64_t max_memory;  /* machine option max_memory: bytes of m:alloc, m:code and m:import_table */
     uint64_t memory_used; /* those bytes so far, each request rounded up to whole 4 KiB pages */
+    uint64_t timeout_ns;  /* hcpsim run --timeout of a program (max_cycles in simulated time), 0: none */
     char platform[32];
 } lmachine;
 
@@ -60,6 +61,24 @@ typedef struct lhcp_step {
     void *ud;
 } lhcp_step;
 lhcp_step lhcp_set_step(lua_State *L, lhcp_step step);
+/* How a run ended, for the report's run.status (reports/SCHEMA.md): the place that raises a
+ * run-ending error records its kind (a limit names its option, as the report's run.limit) and its
+ * message without a position; main.c takes the record when the run's final error ends with that
+ * message, so an error a scenario caught with pcall and went past does not count. */
+typedef enum {
+    LHCP_END_ERROR = 0,      /* any other error: a scenario's, a malformed image, ... */
+    LHCP_END_LIMIT,          /* a limit of the run (its option: `limit`) */
+    LHCP_END_MISSING_IMPORT, /* a program called an import hcpsim lacks */
+    LHCP_END_EXCEPTION,      /* a guest exception nothing handled */
+    LHCP_END_DEADLOCK,       /* every thread waits, no timer pending */
+    LHCP_END_WARNING,        /* a warning under --werror */
+} lhcp_end;
+void lhcp_set_end(lua_State *L, lhcp_end kind, const char *limit, const char *msg);
+/* luaL_error's twin (the message at luaL_where(L, 1)) that records the ending first. */
+int lhcp_end_error(lua_State *L, lhcp_end kind, const char *limit, const char *fmt, ...);
+/* The recorded ending when `final` (the run's error message) ends with its message, else
+ * LHCP_END_ERROR; *limit the limit's option name or NULL. */
+lhcp_end lhcp_end_of(lua_State *L, const char *final, const char **limit);
 /* A warning (scenarios/README.md "Warnings"): "WHERE warning: MESSAGE", WHERE being "FILE:LINE: "
  * (NULL: the innermost Lua line).  It goes to the scenario's hcp.on_warning handler when one is
  * set, else it ends the run under --werror (registry boolean "hcpsim.werror"), else to stderr.
@@ -127,9 +146,16 @@ void lhcp_thread_register(lua_State *L);
 int lhcp_machine_new(lua_State *L);
 int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx);
 uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n);
+/* Pushes the message of the cycle limit reached on `cpu` (-1: no CPU named), recording the run's
+ * ending: "limit reached: N cycles ... (machine option max_cycles ...)", or for a program under
+ * --timeout "limit reached: S s of simulated time ... (hcpsim run --timeout SECONDS ...)". */
+const char *lhcp_cycle_limit(lua_State *L, lmachine *lm, int cpu);
+/* The default --timeout of `hcpsim run PROGRAM.exe`: simulated seconds (scenarios/README.md "Limits"). */
+#define LHCP_PROGRAM_TIMEOUT_S 1
 
 /* lprocess.c: m:process and the driver of `hcpsim run PROGRAM.exe` */
 int lhcp_m_process(lua_State *L);
+int lhcp_check(lua_State *L); /* hcp.check(path) */
 void lhcp_process_register(lua_State *L);
 /* 1 a PE image ('MZ'), -1 binary but not PE (a NUL byte in the first 512 bytes), 0 else (Lua). */
 int lhcp_file_kind(const char *file);

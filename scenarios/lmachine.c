@@ -267,6 +267,8 @@ int lhcp_machine_new(lua_State *L) {
     if (rc != 0) return luaL_error(L, "hcp.machine: %s", msg);
     lm->max_threads = sys.max_threads;
     lm->max_memory = sys.max_memory;
+    if (ctx.trace && rep_trace_attach_calls(ctx.trace, lm->m, lm->os) != 0)
+        return luaL_error(L, "hcp.machine: --trace: cannot observe the machine's API calls (no observer slot)");
     rep_report *rr = lhcp_report(L);
     if (rr) { /* before any thread exists, so the report sees each from its creation */
         if (rep_report_attach(rr, lm->m, lm->os, lm->platform) != 0)
@@ -287,9 +289,39 @@ int lhcp_machine_new(lua_State *L) {
 uint64_t lhcp_memory_pages(lua_State *L, lmachine *lm, uint64_t n) {
     uint64_t pages = (n + 4095) / 4096 * 4096;
     if (pages > lm->max_memory || lm->memory_used > lm->max_memory - pages)
-        luaL_error(L, "limit reached: %I bytes of guest memory (machine option max_memory; default %I)",
-                   (lua_Integer)lm->max_memory, (lua_Integer)HCP_DEFAULT_MAX_MEMORY);
+        lhcp_end_error(L, LHCP_END_LIMIT, "max_memory",
+                       "limit reached: %I bytes of guest memory (machine option max_memory; default %I)",
+                       (lua_Integer)lm->max_memory, (lua_Integer)HCP_DEFAULT_MAX_MEMORY);
     return pages;
+}
+
+/* Seconds of simulated time, exactly: "1", "0.25". */
+static void seconds_text(char *buf, size_t n, uint64_t ns) {
+    int len =
+        snprintf(buf, n, "%llu.%09llu", (unsigned long long)(ns / 1000000000u), (unsigned long long)(ns % 1000000000u));
+    while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
+    if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
+}
+
+const char *lhcp_cycle_limit(lua_State *L, lmachine *lm, int cpu) {
+    char where[32] = "";
+    if (cpu >= 0) snprintf(where, sizeof where, " on CPU %d", cpu);
+    const char *msg;
+    if (lm->timeout_ns) {
+        char s[48];
+        seconds_text(s, sizeof s, lm->timeout_ns);
+        msg = lua_pushfstring(L,
+                              "limit reached: %s s of simulated time%s (hcpsim run --timeout SECONDS; default %d for a "
+                              "program)",
+                              s, where, LHCP_PROGRAM_TIMEOUT_S);
+    } else {
+        msg = lua_pushfstring(L,
+                              "limit reached: %I cycles%s (machine option max_cycles or m:run{max_cycles = N}; "
+                              "default %I)",
+                              (lua_Integer)sim_max_cycles(lm->m), where, (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
+    }
+    lhcp_set_end(L, LHCP_END_LIMIT, lm->timeout_ns ? "timeout" : "max_cycles", msg);
+    return msg;
 }
 
 static int m_code(lua_State *L) {
@@ -621,8 +653,8 @@ static void check_trace_full(lua_State *L, lmachine *lm) {
     if (!lm->trace || !rep_trace_full(lm->trace)) return;
     lm->running = false;
     trace_end(L, 1, false, false);
-    luaL_error(L, REP_TRACE_LIMIT_MESSAGE, (lua_Integer)rep_trace_limit(lm->trace),
-               (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
+    lhcp_end_error(L, LHCP_END_LIMIT, "trace_limit", REP_TRACE_LIMIT_MESSAGE, (lua_Integer)rep_trace_limit(lm->trace),
+                   (lua_Integer)REP_TRACE_DEFAULT_LIMIT);
 }
 
 /* A thread that ends with profiling enabled: Windows frees the kernel's state, the documentation
@@ -658,10 +690,7 @@ static void body_step(lua_State *L, void *ud) {
     sim_machine *m = lt->lm->m;
     if (L != lt->co || sim_sched_current(m) != lt->t || sim_clock(m) < sim_max_cycles(m)) return;
     luaL_where(L, 0); /* level 0 in a hook: the body's line */
-    lua_pushfstring(L,
-                    "limit reached: %I cycles on CPU %d (machine option max_cycles or m:run{max_cycles = N}; "
-                    "default %I)",
-                    (lua_Integer)sim_max_cycles(m), sim_thread_cpu(lt->t), (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
+    lhcp_cycle_limit(L, lt->lm, sim_thread_cpu(lt->t));
     lua_concat(L, 2);
     lua_error(L);
 }
@@ -704,14 +733,15 @@ static int m_run(lua_State *L) {
             trace_end(L, 1, false, false);
             char buf[2048];
             sim_deadlock_report(lm->m, buf, sizeof buf);
-            return luaL_error(L, "m:run: deadlock: %s", buf);
+            return lhcp_end_error(L, LHCP_END_DEADLOCK, NULL, "m:run: deadlock: %s", buf);
         }
         if (rs == SIM_RUN_LIMIT) {
             lm->running = false;
             trace_end(L, 1, false, false);
-            return luaL_error(
-                L, "limit reached: %I cycles (machine option max_cycles or m:run{max_cycles = N}; default %I)",
-                (lua_Integer)sim_max_cycles(lm->m), (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
+            luaL_where(L, 1);
+            lhcp_cycle_limit(L, lm, -1);
+            lua_concat(L, 2);
+            return lua_error(L);
         }
         lthread *lt = thread_at(L, 1, sim_thread_index(t));
         int nargs = 0, nres = 0;

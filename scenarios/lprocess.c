@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/pe.h"
+#include "api/pe_check.h"
 #include "scenarios/lhcp.h"
 
 #define LHCP_PROCESS "hcpsim.Process"
@@ -26,6 +27,12 @@ typedef struct lprocess {
     int mref, pref; /* registry references: the machine, this process */
     char *out[2];
     size_t n[2], cap[2];
+    hcp_check check; /* p.imports: the image's imports and what hcpsim gives each */
+    bool checked;
+    /* warnings of the HCP functions (on_api_warning) waiting for a safe point: under --werror, or
+     * for a scenario's hcp.on_warning handler */
+    char pending[4][512];
+    int npending;
 } lprocess;
 
 static void on_output(void *ud, int fd, const char *bytes, size_t n) {
@@ -53,7 +60,7 @@ static void on_output(void *ud, int fd, const char *bytes, size_t n) {
  * its module and offset, the inaccessible address of an access violation, the instruction. */
 static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
     const sim_fault *f = t ? sim_call_fault(t) : NULL;
-    if (!f) return luaL_error(L, "%s: unhandled exception", hcp_process_name(lp->p));
+    if (!f) return lhcp_end_error(L, LHCP_END_EXCEPTION, NULL, "%s: unhandled exception", hcp_process_name(lp->p));
     uint32_t code = hcp_fault_status(f->kind);
     const char *name = hcp_status_name(code);
     char where[128], what[96] = "", insn[160], bytes[16 * 3 + 1] = "", msg[768];
@@ -71,8 +78,30 @@ static int unhandled(lua_State *L, lprocess *lp, sim_thread *t) {
              hcp_process_name(lp->p), (unsigned)code, name ? name : "?", (unsigned long long)f->address, where,
              sim_thread_name(t), (unsigned)sim_thread_id(t), what, len ? "instruction: " : "instruction bytes ",
              len ? insn : "", len ? " " : "", bytes[0] ? bytes : "not readable");
+    lhcp_set_end(L, LHCP_END_EXCEPTION, NULL, msg);
     lua_pushstring(L, msg);
     return lua_error(L);
+}
+
+/* The API's warnings about the program's calls (hcp_set_warning_handler), inside the call: printed
+ * at once, as "PROGRAM.exe: warning: MESSAGE", unless a scenario takes warnings (hcp.on_warning)
+ * or --werror makes them errors; then kept for after_run, the next point where Lua may run (and
+ * under --werror the call ends here, so the program stops at the call that warned). */
+static void on_api_warning(void *ud, sim_thread *t, const char *msg) {
+    lprocess *lp = ud;
+    lua_State *L = lp->L;
+    bool handler = lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.on_warning") == LUA_TFUNCTION;
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.werror");
+    bool werror = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    if (!handler && !werror) {
+        fflush(stdout);
+        fprintf(stderr, "%s: warning: %s\n", hcp_process_name(lp->p), msg);
+        fflush(stderr);
+        return;
+    }
+    if (lp->npending < 4) snprintf(lp->pending[lp->npending++], sizeof lp->pending[0], "%s", msg);
+    if (werror && !handler) sim_gate_end_call(t);
 }
 
 /* A thread of the process, as its body runs it (api/README.md "DLLs"): the loader's attach calls
@@ -125,8 +154,20 @@ static int tstep_k(lua_State *L, int status, lua_KContext ctx) {
     tstate *ts = (tstate *)ctx;
     lprocess *lp = ts->lp;
     sim_thread *t = sim_sched_current(lp->lm->m);
+    if (lp->npending) { /* to the scenario's handler, or under --werror the run's end */
+        char where[80];
+        snprintf(where, sizeof where, "%s: ", hcp_process_name(lp->p));
+        int n = lp->npending;
+        lp->npending = 0;
+        for (int i = 0; i < n; i++) lhcp_warn(L, where, "%s", lp->pending[i]);
+    }
     const char *failure = hcp_process_failure(lp->p);
-    if (failure) {
+    if (failure) { /* a call of an import hcpsim lacks, or the program's misuse of a function */
+        lhcp_set_end(L,
+                     hcp_process_failure_missing(lp->p)     ? LHCP_END_MISSING_IMPORT
+                     : hcp_process_failure_exception(lp->p) ? LHCP_END_EXCEPTION
+                                                            : LHCP_END_ERROR,
+                     NULL, failure);
         lua_pushstring(L, failure);
         return lua_error(L);
     }
@@ -288,16 +329,8 @@ static char *read_file(const char *path, size_t *n, char *err, size_t cap) {
     return b;
 }
 
-int lhcp_m_process(lua_State *L) {
-    static const char *const keys[] = {"path", "args", "echo", "dll_path", NULL};
-    lmachine *lm = lhcp_check_machine(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lhcp_check_keys(L, 2, "m:process", keys);
-    if (!lm->m) return luaL_error(L, "m:process: the machine is closed");
-    if (lm->running) return luaL_error(L, "m:process: the machine is running (call it before m:run)");
-    if (lua_getfield(L, 2, "path") != LUA_TSTRING) return luaL_error(L, "m:process: 'path' must be a string");
-    const char *rel = lua_tostring(L, -1);
-    /* relative to the scenario's folder */
+/* Pushes the path of `rel` relative to the scenario's folder (as given when absolute). */
+static const char *push_path(lua_State *L, const char *rel) {
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     if (rel[0] != '/') {
@@ -309,7 +342,107 @@ int lhcp_m_process(lua_State *L) {
     }
     luaL_addstring(&b, rel);
     luaL_pushresult(&b);
-    const char *path = lua_tostring(L, -1);
+    return lua_tostring(L, -1);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v) {
+    if (!v) return;
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_counts(lua_State *L, const int *n) {
+    lua_createtable(L, 0, 4);
+    static const char *const key[HCP_IMP_STATES] = {"implemented", "no_op", "never_called", "missing"};
+    for (int s = 0; s < HCP_IMP_STATES; s++) {
+        lua_pushinteger(L, n[s]);
+        lua_setfield(L, -2, key[s]);
+    }
+}
+
+/* The table of hcp.check and p.imports: what hcpsim check --json holds (scenarios/API.md). */
+static void push_check(lua_State *L, const hcp_check *c) {
+    char verdict[1024];
+    hcp_check_verdict(c, verdict, sizeof verdict);
+    lua_createtable(L, 0, 10);
+    set_str(L, "image", c->image);
+    set_str(L, "machine", c->machine);
+    set_str(L, "platform", c->platform);
+    set_str(L, "verdict", verdict);
+    lua_pushboolean(L, c->n[HCP_IMP_MISSING] == 0);
+    lua_setfield(L, -2, "runs");
+    push_counts(L, c->n);
+    lua_setfield(L, -2, "counts");
+    lua_newtable(L); /* missing */
+    lua_newtable(L); /* dlls_not_found */
+    lua_createtable(L, c->ndlls, 0);
+    int nmiss = 0, nnf = 0;
+    for (int k = 0; k < c->ndlls; k++) {
+        const hcp_check_dll *dl = &c->dlls[k];
+        lua_createtable(L, 0, 5);
+        set_str(L, "name", dl->name);
+        set_str(L, "by", dl->by);
+        set_str(L, "found", dl->found);
+        push_counts(L, dl->n);
+        lua_setfield(L, -2, "counts");
+        if (!dl->found) {
+            lua_pushstring(L, dl->name);
+            lua_rawseti(L, -4, ++nnf);
+        }
+        lua_createtable(L, dl->count, 0);
+        for (int i = dl->first; i < dl->first + dl->count; i++) {
+            const hcp_check_import *im = &c->imports[i];
+            lua_createtable(L, 0, 5);
+            set_str(L, "name", im->name);
+            set_str(L, "state", hcp_check_state_name(im->state));
+            set_str(L, "kind", im->kind);
+            set_str(L, "note", im->note);
+            if (im->ordinal >= 0) {
+                lua_pushinteger(L, im->ordinal);
+                lua_setfield(L, -2, "ordinal");
+            }
+            lua_rawseti(L, -2, i - dl->first + 1);
+            if (im->state == HCP_IMP_MISSING) {
+                lua_pushfstring(L, "%s!%s", dl->name, im->name);
+                lua_rawseti(L, -6, ++nmiss);
+            }
+        }
+        lua_setfield(L, -2, "imports");
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -4, "dlls");
+    lua_setfield(L, -3, "dlls_not_found");
+    lua_setfield(L, -2, "missing");
+}
+
+/* hcp.check(path) --> the table of push_check: whether a program can run, without loading it. */
+int lhcp_check(lua_State *L) {
+    const char *rel = luaL_checkstring(L, 1);
+    const char *path = push_path(L, rel);
+    char err[512] = "";
+    size_t n = 0;
+    char *img = read_file(path, &n, err, sizeof err);
+    if (!img) return luaL_error(L, "hcp.check: %s", err);
+    const char *slash = strrchr(rel, '/');
+    hcp_check c;
+    int rc = hcp_pe_check(slash ? slash + 1 : rel, (const uint8_t *)img, n, &c, err, sizeof err);
+    free(img);
+    if (rc != 0) return luaL_error(L, "hcp.check: %s: %s", rel, err);
+    push_check(L, &c);
+    hcp_check_free(&c);
+    return 1;
+}
+
+int lhcp_m_process(lua_State *L) {
+    static const char *const keys[] = {"path", "args", "echo", "missing_imports", "dll_path", NULL};
+    lmachine *lm = lhcp_check_machine(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lhcp_check_keys(L, 2, "m:process", keys);
+    if (!lm->m) return luaL_error(L, "m:process: the machine is closed");
+    if (lm->running) return luaL_error(L, "m:process: the machine is running (call it before m:run)");
+    if (lua_getfield(L, 2, "path") != LUA_TSTRING) return luaL_error(L, "m:process: 'path' must be a string");
+    const char *rel = lua_tostring(L, -1);
+    const char *path = push_path(L, rel); /* relative to the scenario's folder */
     int nargs = 0;
     const char *args[256];
     if (lua_getfield(L, 2, "args") != LUA_TNIL) {
@@ -343,10 +476,21 @@ int lhcp_m_process(lua_State *L) {
         echo = lua_toboolean(L, -1);
     }
     lua_pop(L, 1);
+    bool missing_fail = false; /* what a call of an import hcpsim lacks does: "stop" the run, or "fail" */
+    if (lua_getfield(L, 2, "missing_imports") != LUA_TNIL) {
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(v, "stop") != 0 && strcmp(v, "fail") != 0)
+            return luaL_error(L, "m:process: 'missing_imports' must be \"stop\" or \"fail\"");
+        missing_fail = strcmp(v, "fail") == 0;
+    }
+    lua_pop(L, 1);
     char err[512] = "";
     size_t n = 0;
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "%s", err);
+    hcp_check check;
+    char cerr[256];
+    bool checked = hcp_pe_check(rel, (const uint8_t *)img, n, &check, cerr, sizeof cerr) == 0;
     /* DLLs: the program's folder first (as Windows searches), then dll_path */
     const char *slash = strrchr(path, '/');
     lua_pushlstring(L, path, slash ? (size_t)(slash - path) : 1);
@@ -362,7 +506,10 @@ int lhcp_m_process(lua_State *L) {
         lua_pushinteger(L, (lua_Integer)status);
         lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status");
     }
-    if (!p) return luaL_error(L, "%s", err);
+    if (!p) {
+        if (checked) hcp_check_free(&check);
+        return luaL_error(L, "%s", err);
+    }
     lprocess *lp = lua_newuserdatauv(L, sizeof *lp, 1);
     int pidx = lua_gettop(L);
     memset(lp, 0, sizeof *lp);
@@ -370,6 +517,8 @@ int lhcp_m_process(lua_State *L) {
     lp->lm = lm;
     lp->p = p;
     lp->echo = echo;
+    lp->check = check;
+    lp->checked = checked;
     hcp_process_set_output(p, on_output, lp);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     lp->L = lua_tothread(L, -1);
@@ -379,6 +528,8 @@ int lhcp_m_process(lua_State *L) {
     lua_pushvalue(L, pidx);
     lp->pref = luaL_ref(L, LUA_REGISTRYINDEX);
     hcp_process_set_spawn(p, spawn, lp);
+    hcp_process_set_missing_fail(p, missing_fail);
+    hcp_set_warning_handler(lm->os, on_api_warning, lp);
     /* its main thread: named after the image, priority 8 */
     lua_createtable(L, 0, 2);
     lua_pushstring(L, hcp_process_name(p));
@@ -419,6 +570,9 @@ static int p_index(lua_State *L) {
         lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_base(lp->p) : 0);
     } else if (strcmp(k, "entry") == 0) {
         lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_entry(lp->p) : 0);
+    } else if (strcmp(k, "imports") == 0) { /* what hcp.check gives for the image */
+        if (!lp->checked) return luaL_error(L, "p.imports: out of host memory when the image was loaded");
+        push_check(L, &lp->check);
     } else {
         return luaL_error(L, "hcpsim.Process has no member '%s'", k);
     }
@@ -427,10 +581,15 @@ static int p_index(lua_State *L) {
 
 static int p_gc(lua_State *L) {
     lprocess *lp = luaL_checkudata(L, 1, LHCP_PROCESS);
-    if (lp->lm && lp->lm->m && lp->p) hcp_process_set_output(lp->p, NULL, NULL);
+    if (lp->lm && lp->lm->m && lp->p) {
+        hcp_process_set_output(lp->p, NULL, NULL);
+        hcp_set_warning_handler(lp->lm->os, NULL, NULL);
+    }
     free(lp->out[0]);
     free(lp->out[1]);
     lp->out[0] = lp->out[1] = NULL;
+    if (lp->checked) hcp_check_free(&lp->check);
+    lp->checked = false;
     return 0;
 }
 
@@ -472,14 +631,18 @@ int lhcp_file_kind(const char *file) {
 
 #define PROGRAM_MACHINE "hcpsim.program_machine"
 #define PROGRAM_COUNTERS "hcpsim.program_counters"
-#define PROGRAM_DLL_PATH "hcpsim.program_dll_path"
+#define PROGRAM_TIMEOUT "hcpsim.program_timeout"   /* --timeout, in nanoseconds of simulated time */
+#define PROGRAM_MISSING "hcpsim.program_missing"   /* --missing-imports stop|fail */
+#define PROGRAM_DLL_PATH "hcpsim.program_dll_path" /* --dll-path DIR, repeatable */
 
 /* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
 static const char *option_name(const char *name, char *buf, size_t n) {
     snprintf(buf, n, "%s", name);
     for (char *c = buf; *c; c++)
         if (*c == '-') *c = '_';
-    if (strcmp(buf, "counters") == 0 || strcmp(buf, "dll_path") == 0) return buf;
+    if (strcmp(buf, "counters") == 0 || strcmp(buf, "timeout") == 0 || strcmp(buf, "missing_imports") == 0 ||
+        strcmp(buf, "dll_path") == 0)
+        return buf;
     const hcp_option *o = hcp_option_find(buf);
     return o ? o->name : NULL;
 }
@@ -502,6 +665,26 @@ static bool push_list(lua_State *L, const char *v) {
         if (!comma) return true;
         p = comma + 1;
     }
+}
+
+/* "SECONDS" ("2", "0.5", "1.000000001": at most 9 decimals) as nanoseconds, 1 ns to 10^9 s. */
+static bool parse_seconds(const char *s, uint64_t *ns) {
+    uint64_t whole = 0, frac = 0;
+    int digits = 0, decimals = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++, digits++) {
+        whole = whole * 10 + (uint64_t)(*p - '0');
+        if (whole > 1000000000u) return false;
+    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, decimals++) {
+            if (decimals >= 9) return false;
+            frac = frac * 10 + (uint64_t)(*p - '0');
+        }
+    if (*p || (!digits && !decimals)) return false;
+    for (int i = decimals; i < 9; i++) frac *= 10;
+    *ns = whole * 1000000000u + frac;
+    return *ns > 0 && *ns <= UINT64_C(1000000000000000000);
 }
 
 static bool parse_i64(const char *s, int64_t *out) {
@@ -541,6 +724,33 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
         } else {
             lua_pushstring(L, value);
             lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
+    if (strcmp(key, "timeout") == 0) { /* simulated seconds: the driver sets max_cycles from them */
+        uint64_t ns;
+        if (!parse_seconds(value, &ns)) {
+            snprintf(msg, msglen, "--timeout %s: simulated seconds, a number like 2 or 0.5 (0 < SECONDS <= 10^9)",
+                     value);
+            rc = -1;
+        } else {
+            lua_pushinteger(L, (lua_Integer)ns);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_TIMEOUT);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
+    if (strcmp(key, "missing_imports") == 0) { /* m:process{missing_imports = ...} of the program */
+        if (strcmp(value, "stop") != 0 && strcmp(value, "fail") != 0) {
+            snprintf(msg, msglen,
+                     "--missing-imports %s: stop (a call of an import hcpsim lacks ends the run, the "
+                     "default) or fail (it returns failure and the program goes on)",
+                     value);
+            rc = -1;
+        } else {
+            lua_pushstring(L, value);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_MISSING);
         }
         lua_settop(L, t - 1);
         return rc;
@@ -682,8 +892,40 @@ static int driver(lua_State *L) {
         lua_setfield(L, -3, "platform");
     }
     lua_pop(L, 1);
+    /* A program follows Windows 10/11 unless --semantics says otherwise: it was written against
+     * Windows and is compared with runs there, where a read with HARDWARE_COUNTERS alone still
+     * gives CycleTime (the documented semantics leaves it unwritten: api/README.md "Semantics").
+     * A scenario's machine keeps the documented default. */
+    if (lua_getfield(L, -1, "semantics") == LUA_TNIL) {
+        lua_pushliteral(L, "observed");
+        lua_setfield(L, -3, "semantics");
+    }
+    lua_pop(L, 1);
+    /* A program's run is bounded in simulated time: --timeout SECONDS, by default
+     * LHCP_PROGRAM_TIMEOUT_S (scenarios/README.md "Limits"), unless --max-cycles sets the bound:
+     * max_cycles = SECONDS x the machine's frequency. */
+    bool max_cycles = lua_getfield(L, -1, "max_cycles") != LUA_TNIL;
+    lua_pop(L, 1);
+    uint64_t timeout = (uint64_t)LHCP_PROGRAM_TIMEOUT_S * 1000000000u;
+    bool given = lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_TIMEOUT) == LUA_TNUMBER;
+    if (given) timeout = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (given && max_cycles)
+        return luaL_error(L, "--timeout and --max-cycles both bound the run: give one (--timeout is simulated "
+                             "seconds, --max-cycles cycles of each CPU's clock)");
+    if (!max_cycles) {
+        hcp_system_opts o;
+        hcp_system_opts_init(&o, NULL);
+        uint64_t freq = o.sim.frequency;
+        if (lua_getfield(L, -1, "frequency") == LUA_TNUMBER) freq = (uint64_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        uint64_t c = sim_mul_div(timeout, freq, 1000000000u);
+        lua_pushinteger(L, (lua_Integer)(c == 0 ? 1 : c > INT64_MAX ? INT64_MAX : c));
+        lua_setfield(L, -2, "max_cycles");
+    }
     lua_call(L, 1, 1);
     int midx = lua_gettop(L);
+    if (!max_cycles) lhcp_check_machine(L, midx)->timeout_ns = timeout;
     if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_COUNTERS) == LUA_TTABLE) { /* as a driver would, before the start */
         int list = lua_gettop(L), nc = (int)lua_rawlen(L, list);
         lua_getfield(L, midx, "KeSetHardwareCounterConfiguration");
@@ -716,6 +958,10 @@ static int driver(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "args");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_MISSING) == LUA_TSTRING)
+        lua_setfield(L, -2, "missing_imports");
+    else
+        lua_pop(L, 1);
     if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH) == LUA_TTABLE) /* --dll-path DIR ... */
         lua_setfield(L, -2, "dll_path");
     else

@@ -50,8 +50,9 @@ int lhcp_thread_new(lua_State *L, lmachine *lm, int machine_idx, int spec_idx) {
             return luaL_error(L, "m:thread: 'ideal' must be a CPU number 0..%d", sim_cpu_count(lm->m) - 1);
     }
     if (sim_thread_count(lm->m) >= lm->max_threads)
-        return luaL_error(L, "limit reached: %d threads (machine option max_threads; default %d)", lm->max_threads,
-                          HCP_DEFAULT_MAX_THREADS);
+        return lhcp_end_error(L, LHCP_END_LIMIT, "max_threads",
+                              "limit reached: %d threads (machine option max_threads; default %d)", lm->max_threads,
+                              HCP_DEFAULT_MAX_THREADS);
     lthread *lt = lua_newuserdatauv(L, sizeof *lt, 2);
     memset(lt, 0, sizeof *lt);
     luaL_setmetatable(L, LHCP_THREAD);
@@ -152,6 +153,7 @@ static int push_fault(lua_State *L, lthread *lt) {
         while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0) level++;
         luaL_where(L, level);
         lua_pushstring(L, msg);
+        lhcp_set_end(L, LHCP_END_EXCEPTION, NULL, msg);
         lua_concat(L, 2);
         return lua_error(L);
     }
@@ -168,11 +170,10 @@ static int run_continue(lua_State *L, int status, lua_KContext ctx) {
         return lua_yieldk(L, 0, ctx, run_continue);
     case SIM_CALL_FAULTED: return push_fault(L, lt);
     case SIM_CALL_LIMIT:
-        return luaL_error(L,
-                          "limit reached: %I cycles on CPU %d (machine option max_cycles or m:run{max_cycles = N}; "
-                          "default %I)",
-                          (lua_Integer)sim_max_cycles(lt->lm->m), sim_thread_cpu(lt->t),
-                          (lua_Integer)SIM_DEFAULT_MAX_CYCLES);
+        luaL_where(L, 1);
+        lhcp_cycle_limit(L, lt->lm, sim_thread_cpu(lt->t));
+        lua_concat(L, 2);
+        return lua_error(L);
     case SIM_CALL_ERROR:
         lhcp_check_interrupt(L, -1); /* the poll stopped the call: a signal */
         return luaL_error(L, "t:run: %s", sim_call_error(lt->t));

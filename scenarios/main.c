@@ -18,12 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unicorn/unicorn.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "api/exports.h"
 #include "api/pe.h"
+#include "api/pe_check.h"
 #include "api/platform.h"
 #include "scenarios/lhcp.h"
 
@@ -36,14 +40,17 @@ static void usage(FILE *f) {
     fputs("usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]\n"
           "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
           "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
-          "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--dll-path DIR]...\n"
-          "                  [--report PATH] [--trace PATH] PROGRAM.exe [ARGS...]\n"
-          "       hcpsim describe [--platform P]\n"
+          "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]\n"
+          "                  [--missing-imports stop|fail] [--dll-path DIR]...\n"
+          "                  [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]\n"
+          "       hcpsim check [--json] PROGRAM.exe\n"
+          "       hcpsim describe [--platform P] | --imports\n"
           "       hcpsim version (also --version, -V)\n"
           "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
           "       hcpsim bench [--rounds R] [WORKLOAD ...] | --one WORKLOAD MODE N\n"
           "       hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command\n"
           "Options after FILE.lua are read until '--'; later words reach the scenario as arg[1..].\n"
+          "Every word after PROGRAM.exe is the program's: hcpsim's options go before it.\n"
           "--unsafe-io opens Lua's io library (files): never use it for scenarios you did not write.\n"
           "MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).\n",
           f);
@@ -116,6 +123,54 @@ static char *tmp_name(const char *path) {
     char *t = malloc(n + 5);
     if (t) memcpy(t, path, n), memcpy(t + n, ".tmp", 5);
     return t;
+}
+
+/* The report's run.status of an ending the runtime recorded (reports/SCHEMA.md). */
+static const char *end_name(lhcp_end e) {
+    switch (e) {
+    case LHCP_END_LIMIT: return "limit";
+    case LHCP_END_MISSING_IMPORT: return "missing-import";
+    case LHCP_END_EXCEPTION: return "unhandled-exception";
+    case LHCP_END_DEADLOCK: return "deadlock";
+    case LHCP_END_WARNING: return "warning";
+    case LHCP_END_ERROR: return "error";
+    }
+    return "error";
+}
+
+/* The options hcpsim run reads (machine options aside: lhcp_is_machine_option). */
+static const char *const run_opts[] = {"--seed",        "--unsafe-io",        "--trace",        "--report",
+                                       "--trace-limit", "--report-intervals", "--report-calls", "--lua-instructions",
+                                       "--lua-memory",  "--werror",           "--progress",     "--no-progress"};
+#define NRUN_OPTS (int)(sizeof run_opts / sizeof run_opts[0])
+
+static bool is_run_option(const char *a) {
+    for (int i = 0; i < NRUN_OPTS; i++)
+        if (strcmp(a, run_opts[i]) == 0) return true;
+    return a[0] == '-' && a[1] == '-' && lhcp_is_machine_option(a + 2);
+}
+
+/* A program that failed got arguments spelled like hcpsim's own options: they were its own (a
+ * program's arguments follow it), which is worth saying once when the user may have meant them
+ * for hcpsim. */
+static void note_misplaced(const char *file, int n, char **args) {
+    char list[256] = "";
+    size_t len = 0;
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_run_option(args[i])) continue;
+        if (found < 4) len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", found ? ", " : "", args[i]);
+        if (len >= sizeof list) len = sizeof list - 1;
+        found++;
+    }
+    if (!found) return;
+    const char *slash = strrchr(file, '/');
+    fflush(stdout);
+    fprintf(stderr,
+            "hcpsim: note: %s%s went to %s as %s argument%s: hcpsim reads its own options only before the program "
+            "(hcpsim run [OPTIONS] PROGRAM.exe [PROGRAM ARGUMENTS...])\n",
+            list, found > 4 ? ", ..." : "", slash ? slash + 1 : file, found > 1 ? "its" : "its own",
+            found > 1 ? "s" : "");
 }
 
 static int cmd_run(int argc, char **argv) {
@@ -199,11 +254,7 @@ static int cmd_run(int argc, char **argv) {
             mopts[nmopts++] = argv[i] + 2;
             mopts[nmopts++] = argv[++i];
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            static const char *const run_opts[] = {"--seed",         "--unsafe-io",        "--trace",
-                                                   "--report",       "--trace-limit",      "--report-intervals",
-                                                   "--report-calls", "--lua-instructions", "--lua-memory",
-                                                   "--werror",       "--progress",         "--no-progress"};
-            const char *near = hcp_suggest(a, run_opts, (int)(sizeof run_opts / sizeof run_opts[0]));
+            const char *near = hcp_suggest(a, run_opts, NRUN_OPTS);
             char mnear[80] = "";
             const char *opt = near ? NULL : hcp_option_suggest(a + 2);
             if (opt) { /* a machine option, as --name-with-dashes */
@@ -223,6 +274,10 @@ static int cmd_run(int argc, char **argv) {
         } else if (!file) {
             file = a;
             first_arg = i + 1;
+            /* A program's own arguments follow it, whatever they look like (as valgrind and wine
+             * read theirs): hcpsim's options go before the program.  A scenario's options may
+             * also follow FILE.lua, up to '--'. */
+            if (lhcp_file_kind(a) > 0) opts = false;
         } else {
             sargs[nsargs++] = argv[i];
         }
@@ -314,7 +369,10 @@ static int cmd_run(int argc, char **argv) {
         return EXIT_ERROR;
     }
     int status = 0;
-    char *errmsg = NULL; /* the failure, for the report and the trace */
+    char *errmsg = NULL;                         /* the failure, for the report and the trace */
+    const char *end = "complete", *limit = NULL; /* how the run ended: the report's run.status */
+    bool has_code = false;
+    uint32_t code = 0;
     lua_pushcfunction(L, msgh);
     int kind = lhcp_file_kind(file); /* a Windows program runs under the built-in driver (lprocess.c) */
     int st = kind > 0 ? lhcp_load_program(L, file) : luaL_loadfilex(L, file, "t");
@@ -330,15 +388,20 @@ static int cmd_run(int argc, char **argv) {
         if (st != LUA_OK && kind > 0) { /* the program's failure: hcpsim's own exit status */
             status = lhcp_program_failure_status(L);
             const char *msg = lua_tostring(L, -1);
+            end = end_name(lhcp_end_of(L, msg, &limit));
+            if (strcmp(end, "warning") == 0) end = "error", status = EXIT_ERROR; /* --werror: as for a scenario */
             fflush(stdout);
             fprintf(stderr, "hcpsim: %s\n", msg ? msg : "(error object is not a string)");
             errmsg = strdup_or_null(msg);
             lua_pop(L, 1);
             st = LUA_OK;
         } else if (kind > 0) {
-            status = (int)(lua_tointeger(L, -1) & 0xFF);
+            code = (uint32_t)lua_tointeger(L, -1);
+            status = (int)(code & 0xFF);
+            end = "exited", has_code = true;
             lua_pop(L, 1);
         }
+        if (kind > 0 && status != 0) note_misplaced(file, nsargs, sargs);
     }
     free(sargs);
     if (st != LUA_OK) {
@@ -349,7 +412,9 @@ static int cmd_run(int argc, char **argv) {
             msg = lua_pushfstring(L, "%s: %s (hcpsim runs Lua source only)", file, msg);
         /* a refused allocation carries no position: it is named as the limit, after the file */
         const char *lim = lhcp_limit_message(L, msg);
-        if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim);
+        end = end_name(lhcp_end_of(L, msg, &limit));
+        if (lim) msg = lua_pushfstring(L, "%s: %s", file, lim), end = "limit", limit = "lua_memory";
+        if (strcmp(end, "warning") == 0) end = "error";
         fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
         status = EXIT_ERROR;
         errmsg = strdup_or_null(msg);
@@ -362,10 +427,15 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "%s\n", msg);
         status = EXIT_ERROR;
         errmsg = strdup_or_null(msg);
+        end = "limit", limit = "trace_limit", has_code = false;
     } else if (kind <= 0) {
         status = lhcp_tap_status(L) ? EXIT_TESTFAIL : 0;
     }
-    if (lhcp_signal) status = 128 + lhcp_signal; /* interrupted: 130 (SIGINT), 143 (SIGTERM) */
+    if (lhcp_signal) { /* interrupted: 130 (SIGINT), 143 (SIGTERM) */
+        status = 128 + lhcp_signal;
+        end = "interrupted", limit = NULL, has_code = false;
+    }
+    rep_report_set_end(report, end, limit, has_code, code);
     fflush(stdout);
     lua_close(L); /* frees the machines, which closes their open trace spans */
     /* The trace of what ran is written whatever the scenario's status, marked partial after an error. */
@@ -533,6 +603,10 @@ static void describe_limits(const hcp_system_opts *o) {
            "trace and report are still written, marked partial\n");
     row(20, "  cycles", "%llu per CPU clock (machine option max_cycles, or m:run{max_cycles = N})",
         (unsigned long long)SIM_DEFAULT_MAX_CYCLES);
+    row(20, "  program time",
+        "%d s of simulated time for hcpsim run PROGRAM.exe (--timeout SECONDS; it sets\n"
+        "max_cycles = SECONDS x frequency)",
+        LHCP_PROGRAM_TIMEOUT_S);
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         const hcp_option *opt = option(limits[i].option);
         char label[32];
@@ -569,19 +643,31 @@ static void describe_options(const hcp_system_opts *o) {
     }
 }
 
+static int describe_imports(void);
+
 static int cmd_describe(int argc, char **argv) {
     const char *platform = "win10-x64";
+    bool imports = false, given = false;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc) {
             platform = argv[++i];
+            given = true;
         } else if (strcmp(argv[i], "--platform") == 0) {
             fprintf(stderr, "hcpsim: describe: --platform needs a platform name (valid: %s)\n", hcp_platform_names());
             return EXIT_ERROR;
+        } else if (strcmp(argv[i], "--imports") == 0) {
+            imports = true;
         } else {
-            fprintf(stderr, "hcpsim: describe: unknown argument '%s' (valid: --platform P)\n", argv[i]);
+            fprintf(stderr, "hcpsim: describe: unknown argument '%s' (valid: --platform P, --imports)\n", argv[i]);
             return EXIT_ERROR;
         }
     }
+    if (imports && given) {
+        fprintf(stderr, "hcpsim: describe: --imports takes no --platform (the import table is the same on every "
+                        "platform that runs programs)\n");
+        return EXIT_ERROR;
+    }
+    if (imports) return describe_imports();
     const hcp_platform *plat = hcp_platform_find(platform);
     if (!plat) {
         fprintf(stderr, "hcpsim: unknown platform '%s' (valid: %s)\n", platform, hcp_platform_names());
@@ -646,6 +732,163 @@ static int describe_imports(void) {
         }
     }
     return 0;
+}
+
+/* ---- check ------------------------------------------------------------------------------------ */
+
+/* The file's bytes (at most twice the largest image), or NULL with the message printed. */
+static uint8_t *read_image(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "hcpsim: check: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t limit = (size_t)HCP_PE_MAX_IMAGE * 2;
+    uint8_t *b = malloc(limit + 1);
+    *n = b ? fread(b, 1, limit + 1, f) : 0;
+    bool bad = ferror(f);
+    fclose(f);
+    if (!b || bad || *n > limit) {
+        fprintf(stderr, "hcpsim: check: %s: %s\n", path,
+                !b    ? "out of host memory"
+                : bad ? "cannot read the file"
+                      : "larger than twice hcpsim's largest image");
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static json_t *check_counts(const int *n) {
+    json_t *o = json_object();
+    json_object_set_new(o, "implemented", json_integer(n[HCP_IMP_IMPLEMENTED]));
+    json_object_set_new(o, "no_op", json_integer(n[HCP_IMP_NOOP]));
+    json_object_set_new(o, "never_called", json_integer(n[HCP_IMP_NEVER_CALLED]));
+    json_object_set_new(o, "missing", json_integer(n[HCP_IMP_MISSING]));
+    return o;
+}
+
+static json_t *nullable(const char *s) { return s ? json_string(s) : json_null(); }
+
+/* hcpsim check --json: the same facts as one document (scenarios/README.md "Checking a program"). */
+static int check_json(const hcp_check *c, const char *verdict) {
+    json_t *d = json_object(), *dlls = json_array(), *missing = json_array(), *notfound = json_array();
+    json_object_set_new(d, "schema", json_string("hcpsim-check"));
+    json_object_set_new(d, "version", json_integer(1));
+    json_object_set_new(d, "image", json_string(c->image));
+    json_object_set_new(d, "machine", json_string(c->machine));
+    json_object_set_new(d, "platform", json_string(c->platform));
+    json_object_set_new(d, "counts", check_counts(c->n));
+    for (int k = 0; k < c->ndlls; k++) {
+        const hcp_check_dll *dl = &c->dlls[k];
+        json_t *o = json_object(), *imps = json_array();
+        json_object_set_new(o, "name", json_string(dl->name));
+        json_object_set_new(o, "by", json_string(dl->by));
+        json_object_set_new(o, "found", nullable(dl->found));
+        json_object_set_new(o, "counts", check_counts(dl->n));
+        if (!dl->found) json_array_append_new(notfound, json_string(dl->name));
+        for (int i = dl->first; i < dl->first + dl->count; i++) {
+            const hcp_check_import *im = &c->imports[i];
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(im->name));
+            json_object_set_new(e, "ordinal", im->ordinal >= 0 ? json_integer(im->ordinal) : json_null());
+            json_object_set_new(e, "state", json_string(hcp_check_state_name(im->state)));
+            json_object_set_new(e, "kind", nullable(im->kind));
+            json_object_set_new(e, "note", nullable(im->note));
+            json_array_append_new(imps, e);
+            if (im->state == HCP_IMP_MISSING) {
+                char full[200];
+                snprintf(full, sizeof full, "%s!%s", dl->name, im->name);
+                json_array_append_new(missing, json_string(full));
+            }
+        }
+        json_object_set_new(o, "imports", imps);
+        json_array_append_new(dlls, o);
+    }
+    json_object_set_new(d, "dlls", dlls);
+    json_object_set_new(d, "missing", missing);
+    json_object_set_new(d, "dlls_not_found", notfound);
+    json_object_set_new(d, "runs", json_boolean(c->n[HCP_IMP_MISSING] == 0));
+    json_object_set_new(d, "verdict", json_string(verdict));
+    int rc = json_dumpf(d, stdout, JSON_INDENT(1) | JSON_SORT_KEYS);
+    putchar('\n');
+    json_decref(d);
+    return rc;
+}
+
+static void check_text(const hcp_check *c, const char *verdict) {
+    printf("%s: %s program (hcpsim run uses %s); %d import%s from %d DLL%s\n", c->image, c->machine, c->platform,
+           c->nimports, c->nimports == 1 ? "" : "s", c->ndlls, c->ndlls == 1 ? "" : "s");
+    for (int k = 0; k < c->ndlls; k++) {
+        const hcp_check_dll *dl = &c->dlls[k];
+        if (!dl->found)
+            printf("%s: not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images)", dl->name);
+        else if (strcasecmp(dl->found, dl->name) == 0)
+            printf("%s: found: a system DLL hcpsim simulates", dl->name);
+        else /* another spelling, or an API-set name Windows resolves to it */
+            printf("%s: found: hcpsim's %s serves it", dl->name, dl->found);
+        printf("; %d import%s:", dl->count, dl->count == 1 ? "" : "s");
+        static const char *const label[HCP_IMP_STATES][2] = {{"implemented", "implemented"},
+                                                             {"no-op", "no-ops"},
+                                                             {"never called", "never called"},
+                                                             {"missing", "missing"}};
+        for (int s = 0, first = 1; s < HCP_IMP_STATES; s++)
+            if (dl->n[s]) printf("%s %d %s", first ? "" : ",", dl->n[s], label[s][dl->n[s] != 1]), first = 0;
+        putchar('\n');
+        for (int i = dl->first; i < dl->first + dl->count; i++) {
+            const hcp_check_import *im = &c->imports[i];
+            printf("  %-13s %s", hcp_check_state_name(im->state), im->name);
+            if (im->ordinal >= 0 && im->name[0] != '#') printf(" (ordinal %d)", im->ordinal);
+            if (im->kind && strcmp(im->kind, "function") != 0) printf(" (%s)", im->kind);
+            if (im->note) printf(": %s", im->note);
+            putchar('\n');
+        }
+    }
+    printf("verdict: %s\n", verdict);
+}
+
+/* hcpsim check [--json] PROGRAM.exe: 0 nothing missing, 1 an import missing, 2 an error. */
+static int cmd_check(int argc, char **argv) {
+    bool json = false;
+    const char *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "hcpsim: check: unknown option '%s' (valid: --json)\n", argv[i]);
+            return EXIT_ERROR;
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            fprintf(stderr, "hcpsim: check: one program at a time (got '%s' after '%s')\n", argv[i], file);
+            return EXIT_ERROR;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "hcpsim: check needs a program: hcpsim check [--json] PROGRAM.exe\n");
+        return EXIT_ERROR;
+    }
+    size_t n;
+    uint8_t *img = read_image(file, &n);
+    if (!img) return EXIT_ERROR;
+    const char *slash = strrchr(file, '/');
+    hcp_check c;
+    char err[512], verdict[1024];
+    int rc = hcp_pe_check(slash ? slash + 1 : file, img, n, &c, err, sizeof err);
+    free(img);
+    if (rc != 0) {
+        fprintf(stderr, "hcpsim: %s: %s\n", slash ? slash + 1 : file, err);
+        return EXIT_ERROR;
+    }
+    hcp_check_verdict(&c, verdict, sizeof verdict);
+    int st = c.n[HCP_IMP_MISSING] ? 1 : 0;
+    if (json) {
+        if (check_json(&c, verdict) != 0) st = EXIT_ERROR;
+    } else {
+        check_text(&c, verdict);
+    }
+    hcp_check_free(&c);
+    return st;
 }
 
 /* hcpsim bench: guest MIPS per counting mode next to raw Unicorn, same code,
@@ -772,10 +1015,11 @@ static const struct {
     const char *name, *text;
 } helps[] = {
     {"run", "usage: hcpsim run [OPTIONS] FILE.lua [ARGS...]\n"
-            "       hcpsim run [OPTIONS] [MACHINE OPTIONS] PROGRAM.exe [ARGS...]\n"
+            "       hcpsim run [OPTIONS] [MACHINE OPTIONS] PROGRAM.exe [PROGRAM ARGUMENTS...]\n"
             "Runs a Lua scenario, or a Windows program (a PE image: x86-64 or i386) on a machine of its ISA.\n"
-            "Options are read up to '--' (also after the file); later words reach the scenario as arg[1..]\n"
-            "or the program as its command line.\n"
+            "Every word after PROGRAM.exe is the program's, also one spelt like an hcpsim option, as for\n"
+            "valgrind and wine: hcpsim's options go before the program ('--' may end them there).\n"
+            "For a scenario, options are read up to '--', also after FILE.lua; later words reach it as arg[1..].\n"
             "  --seed N                 the scenario seed: math.random starts from it (default 1)\n"
             "  --report PATH            a run report; its format from the extension: .json .md .html\n"
             "  --trace PATH             a Perfetto/Chrome trace-event JSON of the schedule and counters\n"
@@ -789,17 +1033,31 @@ static const struct {
             "  --progress, --no-progress  progress lines on stderr after 2 s of host time (default: on a terminal)\n"
             "Machine options (Windows programs only; a scenario sets them in hcp.machine{}): --NAME VALUE\n"
             "for each machine option (hcpsim describe lists their ranges and defaults), dashes or\n"
-            "underscores: --platform P, --semantics documented|observed, --cpus N, --max-cycles N, ...\n"
+            "underscores: --platform P, --semantics documented|observed (a program's default: observed),\n"
+            "--cpus N, --max-cycles N, ...\n"
             "  --pmc EV,EV,...          the events of PMC0, PMC1, ...\n"
             "  --counters I,I,...       KeSetHardwareCounterConfiguration of these PMC indices before start\n"
+            "  --timeout SECONDS        simulated seconds the program may run (default 1: about a minute\n"
+            "                           of host time; CI: --timeout 0.1); then it stops, status 125\n"
+            "  --missing-imports stop|fail  a call of a function hcpsim lacks ends the run (stop, the\n"
+            "                           default) or returns failure, warned once, and the program goes on\n"
             "  --dll-path DIR           a folder the program's DLLs are searched in, after the program's own\n"
             "                           (repeatable: in the order given)\n"
+            "hcpsim check PROGRAM.exe says whether hcpsim has every function the program imports.\n"
             "Exit status: a scenario 0 (every TAP test passed), 1 (a test failed), 2 (a usage, scenario or\n"
-            "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image,\n"
-            "53 when a DLL cannot be found (0xC0000135), 57 an import it lacks (0xC0000139), 123 a DLL of\n"
-            "the wrong machine (0xC000007B), 66 a DllMain that fails (0xC0000142),\n"
-            "125 when the simulation ends it (an import hcpsim lacks, an unhandled exception, a limit);\n"
-            "130 or 143 when SIGINT or SIGTERM stopped the run (its report and trace are still written).\n"},
+            "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image\n"
+            "or a warning under --werror, 53 when a DLL cannot be found (0xC0000135), 57 an import it\n"
+            "lacks (0xC0000139), 123 a DLL of the wrong machine (0xC000007B), 66 a DllMain that fails\n"
+            "(0xC0000142), 125 when the simulation ends it (an import hcpsim lacks, an unhandled\n"
+            "exception, a limit such as --timeout, a deadlock); 130 or 143 when SIGINT or SIGTERM\n"
+            "stopped the run (its report and trace are still written).\n"},
+    {"check", "usage: hcpsim check [--json] PROGRAM.exe\n"
+              "Whether hcpsim can run a Windows program, without running it: each DLL it imports, where a run\n"
+              "finds it (a system DLL hcpsim simulates, or not found), and each import marked implemented,\n"
+              "no-op (it does nothing), never-called (only exception dispatch calls it) or missing (the run\n"
+              "stops at its first call, status 125); then a one-line verdict.\n"
+              "  --json                   the same facts as one JSON document (schema hcpsim-check)\n"
+              "Exit status: 0 nothing is missing, 1 an import is missing, 2 an error (a malformed image).\n"},
     {"describe", "usage: hcpsim describe [--platform P] | hcpsim describe --imports\n"
                  "Prints a platform profile (default win10-x64), its rules and parameters, the limits of a\n"
                  "run, the PMU events, the cost tables and the machine options with their ranges.\n"
@@ -854,8 +1112,8 @@ static int unknown_command(const char *name) {
 static int cmd_help(const char *command) {
     if (!command) {
         usage(stdout);
-        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, describe, diff, bench, "
-               "version.\n");
+        printf("hcpsim help COMMAND (or hcpsim COMMAND --help) describes a command: run, check, describe, diff, "
+               "bench, version.\n");
         return 0;
     }
     for (int i = 0; i < NHELPS; i++)
@@ -871,9 +1129,13 @@ static int cmd_help(const char *command) {
     return unknown_command(command);
 }
 
-static bool wants_help(int argc, char **argv) {
-    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+/* --help or -h among a command's options: up to '--', and for run up to a program, whose own
+ * arguments follow it (hcpsim run PROGRAM.exe --help gives --help to the program). */
+static bool wants_help(int argc, char **argv, bool run) {
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+        if (run && argv[i][0] != '-' && lhcp_file_kind(argv[i]) > 0) return false;
+    }
     return false;
 }
 
@@ -889,10 +1151,10 @@ int main(int argc, char **argv) {
         return cmd_help(argc > 2 && strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0 ? argv[2]
                         : argc > 2                                                               ? "help"
                                                                                                  : NULL);
-    if (is_command(cmd) && wants_help(argc - 2, argv + 2)) return cmd_help(cmd);
+    if (is_command(cmd) && wants_help(argc - 2, argv + 2, strcmp(cmd, "run") == 0)) return cmd_help(cmd);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "describe") == 0 && argc == 3 && strcmp(argv[2], "--imports") == 0) return describe_imports();
     if (strcmp(cmd, "describe") == 0) return cmd_describe(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "diff") == 0) return rep_diff_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "version") == 0) return print_version();

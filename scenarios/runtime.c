@@ -47,6 +47,10 @@ typedef struct runtime {
     size_t births_cap, births_used;
     uint64_t next_birth;
     lhcp_step step; /* what the count hook also checks (lhcp_set_step) */
+    /* how the run ended, as the place that raised its error recorded it (lhcp_set_end) */
+    lhcp_end end_kind;
+    const char *end_limit;
+    char end_msg[1024];
 } runtime;
 
 static runtime *rt_of(lua_State *L) { return *(runtime **)lua_getextraspace(L); }
@@ -122,6 +126,7 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
         luaL_where(L, 0); /* level 0 in a hook: the Lua function that runs away */
         lua_pushfstring(L, "limit reached: %I Lua instructions (hcpsim run --lua-instructions N; default %I)",
                         (lua_Integer)rt->limit, (lua_Integer)DEFAULT_LUA_LIMIT); /* %I, not %llu */
+        lhcp_set_end(L, LHCP_END_LIMIT, "lua_instructions", lua_tostring(L, -1));
         lua_concat(L, 2);
         lua_error(L);
     }
@@ -135,6 +140,39 @@ lhcp_step lhcp_set_step(lua_State *L, lhcp_step step) {
     lhcp_step old = rt->step;
     rt->step = step;
     return old;
+}
+
+/* ---- how the run ended (reports/SCHEMA.md "run.status") ----------------------------------------- */
+
+void lhcp_set_end(lua_State *L, lhcp_end kind, const char *limit, const char *msg) {
+    runtime *rt = rt_of(L);
+    if (!rt) return;
+    rt->end_kind = kind;
+    rt->end_limit = limit;
+    snprintf(rt->end_msg, sizeof rt->end_msg, "%s", msg ? msg : "");
+}
+
+int lhcp_end_error(lua_State *L, lhcp_end kind, const char *limit, const char *fmt, ...) {
+    luaL_where(L, 1);
+    va_list ap;
+    va_start(ap, fmt);
+    const char *msg = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lhcp_set_end(L, kind, limit, msg);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+lhcp_end lhcp_end_of(lua_State *L, const char *final, const char **limit) {
+    runtime *rt = rt_of(L);
+    *limit = NULL;
+    if (!rt || !final || rt->end_kind == LHCP_END_ERROR) return LHCP_END_ERROR;
+    size_t n = strlen(final), k = strlen(rt->end_msg);
+    /* the recorded error is the run's own when the final message ends with it (a position, or the
+     * name of the function that raised it, may come first) */
+    if (k == 0 || k > n || strcmp(final + n - k, rt->end_msg) != 0) return LHCP_END_ERROR;
+    *limit = rt->end_limit;
+    return rt->end_kind;
 }
 
 /* ---- warnings: what the documentation forbids but Windows lets pass ----------------------------- */
@@ -161,7 +199,10 @@ void lhcp_warn(lua_State *L, const char *where, const char *fmt, ...) {
     lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.werror");
     bool werror = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    if (werror) lua_error(L); /* the message is on top */
+    if (werror) { /* the message is on top */
+        lhcp_set_end(L, LHCP_END_WARNING, NULL, lua_tostring(L, msg));
+        lua_error(L);
+    }
     fflush(stdout);
     fprintf(stderr, "%s\n", lua_tostring(L, msg));
     fflush(stderr);

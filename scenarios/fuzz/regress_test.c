@@ -19,6 +19,7 @@
 #include "scenarios/fuzz/fz_api.c"
 #include "scenarios/fuzz/fz_common.c"
 #include "scenarios/fuzz/fz_dll.c"
+#include "scenarios/fuzz/fz_exports.c"
 #include "scenarios/fuzz/fz_guest.c"
 #include "scenarios/fuzz/fz_lua.c"
 #include "scenarios/fuzz/fz_marshal.c"
@@ -33,7 +34,8 @@ typedef struct target {
 } target;
 
 static const target targets[] = {{"lua", hcpfz_lua},     {"api", hcpfz_api}, {"marshal", hcpfz_marshal},
-                                 {"guest", hcpfz_guest}, {"pe", hcpfz_pe},   {"dll", hcpfz_dll}};
+                                 {"guest", hcpfz_guest}, {"pe", hcpfz_pe},   {"exports", hcpfz_exports},
+                                 {"dll", hcpfz_dll}};
 
 typedef struct input {
     char path[512];

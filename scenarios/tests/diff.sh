@@ -124,7 +124,7 @@ result $? "malformed JSON: exit 2, 'FILE:LINE: message' with the line of the err
 echo '{"schema": "hcpsim-diff", "version": 1}' >other.json
 $HCPSIM diff other.json a.json >/dev/null 2>err.txt
 st=$?
-[ "$st" = 2 ] && [ "$(cat err.txt)" = 'other.json:1: not an hcpsim run report (schema "hcpsim-report", version 1 expected)' ]
+[ "$st" = 2 ] && [ "$(cat err.txt)" = 'other.json:1: not an hcpsim run report (schema "hcpsim-report", version 1 or 2 expected)' ]
 result $? "a JSON file that is not a run report: exit 2 and says what was expected" "status $st: $(cat err.txt)"
 for args in "a.json" "a.json b.json c.json" "--tolerance cycles a.json b.json" "--tolerance cycles=x a.json b.json" \
             "--format xml a.json b.json" "--bogus a.json b.json" "a.json b.json --format"; do

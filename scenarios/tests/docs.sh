@@ -8,6 +8,8 @@
 #              above the fence, else docs-N.lua; the
 #              status must be 0, or N from a `<!-- status: N -->` line there
 #   ```sh      run with sh -e in the same directory, `hcpsim` on PATH; status 0
+#   ```c       a source file (a Windows program a later sh block builds): written to the
+#              file a `<!-- file: NAME -->` line above it names, not run
 #   ```output  the exact stdout of the block before it
 #   ```text    not run (syntax summaries, tables of output)
 # Other fences are an error, so a new block cannot escape the check.  The
@@ -43,9 +45,10 @@ extract() {
         if ($l =~ /^<!-- status: (\d+) -->$/) { $pstatus = $1; next }
         if ($l =~ /^```(\S*)\s*$/) {
           $kind = $1; $start = $.;
-          die "$md:$.: a code block needs a kind (lua, sh, output or text)\n" if $kind eq "";
-          die "$md:$.: unknown code block kind \x27$kind\x27 (lua, sh, output, text)\n"
-            unless $kind =~ /^(lua|sh|output|text)$/;
+          die "$md:$.: a code block needs a kind (lua, sh, c, output or text)\n" if $kind eq "";
+          die "$md:$.: unknown code block kind \x27$kind\x27 (lua, sh, c, output, text)\n"
+            unless $kind =~ /^(lua|sh|c|output|text)$/;
+          die "$md:$.: a c block needs a <!-- file: NAME --> line above it\n" if $kind eq "c" && !defined $pname;
           $body = ""; ($name, $status) = ($pname, $pstatus); ($pname, $pstatus) = (undef, 0);
           next;
         }
@@ -55,7 +58,7 @@ extract() {
       if ($l =~ /^```\s*$/) {
         $n++;
         my $id = sprintf "%03d", $n;
-        my $ext = { lua => "lua", sh => "sh", output => "out", text => "txt" }->{$kind};
+        my $ext = { lua => "lua", sh => "sh", c => "c", output => "out", text => "txt" }->{$kind};
         open my $f, ">", "$out/$id.$ext" or die; print $f $body; close $f;
         printf $man "%s %s %d %s %d\n", $id, $kind, $status, $name // "-", $start;
         undef $kind;
@@ -92,6 +95,10 @@ for doc in scenarios/TUTORIAL.md scenarios/API.md; do
         [ "$st" = "$status" ]
         result $? "$doc:$line: the Lua block ($file) runs with status $status" \
           "status $st: $(head -c 600 "$blocks/$id.stderr")"
+        ;;
+      c)
+        mkdir -p "$work/$(dirname "$name")"
+        cp "$blocks/$id.c" "$work/$name"
         ;;
       sh)
         (cd "$work" && env -u HCPSIM_CLAUSES PATH="$bin:$PATH" sh -e "$blocks/$id.sh") \

@@ -52,14 +52,17 @@ echo "TAP version 13"
 USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH] [--trace-limit N]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
-       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--dll-path DIR]...
-                  [--report PATH] [--trace PATH] PROGRAM.exe [ARGS...]
-       hcpsim describe [--platform P]
+       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]
+                  [--missing-imports stop|fail] [--dll-path DIR]...
+                  [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]
+       hcpsim check [--json] PROGRAM.exe
+       hcpsim describe [--platform P] | --imports
        hcpsim version (also --version, -V)
        hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json
        hcpsim bench [--rounds R] [WORKLOAD ...] | --one WORKLOAD MODE N
        hcpsim help [COMMAND] (also hcpsim COMMAND --help): every option of a command
 Options after FILE.lua are read until '"'--'"'; later words reach the scenario as arg[1..].
+Every word after PROGRAM.exe is the program'"'s"': hcpsim'"'s"' options go before it.
 --unsafe-io opens Lua'"'s"' io library (files): never use it for scenarios you did not write.
 MACHINE OPTIONS: --NAME VALUE for each option hcpsim describe lists (--cpus 2, --semantics observed).'
 OPTIONS='--seed N, --unsafe-io, --trace PATH, --report PATH, --trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run'
@@ -100,7 +103,12 @@ expect "an unknown command" 2 "hcpsim: unknown command 'frob'
 $USAGE" -- frob
 expect "describe: an unknown platform" 2 "hcpsim: unknown platform 'win95' (valid: $PLATFORMS)" -- describe --platform win95
 expect "describe: --platform without a name" 2 "hcpsim: describe: --platform needs a platform name (valid: $PLATFORMS)" -- describe --platform
-expect "describe: an unknown argument" 2 "hcpsim: describe: unknown argument '--bogus' (valid: --platform P)" -- describe --bogus
+expect "describe: an unknown argument" 2 "hcpsim: describe: unknown argument '--bogus' (valid: --platform P, --imports)" -- describe --bogus
+expect "describe --imports: the extra argument is the one named" 2 \
+  "hcpsim: describe: unknown argument 'X' (valid: --platform P, --imports)" -- describe --imports X
+expect "describe: --imports takes no --platform" 2 \
+  "hcpsim: describe: --imports takes no --platform (the import table is the same on every platform that runs programs)" \
+  -- describe --imports --platform win7-x86
 
 # ---- --trace / --report paths: refused before the scenario runs ------------------------------
 expect "--trace into a missing directory" 2 "hcpsim: --trace nodir/t.json: No such file or directory" --out "" -- run --trace nodir/t.json ok.lua
@@ -471,15 +479,16 @@ WHY="$why" perl -MJSON::PP -e 'local $/; open my $t, "<", "busy.json" or exit 1;
   open my $r, "<", "busy.report.json" or exit 2; my $rep = JSON::PP->new->decode(<$r>);
   exit 3 unless @{$d->{traceEvents}} <= 200;
   exit 4 unless ($d->{otherData}{partial} // "") eq $ENV{WHY};
-  exit 5 unless ($rep->{run}{partial} // "") eq $ENV{WHY} && $rep->{run}{status} eq "partial" && $rep->{run}{exit_status} == 2;
+  exit 5 unless ($rep->{run}{partial} // "") eq $ENV{WHY} && $rep->{run}{status} eq "limit" && $rep->{run}{exit_status} == 2;
+  exit 6 unless $rep->{run}{limit} eq "trace_limit";
   exit 0' 2>/dev/null
 result $? "the trace stops at 200 events and it and the report say partial, with the limit" "check $?"
 WHY="busy.lua:5: limit reached: 200 trace events (hcpsim run --trace-limit N; default 10000000)"
 $HCPSIM run --trace-limit 200 --trace busy.json --report busy.md busy.lua >/dev/null 2>&1
-grep -qxF "| error | $WHY |" busy.md && grep -qxF '| status | partial (exit status 2) |' busy.md
+grep -qxF "| error | $WHY |" busy.md && grep -qxF '| status | limit trace_limit (exit status 2) |' busy.md
 result $? "the Markdown report shows the partial status and the limit"
 $HCPSIM run --trace-limit 200 --trace busy.json --report busy.html busy.lua >/dev/null 2>&1
-grep -qF "<td class=\"status-partial\">partial (exit status 2)</td>" busy.html && grep -qF "$WHY" busy.html
+grep -qF "<td class=\"status-partial\">limit trace_limit (exit status 2)</td>" busy.html && grep -qF "$WHY" busy.html
 result $? "the HTML report shows the partial status and the limit"
 $HCPSIM run --trace busy.json --report busy.report.json busy.lua >/dev/null 2>&1
 st=$?

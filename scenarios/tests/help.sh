@@ -10,7 +10,7 @@ result "$([ "$s1" = 0 ] && [ "$v1" = "$v2" ] && [ "$v1" = "$v3" ]; echo $?)" "--
   "'$v1' '$v2' '$v3'"
 case "$v1" in "hcpsim 0.1.0 ("*"; Unicorn "*", capstone "*", Lua 5.4"*")") r=0 ;; *) r=1 ;; esac
 result $r "the version names the release, the build's git description and the libraries" "$v1"
-for c in run describe diff bench version help; do
+for c in run check describe diff bench version help; do
   $HCPSIM help "$c" >h1.txt 2>err.txt
   s=$?
   $HCPSIM "$c" --help >h2.txt 2>>err.txt

@@ -8,7 +8,7 @@
 pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
 [ -d "$pe" ] || pe=$top/build/pe
 echo "TAP version 13"
-echo "1..20"
+echo "1..22"
 cr=$(printf '\r')
 # threads.c on a 1-CPU machine (hcpsim run's default); CPUS = 2 for the Wine comparison below
 want() { # cpus
@@ -73,6 +73,11 @@ for bits in 64 32; do
   result $? "crash$bits.exe x: NULL store in poke: code, address, module+offset, instruction; status 125" "status $st: got '$(cat err.txt)', want '$msg'"
   [ "$(tr -d "$cr" < out.txt)" = "before" ]
   result $? "crash$bits.exe x: the output before the fault is kept" "$(cat out.txt)"
+  # the same fault on the thread main creates (id 1004, named crash.exe#1): the same report
+  $HCPSIM run "crash$bits.exe" thread > out.txt 2> err.txt; st=$?
+  msg="hcpsim: crash$bits.exe: unhandled exception 0xC0000005 (STATUS_ACCESS_VIOLATION) at 0x$(printf '%X' $((0x$at))) (crash$bits.exe+0x$off) in thread 'crash$bits.exe#1' (id 1004): writing 0x0; instruction: $insn [$bytes]"
+  [ "$st" = 125 ] && [ "$(cat err.txt)" = "$msg" ] && [ "$(tr -d "$cr" < out.txt)" = "before" ]
+  result $? "crash$bits.exe thread: the NULL store on a created thread is reported in the main thread's format, status 125" "status $st: got '$(cat err.txt)', want '$msg'"
   $HCPSIM run "crash$bits.exe" > out.txt 2> err.txt; st=$?
   [ "$st" = 0 ] && [ "$(tr -d "$cr" < out.txt | tr '\n' '|')" = "before|after 1|" ]
   result $? "crash$bits.exe (no argument): poke stores 1 in a cell, status 0" "status $st: $(cat out.txt) $(cat err.txt)"

@@ -14,8 +14,9 @@
 # usage error; a failed run still writes a report marked partial.
 #
 #   sh scenarios/tests/report.sh            the TAP tests (make test)
-#   sh scenarios/tests/report.sh browser D  make check-browser: renders the tour's HTML report in
-#                                           headless Chromium (files in directory D)
+#   sh scenarios/tests/report.sh browser D  make check-browser: renders the tour's HTML report and a
+#                                           program's (threads.exe) in headless Chromium (files in
+#                                           directory D)
 top=$(pwd)
 HCPSIM=${HCPSIM:-$top/build/hcpsim}
 case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
@@ -30,74 +31,95 @@ if [ "$1" = browser ]; then
     exit 0
   fi
   mkdir -p "$out" || exit 1
-  rm -f "$out/tour.html" "$out/tour.png" "$out/tour.dom"
+  pe=$(dirname "$HCPSIM")/pe
+  [ -d "$pe" ] || pe=$top/build/pe
+  rm -f "$out"/tour.* "$out"/program.* "$out/chromium.log"
+  # Two reports: the tour (a scenario of three threads) and a program's (threads.exe, built by the
+  # Makefile from scenarios/examples/pe/threads.c: the threads it creates, counted with two PMCs).
   $HCPSIM run --report "$out/tour.html" "$top/scenarios/examples/tour.lua" >/dev/null || exit 1
+  [ -f "$pe/threads64.exe" ] || { echo "check-browser: FAILED: no $pe/threads64.exe (make tests builds it)" >&2; exit 1; }
+  $HCPSIM run --pmc instructions,branches --counters 0,1 --report "$out/program.html" "$pe/threads64.exe" \
+    >/dev/null 2>"$out/program.err"
+  st=$?
+  [ "$st" = 3 ] || { echo "check-browser: FAILED: threads64.exe exited $st: $(cat "$out/program.err")" >&2; exit 1; }
   flags="--headless --no-sandbox --disable-gpu --disable-background-networking --hide-scrollbars"
-  # Chromium's own diagnostics (D-Bus, GPU) go to stderr: kept in a file, shown only on failure.
-  timeout 180 "$browser" $flags --window-size=1280,1600 --screenshot="$out/tour.png" "file://$out/tour.html" \
-    >"$out/chromium.log" 2>&1
-  timeout 180 "$browser" $flags --dump-dom "file://$out/tour.html" >"$out/tour.dom" 2>>"$out/chromium.log"
   fail=0
-  # The screenshot must not be blank: decode the PNG (core Compress::Zlib), undo the row
-  # filters, and require several colours and a real share of non-background pixels.
-  perl -MCompress::Zlib -e '
-    open my $fh, "<:raw", $ARGV[0] or die "no screenshot: $!\n";
-    local $/; my $png = <$fh>;
-    substr($png, 0, 8) eq "\x89PNG\r\n\x1a\n" or die "not a PNG\n";
-    my ($pos, $idat, $w, $h, $depth, $ctype) = (8, "");
-    while ($pos < length $png) {
-      my ($len, $type) = unpack "Na4", substr($png, $pos, 8);
-      my $data = substr($png, $pos + 8, $len);
-      ($w, $h, $depth, $ctype) = unpack "NNCC", $data if $type eq "IHDR";
-      $idat .= $data if $type eq "IDAT";
-      $pos += 12 + $len;
-    }
-    $depth == 8 && ($ctype == 2 || $ctype == 6) or die "unexpected PNG format (depth $depth, colour type $ctype)\n";
-    my $bpp = $ctype == 6 ? 4 : 3;
-    my $raw = uncompress($idat) // die "bad image data\n";
-    my ($stride, @prev, %colours, $bg, $nonbg) = ($w * $bpp, (0) x ($w * $bpp));
-    for my $y (0 .. $h - 1) {
-      my $ft = ord substr($raw, $y * ($stride + 1), 1);
-      my @cur = unpack "C*", substr($raw, $y * ($stride + 1) + 1, $stride);
-      for my $i (0 .. $stride - 1) {
-        my $a = $i >= $bpp ? $cur[$i - $bpp] : 0;
-        my $b = $prev[$i];
-        my $c = $i >= $bpp ? $prev[$i - $bpp] : 0;
-        my $p = $a + $b - $c; my ($pa, $pb, $pc) = (abs($p - $a), abs($p - $b), abs($p - $c));
-        my $pred = $ft == 0 ? 0 : $ft == 1 ? $a : $ft == 2 ? $b : $ft == 3 ? int(($a + $b) / 2)
-                 : ($pa <= $pb && $pa <= $pc) ? $a : $pb <= $pc ? $b : $c;
-        $cur[$i] = ($cur[$i] + $pred) & 255;
+  for page in tour program; do
+    # Chromium's own diagnostics (D-Bus, GPU) go to stderr: kept in a file, shown only on failure.
+    timeout 180 "$browser" $flags --window-size=1280,1600 --screenshot="$out/$page.png" "file://$out/$page.html" \
+      >>"$out/chromium.log" 2>&1
+    timeout 180 "$browser" $flags --dump-dom "file://$out/$page.html" >"$out/$page.dom" 2>>"$out/chromium.log"
+    # The screenshot must not be blank: decode the PNG (core Compress::Zlib), undo the row
+    # filters, and require several colours and a real share of non-background pixels.
+    perl -MCompress::Zlib -e '
+      open my $fh, "<:raw", $ARGV[0] or die "no screenshot: $!\n";
+      local $/; my $png = <$fh>;
+      substr($png, 0, 8) eq "\x89PNG\r\n\x1a\n" or die "not a PNG\n";
+      my ($pos, $idat, $w, $h, $depth, $ctype) = (8, "");
+      while ($pos < length $png) {
+        my ($len, $type) = unpack "Na4", substr($png, $pos, 8);
+        my $data = substr($png, $pos + 8, $len);
+        ($w, $h, $depth, $ctype) = unpack "NNCC", $data if $type eq "IHDR";
+        $idat .= $data if $type eq "IDAT";
+        $pos += 12 + $len;
       }
-      for (my $i = 0; $i < $stride; $i += $bpp) {
-        my $px = join ",", @cur[$i .. $i + 2];
-        $bg //= $px;
-        $colours{$px}++ if keys %colours < 10000;
-        $nonbg++ if $px ne $bg;
+      $depth == 8 && ($ctype == 2 || $ctype == 6) or die "unexpected PNG format (depth $depth, colour type $ctype)\n";
+      my $bpp = $ctype == 6 ? 4 : 3;
+      my $raw = uncompress($idat) // die "bad image data\n";
+      my ($stride, @prev, %colours, $bg, $nonbg) = ($w * $bpp, (0) x ($w * $bpp));
+      for my $y (0 .. $h - 1) {
+        my $ft = ord substr($raw, $y * ($stride + 1), 1);
+        my @cur = unpack "C*", substr($raw, $y * ($stride + 1) + 1, $stride);
+        for my $i (0 .. $stride - 1) {
+          my $a = $i >= $bpp ? $cur[$i - $bpp] : 0;
+          my $b = $prev[$i];
+          my $c = $i >= $bpp ? $prev[$i - $bpp] : 0;
+          my $p = $a + $b - $c; my ($pa, $pb, $pc) = (abs($p - $a), abs($p - $b), abs($p - $c));
+          my $pred = $ft == 0 ? 0 : $ft == 1 ? $a : $ft == 2 ? $b : $ft == 3 ? int(($a + $b) / 2)
+                   : ($pa <= $pb && $pa <= $pc) ? $a : $pb <= $pc ? $b : $c;
+          $cur[$i] = ($cur[$i] + $pred) & 255;
+        }
+        for (my $i = 0; $i < $stride; $i += $bpp) {
+          my $px = join ",", @cur[$i .. $i + 2];
+          $bg //= $px;
+          $colours{$px}++ if keys %colours < 10000;
+          $nonbg++ if $px ne $bg;
+        }
+        @prev = @cur;
       }
-      @prev = @cur;
-    }
-    my $n = keys %colours;
-    my $share = $nonbg / ($w * $h);
-    printf "check-browser: screenshot %dx%d, %d colours, %.1f%% non-background pixels\n", $w, $h, $n, 100 * $share;
-    exit($n >= 8 && $share >= 0.02 ? 0 : 1);
-  ' "$out/tour.png" || { echo "check-browser: FAILED: the screenshot $out/tour.png is blank or unreadable" >&2; fail=1; }
-  if grep -q 'id="timeline-0"' "$out/tour.dom" && [ "$(grep -o 'class="lane"' "$out/tour.dom" | wc -l)" -ge 1 ]; then
-    echo "check-browser: the DOM has the timeline (svg#timeline-0) and its lanes"
+      my $n = keys %colours;
+      my $share = $nonbg / ($w * $h);
+      printf "check-browser: %s screenshot %dx%d, %d colours, %.1f%% non-background pixels\n", $ARGV[1], $w, $h, $n,
+        100 * $share;
+      exit($n >= 8 && $share >= 0.02 ? 0 : 1);
+    ' "$out/$page.png" "$page" || { echo "check-browser: FAILED: the screenshot $out/$page.png is blank or unreadable" >&2; fail=1; }
+    if grep -q 'id="timeline-0"' "$out/$page.dom" && [ "$(grep -o 'class="lane"' "$out/$page.dom" | wc -l)" -ge 1 ]; then
+      echo "check-browser: $page: the DOM has the timeline (svg#timeline-0) and its lanes"
+    else
+      echo "check-browser: FAILED: no svg#timeline-0 with lanes in the DOM dump $out/$page.dom" >&2
+      fail=1
+    fi
+    # Every chart the browser built must have a line of at least two points (an empty chart fails).
+    if perl -e 'local $/; my $d = <STDIN>; my ($n, $empty) = (0, 0);
+        while ($d =~ m{<svg[^>]*class="(?:counter|rate)-chart"[^>]*>(.*?)</svg>}gs) {
+          $n++; my $c = $1; $empty++ unless $c =~ /<polyline[^>]*points="\s*\S+\s+\S+/ }
+        print "check-browser: $ARGV[0]: $n charts, $empty empty\n"; exit($n >= 2 && !$empty ? 0 : 1)' "$page" \
+        <"$out/$page.dom"; then :
+    else
+      echo "check-browser: FAILED: a counter or rate chart in the DOM of $page has no line of two points" >&2
+      fail=1
+    fi
+  done
+  # The program's page names the program, how it ended and the threads it created.
+  if grep -q 'threads64.exe' "$out/program.dom" && grep -q 'exited with code 3 (exit status 3)' "$out/program.dom" &&
+    grep -q 'threads64.exe#1' "$out/program.dom"; then
+    echo "check-browser: program: the page names threads64.exe, its exit code and its created threads"
   else
-    echo "check-browser: FAILED: no svg#timeline-0 with lanes in the DOM dump $out/tour.dom" >&2
-    fail=1
-  fi
-  # Every chart the browser built must have a line of at least two points (an empty chart fails).
-  if perl -e 'local $/; my $d = <STDIN>; my ($n, $empty) = (0, 0);
-      while ($d =~ m{<svg[^>]*class="(?:counter|rate)-chart"[^>]*>(.*?)</svg>}gs) {
-        $n++; my $c = $1; $empty++ unless $c =~ /<polyline[^>]*points="\s*\S+\s+\S+/ }
-      print "check-browser: $n charts, $empty empty\n"; exit($n >= 2 && !$empty ? 0 : 1)' <"$out/tour.dom"; then :
-  else
-    echo "check-browser: FAILED: a counter or rate chart in the DOM has no line of two points" >&2
+    echo "check-browser: FAILED: the program's page lacks its name, its status or its threads ($out/program.dom)" >&2
     fail=1
   fi
   [ "$fail" = 0 ] || { echo "chromium's log:" >&2; cat "$out/chromium.log" >&2; exit 1; }
-  echo "check-browser: ok ($out/tour.png)"
+  echo "check-browser: ok ($out/tour.png, $out/program.png)"
   exit 0
 fi
 
@@ -214,14 +236,14 @@ my $machine = {
 my $schema = {
   schema => 'str', version => 'int', generator => 'str',
   run => { scenario => 'str', seed => 'int', args => ['str'], status => 'str', exit_status => 'int', error => 'str|null',
-           partial => 'str|null', tap => 'null' },
+           partial => 'str|null', tap => 'null', exit_code => 'null', limit => 'null' },
   limits => { intervals_per_machine => 'int', calls_per_machine => 'int' },
   machines => [ $machine ],
 };
 my @err;
 validate($schema, $d, '$', \@err);
 check(!@err, 'the document has every required key with its type (reports/SCHEMA.md)', join('; ', @err[0 .. ($#err < 4 ? $#err : 4)]));
-check(($d->{schema} // '') eq 'hcpsim-report' && ($d->{version} // 0) == 1, 'schema "hcpsim-report", version 1');
+check(($d->{schema} // '') eq 'hcpsim-report' && ($d->{version} // 0) == 2, 'schema "hcpsim-report", version 2');
 # keys sorted: every object in the file lists its keys in byte order
 my @unsorted;
 { # check the text itself: JSON::PP forgets key order, so scan each object's keys in the file
@@ -504,13 +526,14 @@ st=$?
 perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(scalar <STDIN>); my $r = $d->{run};
   my $iv = $d->{machines}[0]{schedule}{lanes}[0]{intervals}[-1];
   my $why = "limit.lua:4: limit reached: 1000000 cycles on CPU 0 (machine option max_cycles or m:run{max_cycles = N}; default 20000000000)";
-  exit($r->{status} eq "partial" && $r->{exit_status} == 2 && $r->{error} eq $why && $r->{partial} eq $why
+  exit($r->{status} eq "limit" && $r->{limit} eq "max_cycles" && !defined $r->{exit_code}
+       && $r->{exit_status} == 2 && $r->{error} eq $why && $r->{partial} eq $why
        && $iv->{next_state} eq "Running" && $d->{machines}[0]{threads}[0]{state} ne "Terminated" ? 0 : 1)' <l.json 2>/dev/null
 ok=$?
 [ "$st" = 2 ] && [ "$ok" = 0 ] && [ ! -e l.json.tmp ]
-result $? "a run that fails at the cycle limit exits 2 and still writes its report: partial (naming the limit), the error, the open interval" "status $st, check $ok"
+result $? "a run that fails at the cycle limit exits 2 and still writes its report: status limit, max_cycles, partial (naming the limit), the error, the open interval" "status $st, check $ok"
 $HCPSIM run --report l.md limit.lua >/dev/null 2>&1
-grep -q '^| status | partial (exit status 2) |$' l.md
+grep -q '^| status | limit max_cycles (exit status 2) |$' l.md
 result $? "the partial Markdown report says so in its title table"
 
 echo "1..$n"

@@ -1,7 +1,9 @@
 /* crash.c — exports a Lua thread calls with t:run(p.exports.add, 2, 3) (and waitex, which waits on
- * an event a Lua scenario made), and an unhandled access
- * violation: `crash.exe x` writes through a NULL pointer in poke (scenarios/tests/pe_threads.sh). */
+ * an event a Lua scenario made), and an unhandled access violation: `crash.exe x` writes through a
+ * NULL pointer in poke on the main thread, `crash.exe thread` does so on a thread it creates
+ * (scenarios/tests/pe_threads.sh). */
 #include <stdio.h>
+#include <string.h>
 #include <windows.h>
 
 __declspec(dllexport) __attribute__((noinline)) int add(int a, int b) { return a + b; }
@@ -14,10 +16,18 @@ __declspec(dllexport) __attribute__((noinline)) DWORD waitex(HANDLE h, DWORD ms)
 
 static volatile int cell;
 
+static DWORD WINAPI poker(LPVOID p) {
+    poke(p);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    (void)argv;
     printf("before\n");
     fflush(stdout);
+    if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+        HANDLE h = CreateThread(NULL, 0, poker, NULL, 0, NULL);
+        WaitForSingleObject(h, INFINITE);
+    }
     poke(argc > 1 ? NULL : &cell);
     printf("after %d\n", cell);
     return 0;

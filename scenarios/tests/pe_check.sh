@@ -1,0 +1,198 @@
+#!/bin/sh
+# hcpsim check PROGRAM.exe (scenarios/README.md "Checking a program"): a program's imports DLL by
+# DLL and what a run gives each, without running it.  Its lists are compared with objdump -p's (an
+# independent reader of the import directory) and its marks with hcpsim describe --imports (the
+# table a run resolves against: yes = implemented, no-op and returns TRUE = no-op; stub (known, not
+# implemented) and a name no row has = missing); a program that imports a function hcpsim lacks and a DLL no run finds (built here
+# with an import library dlltool makes from a .def) is predicted to stop, and does stop, at the
+# first of them.  hcp.check(path) and p.imports give a scenario the same facts.
+CLAUSE=PE-CHECK
+. scenarios/tests/lib/tap.sh
+pe=$(dirname "$HCPSIM")/pe
+[ -d "$pe" ] || pe=$top/build/pe
+echo "TAP version 13"
+# DLL!Name<TAB>implemented column ("yes", "no-op", "returns TRUE", "stub"; the kind "guest code" is two words)
+$HCPSIM describe --imports | awk 'NR > 5 { print $1 "!" $3 "\t" ($4 == "guest" ? $6 : $5) }' >table.txt
+
+# imports FILE: "DLL!Name" per import of FILE as objdump -p reads its import tables (by name only).
+imports() {
+  x86_64-w64-mingw32-objdump -p "$1" | awk '/DLL Name:/ { dll = $3; next }
+    /^$/ { dll = "" } dll != "" && /^\t[0-9a-f]+\t? *[0-9]+ +[A-Za-z_]/ { print dll "!" $NF }' | sort
+}
+# The expected mark of each import of a list on stdin: the table's row, msvcrt's
+# __C_specific_handler never called (only exception dispatch calls it), else missing.
+marks() {
+  awk -F'\t' 'NR == FNR { t[tolower($1)] = $2; next } {
+      k = tolower($0); m = "missing"
+      if (k in t) m = (t[k] == "yes" ? "implemented" : t[k] == "stub" ? "missing" : "no-op")
+      else if (k == "msvcrt.dll!__c_specific_handler") m = "never-called"
+      print $0 "\t" m }' table.txt -
+}
+# The marks check --json gives: "DLL!Name<TAB>state" per import, sorted.
+json_marks() {
+  perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(<STDIN>);
+    for my $dl (@{$d->{dlls}}) { print "$dl->{name}!$_->{name}\t$_->{state}\n" for @{$dl->{imports}} }' | sort
+}
+
+ok_all=0 nprog=0 bad=""
+for exe in "$pe"/*.exe; do
+  name=$(basename "$exe")
+  case $name in missing*|fallback*) continue ;; esac
+  nprog=$((nprog + 1))
+  $HCPSIM check "$exe" >out.txt 2>err.txt
+  st=$?
+  $HCPSIM check --json "$exe" >out.json 2>>err.txt
+  json_marks <out.json >got.txt
+  imports "$exe" | marks >want.txt
+  if [ "$st" = 0 ] && cmp -s got.txt want.txt && [ ! -s err.txt ] &&
+    grep -qx "verdict: $name can run: nothing it imports is missing.*" out.txt; then :; else
+    ok_all=1 bad="$bad $name (status $st: $(diff want.txt got.txt | head -3 | tr '\n' ' ') $(cat err.txt))"
+  fi
+done
+result "$([ "$ok_all" = 0 ] && [ "$nprog" -gt 30 ]; echo $?)" \
+  "each of the $nprog example programs: status 0, 'can run', every import objdump lists, each marked as the import table says" \
+  "$bad"
+
+# missing.exe calls Beep: predicted, and then seen in the run.
+cp "$pe/missing64.exe" "$pe/missing32.exe" .
+for bits in 64 32; do
+  $HCPSIM check "missing$bits.exe" >out.txt 2>err.txt
+  st=$?
+  nimp=$(imports "missing$bits.exe" | wc -l | tr -d ' ')
+  want="verdict: missing$bits.exe: 1 of $nimp imports missing (KERNEL32.dll!Beep): its run stops at the first call of a missing one (status 125)"
+  [ "$st" = 1 ] && [ "$(tail -1 out.txt)" = "$want" ] && grep -qx '  missing       Beep: known to hcpsim, not implemented' out.txt
+  result $? "missing$bits.exe: status 1, Beep marked missing, the verdict names KERNEL32.dll!Beep" \
+    "status $st: $(tail -1 out.txt); want: $want"
+done
+
+# A program of its own: a function of a DLL no run finds (made.dll, from an import library made
+# with dlltool), Beep, and an ordinal no row of KERNEL32.dll has.  Each is named; the run then
+# stops at the first one it calls, as check said it would.
+cat >made.c <<'C'
+#include <stdio.h>
+#include <windows.h>
+__declspec(dllimport) int made_function(int);
+int main(int argc, char **argv) {
+    (void)argv;
+    puts("before");
+    fflush(stdout);
+    if (argc > 1) Beep(440, 10);
+    return made_function(3);
+}
+C
+printf 'LIBRARY made.dll\nEXPORTS\nmade_function\n' >made.def
+x86_64-w64-mingw32-dlltool -d made.def -l libmade.a &&
+  x86_64-w64-mingw32-gcc -O2 -o made.exe made.c libmade.a 2>cc.txt
+result $? "made.exe builds against made.dll's import library" "$(cat cc.txt)"
+x86_64-w64-mingw32-objdump -p made.exe | grep -q 'DLL Name: made.dll'
+result $? "objdump -p: made.exe imports made.dll"
+$HCPSIM check made.exe >out.txt 2>err.txt
+st=$?
+nimp=$(imports made.exe | wc -l | tr -d ' ')
+want="verdict: made.exe: 2 of $nimp imports missing (KERNEL32.dll!Beep, made.dll!made_function), 1 DLL not found (made.dll): its run stops at the first call of a missing one (status 125)"
+[ "$st" = 1 ] && [ "$(tail -1 out.txt)" = "$want" ]
+result $? "made.exe: status 1; the verdict names the missing function, the missing DLL's function and the DLL" \
+  "status $st: $(tail -1 out.txt); want: $want"
+grep -qx 'made.dll: not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images); 1 import: 1 missing' out.txt &&
+  grep -qx '  missing       made_function' out.txt &&
+  grep -qx 'KERNEL32.dll: found: a system DLL hcpsim simulates; .*, 1 missing' out.txt
+result $? "made.exe: made.dll not found, its function missing; KERNEL32.dll found with one missing" "$(grep -v '^  implemented' out.txt)"
+$HCPSIM check --json made.exe >made.json 2>err.txt
+st=$?
+perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(<STDIN>); my $c = $d->{counts};
+  my ($made) = grep { $_->{name} eq "made.dll" } @{$d->{dlls}};
+  my $sum = 0; $sum += $_ for values %$c; my $n = 0; $n += @{$_->{imports}} for @{$d->{dlls}};
+  exit($d->{schema} eq "hcpsim-check" && $d->{version} == 1 && !$d->{runs} && $d->{machine} eq "x86-64"
+       && $d->{platform} eq "win10-x64" && join(",", @{$d->{missing}}) eq "KERNEL32.dll!Beep,made.dll!made_function"
+       && join(",", @{$d->{dlls_not_found}}) eq "made.dll" && !defined $made->{found} && $made->{by} eq "made.exe"
+       && $c->{missing} == 2 && $sum == $n && $d->{verdict} =~ /^made\.exe: 2 of /
+       && $made->{imports}[0]{state} eq "missing" && !defined $made->{imports}[0]{kind} ? 0 : 1)' <made.json
+r=$?
+result "$([ "$st" = 1 ] && [ $r = 0 ]; echo $?)" \
+  "--json: schema hcpsim-check 1, runs false, missing and dlls_not_found named, counts add up to the imports" \
+  "status $st"
+$HCPSIM run made.exe >out.txt 2>err.txt
+st=$?
+[ "$st" = 53 ] && [ "$(cat err.txt)" = "hcpsim: made.exe: The code execution cannot proceed because made.dll was not found. Reinstalling the program may fix this problem. (made.exe imports it; hcpsim looked in .)" ] &&
+  [ ! -s out.txt ]
+result $? "the run does not start: made.dll is not found (Windows' message, status 53, STATUS_DLL_NOT_FOUND's low byte)" "status $st: $(cat err.txt)"
+# made.dll built beside it: the run loads it, calls made_function, and stops at Beep when asked
+printf 'int made_function(int x) { return x + 4; }\n' >madedll.c
+x86_64-w64-mingw32-gcc -O2 -shared -o made.dll madedll.c made.def 2>cc.txt
+$HCPSIM run made.exe >out.txt 2>err.txt
+st=$?
+[ "$st" = 7 ] && [ "$(tr -d '\r' <out.txt)" = before ] && [ ! -s err.txt ]
+result $? "with made.dll beside it the run loads it and made_function(3) returns 7" "status $st: $(cat err.txt cc.txt)"
+$HCPSIM run made.exe beep >out.txt 2>err.txt
+[ "$(cat err.txt)" = "hcpsim: made.exe called KERNEL32.dll!Beep, which hcpsim does not implement" ]
+result $? "... and with an argument at Beep, which it calls first" "$(cat err.txt)"
+rm -f made.dll
+
+# Imports by ordinal: KERNEL32.dll's GetCurrentProcessId by hcpsim's own ordinal is named and
+# implemented; ordinal 9999 (no row) is '#9999', missing.
+ord=$($HCPSIM describe --imports | awk '$1 == "KERNEL32.dll" && $3 == "GetCurrentProcessId" { print $2 }')
+printf 'LIBRARY KERNEL32.dll\nEXPORTS\nGetCurrentProcessId @%s NONAME\nBeep @9999 NONAME\n' "$ord" >k.def
+cat >ord.c <<'C'
+#include <windows.h>
+int main(int argc, char **argv) {
+    (void)argv;
+    if (argc > 1) Beep(1, 1);
+    return (int)GetCurrentProcessId();
+}
+C
+x86_64-w64-mingw32-dlltool -k -d k.def -l libk.a && x86_64-w64-mingw32-gcc -O2 -o ord.exe ord.c libk.a 2>cc.txt
+$HCPSIM check ord.exe >out.txt 2>err.txt
+st=$?
+grep -qx "  implemented   GetCurrentProcessId (ordinal $ord)" out.txt && grep -qx '  missing       #9999' out.txt &&
+  grep -q '(KERNEL32.dll!#9999)' out.txt
+r=$?
+result "$([ "$st" = 1 ] && [ $r = 0 ]; echo $?)" \
+  "imports by ordinal: hcpsim's ordinal $ord is GetCurrentProcessId, implemented; 9999, which no row has, is missing" \
+  "status $st: $(cat cc.txt) $(grep -v '^  implemented   [A-Za-z_]*$' out.txt)"
+
+# The same facts in a scenario: hcp.check(path) before a machine exists, p.imports after m:process.
+cp "$pe/hello64.exe" .
+cat >c.lua <<'EOF'
+local hcp = require "hcpsim"
+local c = hcp.check("made.exe")
+print(c.runs, table.concat(c.missing, ","), table.concat(c.dlls_not_found, ","), c.counts.missing, c.verdict)
+local m = hcp.machine {}
+local p = m:process { path = "hello64.exe", echo = false }
+local i = p.imports
+print(i.runs, #i.missing, i.counts.implemented + i.counts.no_op + i.counts.never_called, i.dlls[1].name, i.dlls[1].found)
+EOF
+$HCPSIM run c.lua >out.txt 2>err.txt
+st=$?
+verdict=$(perl -MJSON::PP -e 'local $/; print JSON::PP->new->decode(<STDIN>)->{verdict}' <made.json)
+nimp=$(imports hello64.exe | wc -l | tr -d ' ')
+want="false	KERNEL32.dll!Beep,made.dll!made_function	made.dll	2	$verdict
+true	0	$nimp	KERNEL32.dll	KERNEL32.dll"
+[ "$st" = 0 ] && [ "$(cat out.txt)" = "$want" ]
+result $? "hcp.check(path) and p.imports: runs, missing, dlls_not_found, counts and the verdict of hcpsim check" \
+  "status $st: $(cat out.txt err.txt); want: $want"
+printf 'local hcp = require "hcpsim"\nhcp.check("nothere.exe")\n' >nf.lua
+$HCPSIM run nf.lua >out.txt 2>err.txt
+st=$?
+[ "$st" = 2 ] && [ "$(cat err.txt)" = "nf.lua:2: hcp.check: nothere.exe: cannot open the file" ]
+result $? "hcp.check of a missing file: a scenario error naming it" "status $st: $(cat err.txt)"
+
+# A malformed image gets the loader's message, as from hcpsim run; usage errors.
+head -c 100 "$pe/hello64.exe" >short.exe
+$HCPSIM check short.exe >out.txt 2>err.txt
+st=$?
+$HCPSIM run short.exe >/dev/null 2>run.txt
+[ "$st" = 2 ] && [ "$(cat err.txt)" = "$(cat run.txt)" ] && [ -s err.txt ]
+result $? "a truncated image: status 2 and hcpsim run's message" "status $st: $(cat err.txt) / $(cat run.txt)"
+check_usage() { # name, stderr, arguments...
+  name=$1 want=$2
+  shift 2
+  $HCPSIM check "$@" >out.txt 2>err.txt
+  st=$?
+  result "$([ "$st" = 2 ] && [ "$(cat err.txt)" = "$want" ]; echo $?)" "$name" "status $st: $(cat err.txt)"
+}
+check_usage "no program" "hcpsim: check needs a program: hcpsim check [--json] PROGRAM.exe"
+check_usage "an unknown option" "hcpsim: check: unknown option '--all' (valid: --json)" --all made.exe
+check_usage "two programs" "hcpsim: check: one program at a time (got 'ord.exe' after 'made.exe')" made.exe ord.exe
+check_usage "a missing file" "hcpsim: check: cannot open nothere.exe: No such file or directory" nothere.exe
+echo "1..$n"
+[ "$fail" = 0 ]
