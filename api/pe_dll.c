@@ -88,7 +88,7 @@ static const char *const system_dlls[] = {
     "user32.dll",   "userenv.dll",  "uuid.dll",         "version.dll",  "winmm.dll",    "ws2_32.dll",
     "wsock32.dll",  "ucrtbase.dll", "vcruntime140.dll", "msvcp140.dll", "ntoskrnl.exe", NULL};
 
-static bool is_system_name(const char *norm) {
+bool hcp_dll_is_windows(const char *norm) {
     if (strncmp(norm, "api-ms-", 7) == 0 || strncmp(norm, "ext-ms-", 7) == 0) return true;
     for (int i = 0; system_dlls[i]; i++)
         if (eq_ci(system_dlls[i], norm)) return true;
@@ -105,17 +105,15 @@ int hcp_module_find(const hcp_process *p, const char *name) {
 
 /* ---- loading ----------------------------------------------------------------------------------------- */
 
-/* The file `name` in one of the search folders: its bytes (malloc'd) and folder; NULL when none has it.
- * The name is tried as written, then in lower case (Windows' names are case-insensitive). */
-static uint8_t *find_file(struct hcp_dll_state *st, const char *name, size_t *n, int *dir) {
+uint8_t *hcp_dll_find_file(char *const *dirs, int ndirs, const char *name, size_t *n, int *dir) {
     char low[300];
     snprintf(low, sizeof low, "%s", name);
     for (char *c = low; *c; c++) *c = (char)lower((unsigned char)*c);
-    for (int d = 0; d < st->ndirs; d++) {
+    for (int d = 0; d < ndirs; d++) {
         for (int v = 0; v < 2; v++) {
             if (v == 1 && strcmp(low, name) == 0) break;
             char path[4400];
-            snprintf(path, sizeof path, "%s/%s", st->dirs[d], v ? low : name);
+            snprintf(path, sizeof path, "%s/%s", dirs[d], v ? low : name);
             FILE *f = fopen(path, "rb");
             if (!f) continue;
             size_t limit = (size_t)HCP_PE_MAX_IMAGE * 2, len = 0;
@@ -193,7 +191,7 @@ static int load_dll(hcp_process *p, const char *norm, const char *importer, char
     struct hcp_dll_state *st = p->dll;
     size_t n = 0;
     int dir = -1;
-    uint8_t *file = find_file(st, norm, &n, &dir);
+    uint8_t *file = hcp_dll_find_file(st->dirs, st->ndirs, norm, &n, &dir);
     if (!file) {
         p->load_status = STATUS_DLL_NOT_FOUND;
         int k = snprintf(err, cap,
@@ -210,7 +208,7 @@ static int load_dll(hcp_process *p, const char *norm, const char *importer, char
     hcp_image im;
     int rc = hcp_image_open(file, n, true, &im, why, sizeof why);
     if (!rc && im.pe.machine != p->pe.machine) {
-        rc = fail(why, sizeof why, "a %s image; this process runs %s code", hcp_pe_machine_name(im.pe.machine),
+        rc = fail(why, sizeof why, "an %s image; this process runs %s code", hcp_pe_machine_name(im.pe.machine),
                   hcp_pe_machine_name(p->pe.machine));
     }
     if (!rc) rc = hcp_image_layout(file, &im, why, sizeof why);
@@ -367,7 +365,7 @@ int hcp_dll_import(hcp_process *p, int from, const char *dll, const char *name, 
     if (mi < 0) {
         mi = load_dll(p, norm, p->mods[from].name, err, cap);
         if (mi < 0) {
-            if (p->load_status == STATUS_DLL_NOT_FOUND && is_system_name(norm)) { /* a Windows DLL hcpsim lacks */
+            if (p->load_status == STATUS_DLL_NOT_FOUND && hcp_dll_is_windows(norm)) { /* a Windows DLL hcpsim lacks */
                 p->load_status = 0;
                 return hcp_process_system_import(p, norm, name, ordinal, addr, err, cap);
             }

@@ -243,6 +243,13 @@ int64_t hcp_module_protect(hcp_process *p, uint64_t at, uint64_t size, uint32_t 
 /* The loaded module named `name` (any folder and case, ".dll" optional), or -1. */
 int hcp_module_find(const hcp_process *p, const char *name);
 void hcp_dll_norm(const char *in, char *out, size_t cap);
+/* A Windows DLL hcpsim does not simulate (user32.dll, an api-ms- or ext-ms- set it does not
+ * serve): when no folder has it, it loads with every function a thunk that stops the run. */
+bool hcp_dll_is_windows(const char *norm);
+/* The file `name` in one of the folders: its bytes (malloc'd, *n of them) and *dir its folder's
+ * index; NULL when none has it.  The name is tried as written, then in lower case (Windows' names
+ * are case-insensitive). */
+uint8_t *hcp_dll_find_file(char *const *dirs, int ndirs, const char *name, size_t *n, int *dir);
 
 /* pe.c: the record of t, or NULL when t is not a thread of the process. */
 hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t);

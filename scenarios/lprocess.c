@@ -369,8 +369,13 @@ static void push_check(lua_State *L, const hcp_check *c) {
     set_str(L, "machine", c->machine);
     set_str(L, "platform", c->platform);
     set_str(L, "verdict", verdict);
-    lua_pushboolean(L, c->n[HCP_IMP_MISSING] == 0);
+    lua_pushboolean(L, c->n[HCP_IMP_MISSING] == 0 && !c->start_status);
     lua_setfield(L, -2, "runs");
+    if (c->start_status) {
+        lua_pushinteger(L, (lua_Integer)c->start_status);
+        lua_setfield(L, -2, "start_status");
+        set_str(L, "start_error", c->start_error);
+    }
     push_counts(L, c->n);
     lua_setfield(L, -2, "counts");
     lua_newtable(L); /* missing */
@@ -383,6 +388,9 @@ static void push_check(lua_State *L, const hcp_check *c) {
         set_str(L, "name", dl->name);
         set_str(L, "by", dl->by);
         set_str(L, "found", dl->found);
+        lua_pushboolean(L, dl->image);
+        lua_setfield(L, -2, "image");
+        set_str(L, "problem", dl->problem);
         push_counts(L, dl->n);
         lua_setfield(L, -2, "counts");
         if (!dl->found) {
@@ -415,6 +423,18 @@ static void push_check(lua_State *L, const hcp_check *c) {
     lua_setfield(L, -2, "missing");
 }
 
+/* Pushes the folder of host path `path` ("." when it names none). */
+static const char *push_folder(lua_State *L, const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        lua_pushliteral(L, ".");
+    else if (slash == path)
+        lua_pushliteral(L, "/");
+    else
+        lua_pushlstring(L, path, (size_t)(slash - path));
+    return lua_tostring(L, -1);
+}
+
 /* hcp.check(path) --> the table of push_check: whether a program can run, without loading it. */
 int lhcp_check(lua_State *L) {
     const char *rel = luaL_checkstring(L, 1);
@@ -424,8 +444,9 @@ int lhcp_check(lua_State *L) {
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "hcp.check: %s", err);
     const char *slash = strrchr(rel, '/');
+    const char *dir = push_folder(L, path); /* the program's folder: its DLLs are searched there */
     hcp_check c;
-    int rc = hcp_pe_check(slash ? slash + 1 : rel, (const uint8_t *)img, n, &c, err, sizeof err);
+    int rc = hcp_pe_check_in(slash ? slash + 1 : rel, (const uint8_t *)img, n, &dir, 1, &c, err, sizeof err);
     free(img);
     if (rc != 0) return luaL_error(L, "hcp.check: %s: %s", rel, err);
     push_check(L, &c);
@@ -456,8 +477,8 @@ int lhcp_m_process(lua_State *L) {
             lua_pop(L, 1);
         }
     }
-    int ndirs = 0;
-    const char *dirs[64];
+    int ndirs = 1; /* dirs[0]: the program's folder, first as Windows searches; then dll_path */
+    const char *dirs[65];
     if (lua_getfield(L, 2, "dll_path") != LUA_TNIL) { /* folders searched for DLLs after the program's */
         if (!lua_istable(L, -1)) return luaL_error(L, "m:process: 'dll_path' must be a table of folder names");
         lua_Integer n = luaL_len(L, -1);
@@ -488,18 +509,12 @@ int lhcp_m_process(lua_State *L) {
     size_t n = 0;
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "%s", err);
+    dirs[0] = push_folder(L, path);
     hcp_check check;
     char cerr[256];
-    bool checked = hcp_pe_check(rel, (const uint8_t *)img, n, &check, cerr, sizeof cerr) == 0;
-    /* DLLs: the program's folder first (as Windows searches), then dll_path */
-    const char *slash = strrchr(path, '/');
-    lua_pushlstring(L, path, slash ? (size_t)(slash - path) : 1);
-    if (!slash) {
-        lua_pop(L, 1);
-        lua_pushliteral(L, ".");
-    }
+    bool checked = hcp_pe_check_in(rel, (const uint8_t *)img, n, dirs, ndirs, &check, cerr, sizeof cerr) == 0;
     uint32_t status = 0;
-    hcp_load_opts lo = {lua_tostring(L, -1), dirs, ndirs, &status};
+    hcp_load_opts lo = {dirs[0], dirs + 1, ndirs - 1, &status};
     hcp_process *p = hcp_process_load_opts(lm->os, rel, (const uint8_t *)img, n, args, nargs, &lo, err, sizeof err);
     free(img);
     if (!p && status) { /* the process could not start: its exit code is Windows' status */

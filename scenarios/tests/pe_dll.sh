@@ -90,7 +90,7 @@ for bits in 64 32; do
   other=$([ "$bits" = 64 ] && echo 32 || echo 64)
   cp "$pe/dll$other/hcpdll.dll" alone/
   $HCPSIM run --dll-path "$pe/dll$bits" alone/dlluse.exe > out.txt 2> err.txt; st=$?
-  m=$([ "$bits" = 64 ] && echo "a i386 image; this process runs x86-64 code" || echo "a x86-64 image; this process runs i386 code")
+  m=$([ "$bits" = 64 ] && echo "an i386 image; this process runs x86-64 code" || echo "an x86-64 image; this process runs i386 code")
   [ "$st" = 123 ] && grep -q "^hcpsim: dlluse.exe: The application was unable to start correctly (0xc000007b): hcpdll.dll (in alone): $m\$" err.txt
   result $? "dlluse$bits: the program's folder comes first: a hcpdll.dll of the other machine type there ends the start with 0xc000007b (STATUS_INVALID_IMAGE_FORMAT), status 123 (status $st)" "$(cat err.txt)"
   # a DLL no folder has: Windows' message, STATUS_DLL_NOT_FOUND (0xC0000135) as the exit code: 0x35
