@@ -11,7 +11,7 @@ PKGS    := unicorn capstone $(LUA_PC) jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
             binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
             libxml2-utils libtap-formatter-junit-perl gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 \
-            g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix
+            g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix clang
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -112,7 +112,7 @@ deps:
 # else named with the package that has it.
 BUILD_CMDS := as objcopy aarch64-linux-gnu-as arm-linux-gnueabi-as
 TEST_CMDS  := prove valgrind xmllint tap2junit x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc \
-              x86_64-w64-mingw32-g++-posix i686-w64-mingw32-g++-posix
+              x86_64-w64-mingw32-g++-posix i686-w64-mingw32-g++-posix clang
 define need_cmds
 	@missing=""; for c in $(1); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	pkg-config --exists $(2) 2>/dev/null || missing="$$missing libraries:$(2)"; \
@@ -292,7 +292,16 @@ $(BUILD)/windiff/seed%-32.exe: $(BUILD)/windiff/seed%.c
 	i686-w64-mingw32-gcc -O1 -w -o $@ $<
 .PRECIOUS: $(BUILD)/windiff/seed%.c
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(WINDIFF_EXES) $(DLL_EXES) $(CXX_EXES)
+# __try/__except/__finally as clang compiles them (scenarios/examples/pe/clang/, tests/pe_seh.sh):
+# x86-64 only (clang 14 cannot emit i386 SEH for mingw-w64: "assembler label 'L__ehtable$main' can
+# not be undefined"); compiled by clang for the mingw-w64 target, linked by mingw-w64's gcc.
+CLANG_EXES := $(BUILD)/pe/clang64/try64.exe
+$(BUILD)/pe/clang64/%64.exe: scenarios/examples/pe/clang/%.c
+	@mkdir -p $(dir $@)
+	clang -target x86_64-w64-mingw32 -fms-extensions -O2 -Wall -c -o $(@:.exe=.o) $<
+	x86_64-w64-mingw32-gcc -o $@ $(@:.exe=.o)
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(WINDIFF_EXES) $(DLL_EXES) $(CXX_EXES) $(CLANG_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read

@@ -53,6 +53,35 @@ for bits in 64 32; do
   [ $# = 4 ] && [ $(($3 - $1)) = 1 ] && [ $(($4 - $2)) = $((2 + per)) ]
   result $? "seh$bits cost: one more vectored handler in a dispatch costs one api_call and $per runner instructions besides its 2" "cost 0: $c0, cost 1: $c1 (api calls, user instructions)"
 done
+# __try/__except/__finally as clang compiles them (x86-64): its scope tables through msvcrt's
+# __C_specific_handler, the filters' order, __finally during the unwind, __leave
+cp "$pe/clang64/try64.exe" .
+$HCPSIM run try64.exe > out.txt 2> err.txt; st=$?
+tr -d "$cr" < out.txt > t64.txt
+while IFS= read -r line; do
+  case "$line" in
+    "ok "*) result 0 "try64 (clang): ${line#ok }" ;;
+    "not ok "*) result 1 "try64 (clang): ${line#not ok }" ;;
+  esac
+done < t64.txt
+[ "$st" = 0 ] && [ "$(tail -n 1 t64.txt)" = "0 failed" ] && [ "$(grep -c '^ok ' t64.txt)" = 6 ] && [ ! -s err.txt ]
+result $? "try64 (clang): runs to exit code 0, its 6 checks passed, nothing on stderr (status $st)" "$(cat err.txt)"
+$HCPSIM run try64.exe > out2.txt 2>&1
+cmp -s out.txt out2.txt
+result $? "try64 (clang): a second run writes the same bytes"
+if [ -n "$wine" ]; then
+  WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" try64.exe > wine.txt 2> wine.err; wst=$?
+  CLAUSE=PE-WINE
+  if [ "$wst" = 0 ] && [ -s wine.txt ]; then
+    tr -d "$cr" < wine.txt > wt64.txt
+    cmp -s t64.txt wt64.txt
+    result $? "try64 (clang): hcpsim writes what Wine writes" "$(diff t64.txt wt64.txt | head -6 | tr '\n' ' ')"
+  else
+    n=$((n + 1))
+    echo "ok $n - try64 (clang): hcpsim writes what Wine writes [PE-WINE] # SKIP wine did not run the program (status $wst)"
+  fi
+  CLAUSE=PE-SEH
+fi
 if [ -n "$wine" ]; then
   WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" seh64.exe > wine.txt 2> wine.err; wst=$?
   CLAUSE=PE-WINE
