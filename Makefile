@@ -32,7 +32,7 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. -I$(BUILD) $(PKG_CFLAGS) $
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c sim/context.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c sim/wx.c sim/context.c
 # Every api/*.c: the simulated OS and the export implementations, one file per subject.
 API_SRC := $(sort $(wildcard api/*.c))
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
@@ -479,7 +479,7 @@ check-windiff: all wine-deps
 
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lua api marshal guest pe exports dll
+FUZZ_TARGETS ?= lua api marshal guest pe exports paths dll
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_REGRESS := $(BUILD)/scenarios/fuzz/regress_test.t

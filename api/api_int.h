@@ -53,7 +53,7 @@ typedef struct hcp_sem_rules {
 } hcp_sem_rules;
 extern const hcp_sem_rules HCP_SEM_RULES[2];
 
-typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD, OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE } obj_type;
+typedef enum obj_type { OBJ_NONE = 0, OBJ_THREAD, OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE, OBJ_FILE } obj_type;
 
 typedef struct handle_slot {
     obj_type type;
@@ -62,6 +62,7 @@ typedef struct handle_slot {
     sim_thread *thread; /* OBJ_THREAD */
     sim_object *object; /* OBJ_EVENT, OBJ_MUTEX, OBJ_SEMAPHORE */
     int next_free;      /* OBJ_NONE: the next slot of the free list, or -1 */
+    void *ext;          /* OBJ_FILE: the open file (api/fs.c), released by hcp_file_closed */
 } handle_slot;
 
 /* The kernel's per-thread profiling record (KTHREAD_COUNTERS, HCP-SPEC §3.3). */
@@ -132,6 +133,11 @@ struct hcp_os {
  * (max_handles open) or host memory ran out: hcp_handle_error says which. */
 uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o, uint32_t access);
 
+/* A handle of type `type` (OBJ_FILE) for an object api/ keeps itself (ext), and the object of
+ * such a handle (NULL: not a handle of that type). */
+uint64_t hcp_handle_new_ext(hcp_os *os, obj_type type, void *ext, uint32_t access);
+void *hcp_handle_ext(hcp_os *os, uint64_t v, obj_type type, uint32_t *access);
+
 /* Resolves a waitable handle (thread, event, mutex, semaphore) of type `want`
  * (OBJ_NONE: any) for `access`; the type is checked before the access, as
  * ObReferenceObjectByHandle does. */
@@ -155,5 +161,7 @@ uint64_t hcp_handle_arg(const hcp_os *os, uint64_t h);
 void hcp_prof_thread_exit(hcp_os *os, sim_thread *t);
 void hcp_prof_switch_in(hcp_os *os, sim_thread *t, int reason);
 void hcp_process_free(struct hcp_process *p); /* api/pe.c */
+/* A handle of an open file was closed: its reference goes (api/k32_file.c). */
+void hcp_file_closed(hcp_os *os, void *file);
 
 #endif

@@ -420,13 +420,18 @@ static void format(hcp_ctx *c, const char *f, vargs *v, obuf *o) {
 /* printf-family output: format, then to a FILE or a buffer. */
 static uint64_t print_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, vargs *v) {
     int fd = hcp_file_fd(c, file);
+    if (fd >= 0 && !hcp_stream_enter(c, file)) return 0; /* another thread holds the stream: this call waits */
     char *f = hcp_gstr(c, fmt, NULL);
-    if (!f) return (uint64_t)-1;
+    if (!f) {
+        if (fd >= 0) hcp_stream_leave(c, file);
+        return (uint32_t)-1;
+    }
     obuf o = {0};
     format(c, f, v, &o);
     free(f);
-    if (!c->failed && fd >= 1) hcp_emit_text(c, fd, o.b, o.n);
-    uint64_t r = fd >= 1 ? o.n : (uint64_t)-1;
+    int64_t w = !c->failed && fd >= 0 ? hcp_stream_write(c, file, o.b, o.n) : -1;
+    if (fd >= 0) hcp_stream_leave(c, file);
+    uint64_t r = w >= 0 ? o.n : (uint64_t)-1;
     free(o.b);
     return (uint32_t)r;
 }

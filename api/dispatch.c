@@ -62,6 +62,12 @@ static const struct {
     {"api-ms-win-core-sysinfo-", "KERNEL32.dll"},
     {"api-ms-win-core-errorhandling-", "KERNEL32.dll"},
     {"api-ms-win-core-profile-", "KERNEL32.dll"},
+    {"api-ms-win-core-file-", "KERNEL32.dll"},
+    {"api-ms-win-core-processenvironment-", "KERNEL32.dll"},
+    {"api-ms-win-core-timezone-", "KERNEL32.dll"},
+    {"api-ms-win-core-realtime-", "KERNEL32.dll"},
+    {"api-ms-win-core-debug-", "KERNEL32.dll"},
+    {"api-ms-win-core-localization-", "KERNEL32.dll"},
     {"kernelbase", "KERNEL32.dll"},
 };
 
@@ -494,7 +500,11 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     if (resumed) { /* a call that blocked, now that its thread runs again */
         os_thread *ot = hcp_os_thread(os, t);
         uint64_t (*resume)(hcp_ctx *) = ot ? ot->resume : NULL;
-        uint64_t r = e->ret == HCP_T_VOID ? 0 : resume ? resume(&c) : hcp_wait_result(os);
+        uint64_t r = resume ? resume(&c) : e->ret == HCP_T_VOID ? 0 : hcp_wait_result(os);
+        if (c.failed) { /* the resumed work stopped the run */
+            sim_gate_end_call(t);
+            return 0;
+        }
         r = narrow(&c, e->ret, r);
         observe(os, e, e->name, t, NULL, 0, start, seen(os, e->ret, r), false, true, true);
         return r;
@@ -532,6 +542,13 @@ static uint64_t dispatch(void *ud, sim_thread *t, uint32_t service, bool resumed
     r = narrow(&c, e->ret, r);
     observe(os, e, e->name, t, v, nfixed, start, seen(os, e->ret, r), false, false, !(e->flags & HCP_EX_NORETURN));
     return r;
+}
+
+uint64_t hcp_call_again(hcp_ctx *c) {
+    uint64_t v[MAX_PARAMS] = {0};
+    int got;
+    if (!marshal(c->os, c->t, c->ex, v, &got)) return hcp_bad(c, 0, false), 0;
+    return c->ex->call ? c->ex->call(c, v) : 0;
 }
 
 uint64_t hcp_export_thunk(hcp_os *os, const hcp_export *e) {

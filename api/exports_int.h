@@ -84,6 +84,9 @@ uint64_t hcp_nt_fail(hcp_ctx *c, uint32_t status);
 /* A call that may wait: r is an api/ function's result; HCP_PENDING makes the call wait, and
  * `resume` (NULL: the wait's result) gives what it returns when the thread runs again. */
 uint64_t hcp_blocking(hcp_ctx *c, uint32_t r, uint64_t (*resume)(hcp_ctx *c));
+/* In a resumed call (its `resume` function): the call's implementation run again with its
+ * arguments read again, as when it began (a call that waited for a lock, then does its work). */
+uint64_t hcp_call_again(hcp_ctx *c);
 /* Stops the run with a message (printf-style, after "PROGRAM.exe: DLL!Function: "). */
 uint64_t hcp_stop(hcp_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* ExitProcess: ends every other thread of the process with `code`, then the caller's call. */
@@ -103,11 +106,18 @@ uint64_t hcp_heap_realloc(hcp_ctx *c, uint64_t old, uint64_t n, bool zero);
 /* ---- output (crt_stdio.c) ---- */
 /* Bytes the process writes to fd (1 stdout, 2 stderr), as given. */
 void hcp_emit(hcp_ctx *c, int fd, const char *s, size_t n);
-/* As a FILE stream in text mode writes them (msvcrt's default): each "\n" as "\r\n" unless the
- * stream was set to _O_BINARY. */
+/* Bytes written to descriptor fd as its mode writes them (text, msvcrt's default: each "\n" as
+ * "\r\n"; _O_BINARY: as given), to the console or a file; a failure sets the error flag of the
+ * streams on fd. */
 void hcp_emit_text(hcp_ctx *c, int fd, const char *s, size_t n);
-/* The descriptor of a FILE* (one of _iob[0..2]), or -1. */
+/* The descriptor of a FILE* (an open stream: _iob[0..2] and fopen's), or -1. */
 int hcp_file_fd(hcp_ctx *c, uint64_t f);
+/* Writing through a stream (crt_stdio.c): take its lock first (false: another thread holds it, the
+ * call waits and runs again once its thread owns it: return at once), write (n, or -1 with errno
+ * and the stream's error flag), let it go. */
+bool hcp_stream_enter(hcp_ctx *c, uint64_t file);
+int64_t hcp_stream_write(hcp_ctx *c, uint64_t file, const void *b, size_t n);
+void hcp_stream_leave(hcp_ctx *c, uint64_t file);
 
 /* ---- modules (k32_module.c) ---- */
 /* The address a data or guest-code export resolves to in process p. */

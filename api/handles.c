@@ -13,9 +13,14 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "api/pe_int.h"
 
 static void on_switch_in(void *ud, sim_thread *t, int reason) { hcp_prof_switch_in(ud, t, reason); }
-static void on_thread_exit(void *ud, sim_thread *t) { hcp_prof_thread_exit(ud, t); }
+static void on_thread_exit(void *ud, sim_thread *t) {
+    hcp_os *os = ud;
+    hcp_prof_thread_exit(os, t);
+    if (os->proc) hcp_process_thread_gone(os->proc, t);
+}
 
 hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s) {
     hcp_os *os = calloc(1, sizeof *os);
@@ -119,7 +124,7 @@ uint64_t hcp_handle_new(hcp_os *os, obj_type type, sim_thread *t, sim_object *o,
             os->caphandles = nc;
         }
         slot = os->nhandles++;
-        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL, NULL, -1};
+        os->handles[slot] = (handle_slot){OBJ_NONE, 1, 0, NULL, NULL, -1, NULL};
     }
     handle_slot *h = &os->handles[slot];
     h->type = type;
@@ -223,13 +228,16 @@ int hcp_CloseHandle(hcp_os *os, uint64_t hObject) {
         hcp_SetLastError(os, ERROR_INVALID_HANDLE);
         return 0;
     }
+    void *file = h->type == OBJ_FILE ? h->ext : NULL;
     h->type = OBJ_NONE;
     h->thread = NULL;
     h->object = NULL;
+    h->ext = NULL;
     h->gen = (uint8_t)(h->gen == 255 ? 1 : h->gen + 1);
     h->next_free = os->free_head;
     os->free_head = (int)(h - os->handles);
     os->open_handles--;
+    if (file) hcp_file_closed(os, file);
     return 1;
 }
 
@@ -253,4 +261,17 @@ uint32_t hcp_handle_info(hcp_os *os, uint64_t v, obj_type *type, sim_thread **t,
     *o = h->object;
     *access = h->access;
     return STATUS_SUCCESS;
+}
+
+uint64_t hcp_handle_new_ext(hcp_os *os, obj_type type, void *ext, uint32_t access) {
+    uint64_t v = hcp_handle_new(os, type, NULL, NULL, access);
+    if (v) lookup(os, v)->ext = ext;
+    return v;
+}
+
+void *hcp_handle_ext(hcp_os *os, uint64_t v, obj_type type, uint32_t *access) {
+    handle_slot *h = lookup(os, hcp_handle_arg(os, v));
+    if (!h || h->type != type) return NULL;
+    if (access) *access = h->access;
+    return h->ext;
 }

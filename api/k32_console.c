@@ -1,6 +1,6 @@
-/* api/k32_console.c — KERNEL32's console handles, files and code-page
- * conversions (api/README.md "Windows programs": "Output").  No file system
- * is simulated: the standard handles write to the process's output. */
+/* api/k32_console.c — KERNEL32's console handles and code-page conversions (api/README.md
+ * "Windows programs": "Output"; the files, the console handles' reads and writes among them, are
+ * k32_file.c's). */
 #include <stdlib.h>
 
 #include "api/exports_gen.h"
@@ -17,34 +17,6 @@ uint64_t hcp_k32_GetStdHandle(hcp_ctx *c, const hcp_k32_GetStdHandle_args *a) {
     case STD_ERROR_HANDLE: return STD_HANDLE(2);
     default: hcp_SetLastError(c->os, ERROR_INVALID_HANDLE); return c->w == 8 ? UINT64_MAX : 0xFFFFFFFFu;
     }
-}
-
-uint64_t hcp_k32_WriteFile(hcp_ctx *c, const hcp_k32_WriteFile_args *a) {
-    uint64_t h = a->hFile & 0xFFFFFFFFu;
-    uint32_t n = a->nNumberOfBytesToWrite;
-    int fd = h == STD_HANDLE(1) ? 1 : h == STD_HANDLE(2) ? 2 : -1;
-    if (fd < 0) return hcp_fail(c, ERROR_INVALID_HANDLE);
-    if (n > HCP_MAX_STR) n = HCP_MAX_STR;
-    char *b = malloc(n ? n : 1);
-    if (!b || !hcp_rd(c, a->lpBuffer, b, n)) {
-        free(b);
-        return 0;
-    }
-    hcp_emit(c, fd, b, n);
-    free(b);
-    if (a->lpNumberOfBytesWritten) hcp_wr32(c, a->lpNumberOfBytesWritten, n);
-    return 1;
-}
-
-uint64_t hcp_k32_GetTempPathA(hcp_ctx *c, const hcp_k32_GetTempPathA_args *a) { /* TEMP, with its backslash */
-    static const char dir[] = "C:\\Temp\\";
-    if (a->nBufferLength < sizeof dir) return sizeof dir; /* the size needed, its NUL included */
-    return hcp_wr(c, a->lpBuffer, dir, sizeof dir) ? sizeof dir - 1 : 0;
-}
-
-uint64_t hcp_k32_DeleteFileA(hcp_ctx *c, const hcp_k32_DeleteFileA_args *a) { /* no files are simulated */
-    (void)a;
-    return hcp_fail(c, ERROR_FILE_NOT_FOUND);
 }
 
 /* ASCII only: byte b becomes code unit b. */

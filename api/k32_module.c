@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "api/exports_gen.h"
+#include "api/files_int.h"
 
 #define GET_MODULE_HANDLE_EX_FLAG_PIN 0x1u
 #define GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT 0x2u
@@ -47,6 +48,13 @@ static int module_of_handle(const hcp_process *p, uint64_t h) {
     for (int i = 0; i < p->nmods; i++)
         if (!p->mods[i].unloaded && p->mods[i].base == h) return i;
     return -1;
+}
+
+const char *hcp_module_dll_name(uint64_t h) { return dll_of_handle(h); }
+
+const char *hcp_module_path(const hcp_process *p, uint64_t h) {
+    int mi = h ? module_of_handle(p, h) : 0;
+    return mi >= 0 ? p->mods[mi].path : NULL;
 }
 
 /* The handle of module `name` (a file name, any folder and case, ".dll" optional): a loaded image
@@ -146,39 +154,6 @@ uint64_t hcp_k32_DisableThreadLibraryCalls(hcp_ctx *c, const hcp_k32_DisableThre
     return 1;
 }
 
-/* GetModuleFileName: the module's path in the guest's file system (C:\hcpsim\NAME for the program
- * and its DLLs, C:\Windows\system32\NAME for a simulated DLL); truncated to nSize characters with
- * the terminating NUL and ERROR_INSUFFICIENT_BUFFER when it does not fit. */
-static uint64_t module_file_name(hcp_ctx *c, uint64_t h, uint64_t buf, uint32_t size, bool wide) {
-    char path[320];
-    const char *d = dll_of_handle(h);
-    int mi = h ? module_of_handle(c->p, h) : 0;
-    if (d)
-        snprintf(path, sizeof path, "C:\\Windows\\system32\\%s", d);
-    else if (mi >= 0)
-        snprintf(path, sizeof path, "%s", c->p->mods[mi].path);
-    else
-        return hcp_fail(c, ERROR_MOD_NOT_FOUND);
-    size_t n = strlen(path);
-    if (size == 0) return hcp_fail(c, ERROR_INSUFFICIENT_BUFFER);
-    size_t k = n < size ? n : size - 1;
-    for (size_t i = 0; i <= k; i++) {
-        uint8_t ch = i < k ? (uint8_t)path[i] : 0;
-        if (wide ? !hcp_wr16(c, buf + 2 * i, ch) : !hcp_wr(c, buf + i, &ch, 1)) return 0;
-    }
-    if (k < n) {
-        hcp_SetLastError(c->os, ERROR_INSUFFICIENT_BUFFER);
-        return size;
-    }
-    return n;
-}
-uint64_t hcp_k32_GetModuleFileNameA(hcp_ctx *c, const hcp_k32_GetModuleFileNameA_args *a) {
-    return module_file_name(c, a->hModule, a->lpFilename, a->nSize, false);
-}
-uint64_t hcp_k32_GetModuleFileNameW(hcp_ctx *c, const hcp_k32_GetModuleFileNameW_args *a) {
-    return module_file_name(c, a->hModule, a->lpFilename, a->nSize, true);
-}
-
 uint64_t hcp_export_address(hcp_process *p, const hcp_export *e) {
     const hcp_proc_data *d = &p->d;
     if (e->kind == HCP_EXPORT_GUEST) {
@@ -197,6 +172,7 @@ uint64_t hcp_export_address(hcp_process *p, const hcp_export *e) {
     case HCP_VAR_mb_cur_max: return d->v_mb_cur_max;
     case HCP_VAR_iob: return d->iob;
     case HCP_VAR_environ: return d->v_environ;
+    case HCP_VAR_wenviron: return p->x->v_wenviron;
     case HCP_VAR_argc: return d->v_argc;
     case HCP_VAR_argv: return d->v_argv;
     default: return 0;

@@ -113,7 +113,8 @@ static uint64_t make(hcp_ctx *c, const made *k) {
     case OBJ_MUTEX: return hcp_create_mutex(c->os, k->x != 0);
     case OBJ_SEMAPHORE: return hcp_create_semaphore(c->os, (int32_t)k->x, (int32_t)k->y);
     case OBJ_NONE:
-    case OBJ_THREAD: break;
+    case OBJ_THREAD:
+    case OBJ_FILE: break;
     }
     return 0;
 }

@@ -44,11 +44,22 @@ uint64_t hcp_k32_CreateThread(hcp_ctx *c, const hcp_k32_CreateThread_args *a) {
     if (!a->lpStartAddress) return hcp_fail(c, ERROR_INVALID_PARAMETER);
     if (a->lpThreadId && sim_mem_probe(c->m, a->lpThreadId, 4, true) != SIM_OK) return hcp_fail(c, ERROR_NOACCESS);
     if (!p->spawn) return hcp_fail(c, ERROR_NOT_SUPPORTED);
+    /* its stack takes HCP_STACK_RESERVE of the memory budget until it exits: past the budget the
+     * call fails as Windows' does when the address space or commit runs out */
+    if (!hcp_process_charge(p, HCP_STACK_RESERVE)) return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     char name[96], why[256] = "";
     snprintf(name, sizeof name, "%s#%d", p->name, p->nthr);
     sim_thread *nt = p->spawn(p->spawn_ud, name, a->lpStartAddress, a->lpParameter, why, sizeof why);
-    if (!nt) return hcp_stop(c, "%s", why);
-    if (hcp_process_add_thread(p, nt) != 0) return hcp_stop(c, "no guest memory for the thread's TEB");
+    if (!nt) { /* hcpsim's own limit (max_threads) or host memory: the run ends, naming it */
+        hcp_process_uncharge(p, HCP_STACK_RESERVE);
+        return hcp_stop(c, "%s", why);
+    }
+    if (hcp_process_add_thread(p, nt) != 0) { /* no guest memory for its TEB: it never runs */
+        hcp_process_uncharge(p, HCP_STACK_RESERVE);
+        sim_thread_exit(nt, 0);
+        return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
+    }
+    hcp_process_thread(p, nt)->charged = HCP_STACK_RESERVE;
     if ((a->dwCreationFlags & CREATE_SUSPENDED) && sim_thread_hold(nt) == SIM_OK)
         hcp_process_thread(p, nt)->suspend = 1;
     uint64_t h = hcp_thread_handle(c->os, nt, THREAD_ALL_ACCESS);

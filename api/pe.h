@@ -56,18 +56,33 @@ typedef void (*hcp_output_fn)(void *ud, int fd, const char *bytes, size_t n);
  * guest-memory limit.  The process belongs to os from then on (freed with it). */
 hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
                               int nargs, char *err, size_t cap);
-/* Where the loader looks for the program's DLLs (api/README.md "DLLs"): the program's own folder
- * on the host first, then each folder of dll_path in order.  status (may be NULL) gets a failed
- * load's Windows status: STATUS_DLL_NOT_FOUND (0xC0000135), STATUS_ENTRYPOINT_NOT_FOUND
- * (0xC0000139), STATUS_INVALID_IMAGE_FORMAT (0xC000007B), or 0 for any other failure. */
-typedef struct hcp_load_opts {
-    const char *dir; /* NULL: DLLs are not searched in the program's folder */
+/* What a process gets besides its image and arguments (api/README.md "Files", "The environment",
+ * "Time zone"); every field may be left 0. */
+typedef struct hcp_process_opts {
+    const char *cwd;        /* the host folder the program sees as C:\hcpsim, its current directory; NULL: no
+                               files (every path is refused) */
+    const char *const *env; /* "NAME=VALUE" added to the fixed environment or replacing its variable */
+    int nenv;
+    const char *timezone;   /* a zone of k32_tz.c's table (a Windows or IANA name), NULL: UTC */
+    bool debug_stderr;      /* OutputDebugString also writes to stderr */
+    const char *stdin_path; /* the program's standard input: a host file, "-" hcpsim's own; NULL: empty */
+    /* Where the loader looks for the program's DLLs (api/README.md "DLLs"): dll_dir (the program's
+     * own folder on the host; NULL: not searched) first, then each folder of dll_path in order.
+     * status (may be NULL) gets a failed load's Windows status: STATUS_DLL_NOT_FOUND (0xC0000135),
+     * STATUS_ENTRYPOINT_NOT_FOUND (0xC0000139), STATUS_INVALID_IMAGE_FORMAT (0xC000007B), or 0
+     * for any other failure. */
+    const char *dll_dir;
     const char *const *dll_path;
     int ndll_path;
     uint32_t *status;
-} hcp_load_opts;
-hcp_process *hcp_process_load_opts(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
-                                   int nargs, const hcp_load_opts *opts, char *err, size_t cap);
+} hcp_process_opts;
+/* The time zones a process may have (api/README.md "Time zone"): a name's validity, and the list
+ * for messages. */
+bool hcp_timezone_known(const char *name);
+const char *hcp_timezone_names(void);
+/* hcp_process_load with options (opts NULL: the defaults). */
+hcp_process *hcp_process_load_ex(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                                 int nargs, const hcp_process_opts *opts, char *err, size_t cap);
 void hcp_process_set_output(hcp_process *p, hcp_output_fn fn, void *ud);
 /* CreateThread's factory (scenarios/ supplies it): a new Ready thread of the
  * machine, named `name`, whose body calls start(param) in guest code and exits
@@ -114,7 +129,7 @@ int hcp_process_loader_calls(hcp_process *p, uint32_t reason, hcp_loader_call **
 /* Module mi's DllMain returned FALSE for DLL_PROCESS_ATTACH: the start fails with
  * STATUS_DLL_INIT_FAILED and Windows' message (hcp_process_failure). */
 void hcp_process_start_failed(hcp_process *p, int mi);
-/* The Windows status a load or start ended with (hcp_load_opts.status), or 0. */
+/* The Windows status a load or start ended with (hcp_process_opts.status), or 0. */
 uint32_t hcp_process_load_status(const hcp_process *p);
 /* True once the process called ExitProcess (or exit, abort); *code its exit code. */
 bool hcp_process_exited(const hcp_process *p, uint32_t *code);
@@ -130,6 +145,11 @@ bool hcp_process_failure_exception(const hcp_process *p);
  * function would on a Windows without it: 0 with ERROR_CALL_NOT_IMPLEMENTED (ntdll's Nt and Zw
  * functions: STATUS_NOT_IMPLEMENTED), a warning once per function through the warning handler. */
 void hcp_process_set_missing_fail(hcp_process *p, bool fail);
+/* The process's memory budget (api/README.md "Memory budget"): the bytes its heap segments, its
+ * threads' stacks and its VirtualAlloc regions may take together (the machine option max_memory;
+ * HCP_DEFAULT_MAX_MEMORY until set).  Past it they fail as Windows' fail. */
+void hcp_process_set_memory_limit(hcp_process *p, uint64_t bytes);
+uint64_t hcp_process_memory_used(const hcp_process *p);
 const char *hcp_process_name(const hcp_process *p);
 /* os's process or NULL (api/ internal users: the gate). */
 hcp_process *hcp_os_process(hcp_os *os);

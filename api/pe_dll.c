@@ -38,13 +38,13 @@ static char *dup_str(const char *s) {
     return d;
 }
 
-int hcp_dll_set_options(hcp_process *p, const hcp_load_opts *o) {
+int hcp_dll_set_options(hcp_process *p, const hcp_process_opts *o) {
     struct hcp_dll_state *st = calloc(1, sizeof *st);
     if (!st) return -1;
     p->dll = st;
-    int n = (o && o->dir ? 1 : 0) + (o ? o->ndll_path : 0);
+    int n = (o && o->dll_dir ? 1 : 0) + (o ? o->ndll_path : 0);
     if (!(st->dirs = calloc((size_t)n + 1, sizeof *st->dirs))) return -1;
-    if (o && o->dir && !(st->dirs[st->ndirs++] = dup_str(o->dir))) return -1;
+    if (o && o->dll_dir && !(st->dirs[st->ndirs++] = dup_str(o->dll_dir))) return -1;
     for (int i = 0; o && i < o->ndll_path; i++)
         if (!(st->dirs[st->ndirs++] = dup_str(o->dll_path[i]))) return -1;
     return 0;
@@ -487,60 +487,6 @@ void hcp_process_start_failed(hcp_process *p, int mi) {
 }
 
 uint32_t hcp_process_load_status(const hcp_process *p) { return p->load_status; }
-
-/* ---- the pages of modules: VirtualQuery, VirtualProtect ------------------------------------------ */
-
-#define PAGE_NOACCESS 0x01u
-#define PAGE_READONLY 0x02u
-#define PAGE_READWRITE 0x04u
-#define PAGE_WRITECOPY 0x08u
-#define PAGE_EXECUTE 0x10u
-#define PAGE_EXECUTE_READ 0x20u
-#define PAGE_EXECUTE_READWRITE 0x40u
-#define PAGE_EXECUTE_WRITECOPY 0x80u
-
-/* SIM_PROT_* of a PAGE_* value, -1 for none (a combination, PAGE_GUARD, PAGE_NOCACHE, ...). */
-static int sim_prot_of(uint32_t pp) {
-    switch (pp) {
-    case PAGE_NOACCESS: return 0;
-    case PAGE_READONLY: return SIM_PROT_READ;
-    case PAGE_READWRITE:
-    case PAGE_WRITECOPY: return SIM_PROT_READ | SIM_PROT_WRITE;
-    case PAGE_EXECUTE:
-    case PAGE_EXECUTE_READ: return SIM_PROT_READ | SIM_PROT_EXEC;
-    case PAGE_EXECUTE_READWRITE:
-    case PAGE_EXECUTE_WRITECOPY: return SIM_PROT_READ | SIM_PROT_WRITE | SIM_PROT_EXEC;
-    default: return -1;
-    }
-}
-
-bool hcp_module_query(const hcp_process *p, uint64_t at, uint64_t *alloc, uint64_t *size, uint32_t *prot) {
-    const hcp_module *mod = hcp_module_at(p, at);
-    if (!mod || !mod->pprot) return false;
-    uint32_t pages = (mod->pe.size_of_image + 0xFFFu) / 0x1000u, i = (uint32_t)((at - mod->base) / 0x1000u), j = i;
-    while (j < pages && mod->pprot[j] == mod->pprot[i]) j++;
-    *alloc = mod->base;
-    *size = (uint64_t)(j - i) * 0x1000u;
-    *prot = mod->pprot[i];
-    return true;
-}
-
-int64_t hcp_module_protect(hcp_process *p, uint64_t at, uint64_t size, uint32_t prot, uint32_t *old) {
-    const hcp_module *cm = hcp_module_at(p, at);
-    if (!cm || !cm->pprot) return -1;
-    hcp_module *mod = &p->mods[cm - p->mods];
-    uint64_t lo = at & ~(uint64_t)0xFFF, hi = (at + (size ? size : 1) + 0xFFFu) & ~(uint64_t)0xFFF;
-    if (hi - mod->base > mod->pe.size_of_image + 0xFFFull) return ERROR_INVALID_ADDRESS; /* past the image */
-    int sp = sim_prot_of(prot);
-    if (sp < 0) return ERROR_INVALID_PARAMETER;
-    sim_err e = sim_protect_pages(p->os->m, lo, hi - lo, (unsigned)sp);
-    if (e == SIM_ERR_MAPPINGS) return ERROR_NOT_ENOUGH_MEMORY; /* the machine's mappings (max_mappings) */
-    if (e != SIM_OK) return ERROR_INVALID_PARAMETER;
-    uint32_t i = (uint32_t)((lo - mod->base) / 0x1000u);
-    *old = mod->pprot[i];
-    for (uint64_t a = lo; a < hi; a += 0x1000, i++) mod->pprot[i] = (uint8_t)prot;
-    return 0;
-}
 
 /* ---- loading and unloading while the program runs (LoadLibrary, FreeLibrary) ----------------------- */
 

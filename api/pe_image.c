@@ -472,13 +472,13 @@ static uint32_t section_page_prot(uint32_t flags) {
 
 int hcp_module_init_prot(hcp_module *mod) {
     uint32_t pages = (mod->pe.size_of_image + 0xFFFu) / 0x1000u;
-    if (!(mod->pprot = malloc(pages ? pages : 1))) return -1;
-    memset(mod->pprot, 0x02, pages); /* PAGE_READONLY: headers and gaps */
+    if (!(mod->pprot = malloc((pages ? pages : 1) * sizeof *mod->pprot))) return -1;
+    for (uint32_t i = 0; i < pages; i++) mod->pprot[i] = 0x02; /* PAGE_READONLY: headers and gaps */
     for (int s = 0; s < mod->pe.nsections; s++) {
         const hcp_pe_section *sc = &mod->pe.sec[s];
         uint32_t span = sc->vsize ? sc->vsize : sc->rawsize;
         for (uint32_t a = sc->rva; a < sc->rva + span && a / 0x1000 < pages; a += 0x1000)
-            mod->pprot[a / 0x1000] = (uint8_t)section_page_prot(sc->flags);
+            mod->pprot[a / 0x1000] = section_page_prot(sc->flags);
     }
     return 0;
 }

@@ -10,9 +10,11 @@
  * lacks (each its own thunk, so the call names it). */
 #define HCP_SVC_MISSING 2048u
 #define HCP_MAX_MISSING (SIM_GATE_SERVICES - HCP_SVC_MISSING)
-#define HCP_MAX_ATEXIT 64 /* functions atexit/_onexit register (msvcrt guarantees 32) */
-#define HCP_HEAP_SIZE (16u << 20)
-#define HCP_HEAP_MAX_BLOCKS 65536
+#define HCP_MAX_ATEXIT 64            /* functions atexit/_onexit register (msvcrt guarantees 32) */
+#define HCP_HEAP_SIZE (16u << 20)    /* the heap's first segment, and each later one at least */
+#define HCP_HEAP_LARGE (1u << 20)    /* a block this large gets a segment of its own */
+#define HCP_HEAP_MAX_BLOCKS 1048576  /* blocks (used and free) of all segments */
+#define HCP_STACK_RESERVE (1u << 20) /* what a thread's stack takes of the memory budget */
 
 /* Guest addresses of the process's data (api/pe.c builds it). */
 typedef struct hcp_proc_data {
@@ -34,8 +36,8 @@ typedef struct hcp_proc_data {
 
 typedef struct heap_block {
     uint64_t addr;
-    uint32_t size; /* bytes of the block (a multiple of 16) */
-    uint32_t req;  /* bytes asked for (HeapSize) */
+    uint64_t size; /* bytes of the block (a multiple of 16) */
+    uint64_t req;  /* bytes asked for (HeapSize) */
     bool used;
 } heap_block;
 
@@ -51,6 +53,7 @@ typedef struct hcp_pthread {
     uint32_t exit_code;
     uint64_t *tls;        /* HCP_TLS_SLOTS values, allocated by the first TlsSetValue */
     uint32_t suspend;     /* CREATE_SUSPENDED's count, until ResumeThread brings it to 0 */
+    uint64_t charged;     /* its stack's part of the memory budget, given back when it exits */
     struct hcp_run *runs; /* the simulated OS's calls of program code in progress (api/runner.c), innermost first */
     int dispatch_depth;   /* exceptions being dispatched at once (api/seh.c) */
 } hcp_pthread;
@@ -68,8 +71,9 @@ typedef struct hcp_named { /* a named event, mutex or semaphore */
 
 typedef struct hcp_vregion { /* a VirtualAlloc region */
     uint64_t base, size;
-    uint32_t protect; /* PAGE_* */
+    uint32_t protect; /* PAGE_* it was allocated with */
     bool released;
+    uint32_t *pages; /* each page's PAGE_* now (VirtualProtect) */
 } hcp_vregion;
 
 typedef struct hcp_image_export { /* an export of the image */
@@ -116,8 +120,8 @@ typedef struct hcp_module {
     bool unloaded;        /* FreeLibrary took its last reference: unmapped */
     int *deps;            /* modules it imports from (indices) */
     int ndeps, capdeps;
-    int order;      /* its place in the initialization order, -1 before */
-    uint8_t *pprot; /* each page's PAGE_* protection (VirtualQuery, VirtualProtect) */
+    int order;       /* its place in the initialization order, -1 before */
+    uint32_t *pprot; /* each page's PAGE_* protection (VirtualQuery, VirtualProtect: k32_memory.c) */
 } hcp_module;
 
 /* An image being loaded: its headers and sections at their RVAs in host memory. */
@@ -171,17 +175,20 @@ struct hcp_process {
     uint32_t exit_code;
     uint64_t atexit_fn[HCP_MAX_ATEXIT];
     int natexit;
-    bool binary[3]; /* _setmode(fd, _O_BINARY): no "\n" -> "\r\n" on that stream */
     hcp_output_fn out;
     void *out_ud;
-    /* the C runtime heap: blocks by address, first fit */
-    uint64_t heap_base;
+    /* the C runtime heap: segments of guest memory, their blocks by address, first fit */
     heap_block *blocks;
     int nblocks, capblocks;
     /* threads (hcp_pthread), CreateThread's factory */
     hcp_pthread *thr;
     int nthr, capthr;
     hcp_spawn_fn spawn;
+    uint64_t mem_limit, mem_used; /* the memory budget (machine option max_memory) and what is charged to it */
+    uint64_t teb_next;            /* TEBs of new threads: the next page of the current arena, */
+    int teb_left;                 /* and the pages it has left */
+    uint64_t *teb_free;           /* TEBs of exited threads, taken again first */
+    int nteb_free, capteb_free;
     void *spawn_ud;
     uint8_t tls_used[HCP_TLS_SLOTS];
     hcp_cs *cs;
@@ -201,7 +208,14 @@ struct hcp_process {
     struct hcp_seh_state *seh;     /* vectored handlers, the unhandled-exception filter (api/seh.c) */
     struct hcp_seh64_state *seh64; /* RtlAddFunctionTable's tables (api/seh_x64.c) */
     bool terminated;               /* ended without DLL_PROCESS_DETACH (an unhandled exception's filter) */
+    struct hcp_procx *x;           /* files, environment, time zone, stdio (api/files_int.h) */
 };
+
+/* Charges n bytes to the process's memory budget: false (nothing charged) when they do not fit. */
+bool hcp_process_charge(hcp_process *p, uint64_t n);
+void hcp_process_uncharge(hcp_process *p, uint64_t n);
+/* A thread of the process exited: what it held of the budget goes back (handles.c's observer). */
+void hcp_process_thread_gone(hcp_process *p, sim_thread *t);
 
 /* pe_process.c: the simulated system DLLs' import `dll!name` (or by ordinal): a thunk or a variable. */
 int hcp_process_system_import(hcp_process *p, const char *dll, const char *name, unsigned ordinal, uint64_t *addr,
@@ -212,7 +226,7 @@ int hcp_process_tls_block(hcp_process *p, const hcp_module *mod, uint64_t *out);
 const hcp_module *hcp_module_at(const hcp_process *p, uint64_t a);
 
 /* pe_dll.c: the program's DLLs (api/README.md "DLLs"). */
-int hcp_dll_set_options(hcp_process *p, const hcp_load_opts *o);
+int hcp_dll_set_options(hcp_process *p, const hcp_process_opts *o);
 /* Resolves an import of module `from`: a simulated system DLL's, or a DLL image's (loaded, with the
  * DLLs it imports, when it is not yet). */
 int hcp_dll_import(hcp_process *p, int from, const char *dll, const char *name, unsigned ordinal, uint64_t *addr,
@@ -235,11 +249,9 @@ void hcp_dll_unreserve(hcp_process *p, uint64_t base);
 bool hcp_dll_reserved(const hcp_process *p, uint64_t base, uint64_t size);
 /* A module's pages: their protections from its sections (the headers read-only); 0 or -1. */
 int hcp_module_init_prot(hcp_module *mod);
-/* VirtualQuery of an address inside a module: the run of pages of one protection from `at`. */
-bool hcp_module_query(const hcp_process *p, uint64_t at, uint64_t *alloc, uint64_t *size, uint32_t *prot);
-/* VirtualProtect of pages inside one module: 0 (with the first page's old protection) or a Win32
- * error; -1 when `at` lies in no module. */
-int64_t hcp_module_protect(hcp_process *p, uint64_t at, uint64_t size, uint32_t prot, uint32_t *old);
+/* k32_module.c: the guest path of the loaded module (the program or a DLL image) whose handle is h
+ * (0: the program), "C:\\hcpsim\\NAME"; NULL for none. */
+const char *hcp_module_path(const hcp_process *p, uint64_t h);
 /* The loaded module named `name` (any folder and case, ".dll" optional), or -1. */
 int hcp_module_find(const hcp_process *p, const char *name);
 void hcp_dll_norm(const char *in, char *out, size_t cap);

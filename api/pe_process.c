@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/files_int.h"
 #include "api/seh_int.h"
+#include "api/system.h"
 
 #define fail hcp_pe_fail
 
@@ -94,11 +96,6 @@ static void wr(blk *k, uint64_t at, uint64_t v, unsigned w) {
         hcp_put16(k->b + (at - k->base), (uint16_t)v);
 }
 
-/* The fixed environment (api/README.md "Windows programs"). */
-static const char *const env_vars[] = {
-    "HCPSIM=1", "PATH=C:\\Windows\\system32;C:\\Windows", "SystemRoot=C:\\Windows", "TEMP=C:\\Temp", "TMP=C:\\Temp",
-    NULL};
-
 static bool needs_quotes(const char *s) { return !*s || strpbrk(s, " \t\"") != NULL; }
 
 #define DATA_BLOCK 0x10000u
@@ -108,9 +105,25 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     unsigned w = ptrw(p);
     bool x64 = w == 8;
     uint64_t base;
-    if (sim_alloc(m, DATA_BLOCK, &base) != SIM_OK) return fail(err, cap, "no guest memory for the process block");
-    blk k = {calloc(1, DATA_BLOCK), 0, DATA_BLOCK, base};
-    if (!k.b) return fail(err, cap, "out of host memory");
+    /* The environment (k32_env.c), in ANSI and UTF-16 and as envp's strings: a larger block when
+     * the variables the run added need it (the fixed environment fits the first 64 KiB). */
+    size_t env_bytes = hcp_env_block_a(p, NULL, 0);
+    int nenv = hcp_env_count(p);
+    uint32_t block_size = DATA_BLOCK;
+    if (env_bytes > 1024)
+        block_size += (uint32_t)((4 * env_bytes + (size_t)w * (size_t)(nenv + 1) + 0xFFFF) & ~(size_t)0xFFFF);
+    char *envb = malloc(env_bytes);
+    if (!envb) return fail(err, cap, "out of host memory");
+    hcp_env_block_a(p, envb, env_bytes);
+    if (sim_alloc(m, block_size, &base) != SIM_OK) {
+        free(envb);
+        return fail(err, cap, "no guest memory for the process block");
+    }
+    blk k = {calloc(1, block_size), 0, block_size, base};
+    if (!k.b) {
+        free(envb);
+        return fail(err, cap, "out of host memory");
+    }
     hcp_proc_data *d = &p->d;
     d->base = base;
     d->peb = put(&k, NULL, 0x800, 16);
@@ -124,6 +137,7 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
         c += (size_t)snprintf(cmd + c, sizeof cmd - c, needs_quotes(args[i]) ? " \"%s\"" : " %s", args[i]);
     if (c >= sizeof cmd - 1) {
         free(k.b);
+        free(envb);
         return fail(err, cap, "the command line is longer than %zu bytes", sizeof cmd - 2);
     }
     uint32_t cmd_bytes = 0, path_bytes = 0;
@@ -131,10 +145,7 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     d->cmdline_w = put_w(&k, cmd, &cmd_bytes);
     d->image_w = put_w(&k, path, &path_bytes);
     /* environment: "A=B\0C=D\0\0", ANSI and UTF-16 */
-    char envb[256];
-    size_t e = 0;
-    for (int i = 0; env_vars[i]; i++) e += (size_t)snprintf(envb + e, sizeof envb - e, "%s", env_vars[i]) + 1;
-    envb[e++] = '\0';
+    size_t e = env_bytes;
     d->env_a = put(&k, envb, (uint32_t)e, 2);
     d->env_w = put(&k, NULL, (uint32_t)(2 * e), 2);
     for (size_t i = 0; i < e; i++) wr(&k, d->env_w + 2 * i, (uint8_t)envb[i], 2);
@@ -143,14 +154,24 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     wr(&k, d->argv, put_a(&k, path), w);
     for (int i = 0; i < nargs; i++) wr(&k, d->argv + w * (unsigned)(i + 1), put_a(&k, args[i]), w);
     p->argc = nargs + 1;
-    int nenv = 0;
-    while (env_vars[nenv]) nenv++;
     d->envp = put(&k, NULL, w * (unsigned)(nenv + 1), 16);
-    for (int i = 0; i < nenv; i++) wr(&k, d->envp + w * (unsigned)i, put_a(&k, env_vars[i]), w);
+    uint64_t *envs = calloc((size_t)nenv + 1, sizeof *envs);
+    for (size_t i = 0, at = 0; envs && (int)i < nenv; i++, at += strlen(envb + at) + 1) {
+        envs[i] = put_a(&k, envb + at);
+        wr(&k, d->envp + w * (unsigned)i, envs[i], w);
+    }
+    free(envb);
+    if (!envs || hcp_crtenv_init(p, envs) != 0) {
+        free(envs);
+        free(k.b);
+        return fail(err, cap, "out of host memory");
+    }
+    free(envs);
     /* msvcrt's variables */
     d->file_size = x64 ? 48 : 32;
-    d->iob = put(&k, NULL, 3 * d->file_size, 16);
-    for (unsigned i = 0; i < 3; i++) { /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
+    d->iob = put(&k, NULL, 20 * d->file_size, 16); /* _iob[20] (_IOB_ENTRIES); 0-2 are open */
+    /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
+    for (unsigned i = 0; i < 3; i++) {
         wr(&k, d->iob + i * d->file_size + (x64 ? 24 : 12), i == 0 ? 0x1 : 0x2, 4);
         wr(&k, d->iob + i * d->file_size + (x64 ? 28 : 16), i, 4);
     }
@@ -158,6 +179,7 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     wr(&k, d->v_initenv, d->envp, w);
     d->v_environ = put(&k, NULL, w, 16);
     wr(&k, d->v_environ, d->envp, w);
+    p->x->v_wenviron = put(&k, NULL, w, 16); /* _wenviron: NULL until made (k32_env.c) */
     d->v_acmdln = put(&k, NULL, w, 16);
     wr(&k, d->v_acmdln, d->cmdline_a, w);
     d->v_argc = put(&k, NULL, 4, 16);
@@ -224,8 +246,13 @@ static int resolve_import(void *ud, const char *dll, const char *name, unsigned 
     return hcp_dll_import(ud, 0, dll, name, ordinal, addr, err, cap);
 }
 
-hcp_process *hcp_process_load_opts(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
-                                   int nargs, const hcp_load_opts *opts, char *err, size_t cap) {
+hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                              int nargs, char *err, size_t cap) {
+    return hcp_process_load_ex(os, name, img, n, args, nargs, NULL, err, cap);
+}
+
+hcp_process *hcp_process_load_ex(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
+                                 int nargs, const hcp_process_opts *opts, char *err, size_t cap) {
     char msg[384];
     const char *nm = name;
     for (const char *s = name; *s; s++)
@@ -244,6 +271,13 @@ hcp_process *hcp_process_load_opts(hcp_os *os, const char *name, const uint8_t *
     p->nmods = 1;
     p->os = os;
     p->load_status = 0;
+    p->mem_limit = HCP_DEFAULT_MAX_MEMORY;
+    if (!(p->x = calloc(1, sizeof *p->x))) {
+        free(p->mods);
+        free(p);
+        snprintf(err, cap, "%s: out of host memory", nm);
+        return NULL;
+    }
     snprintf(p->name, sizeof p->name, "%s", nm);
     hcp_module *mod = &p->mods[0];
     snprintf(mod->name, sizeof mod->name, "%s", nm);
@@ -258,6 +292,7 @@ hcp_process *hcp_process_load_opts(hcp_os *os, const char *name, const uint8_t *
     hcp_image im;
     int rc = hcp_image_open(img, n, false, &im, msg, sizeof msg);
     if (!rc) p->pe = mod->pe = im.pe;
+    if (!rc) rc = hcp_process_options(p, opts, msg, sizeof msg);
     sim_arch arch = sim_machine_config(os->m)->arch;
     if (!rc && (arch == SIM_ARCH_X64) != p->pe.pe32plus)
         rc = fail(msg, sizeof msg, "a %s image cannot run on this machine (its guest is %s; platform %s runs it)",
@@ -318,15 +353,15 @@ hcp_process *hcp_process_load_opts(hcp_os *os, const char *name, const uint8_t *
     return p;
 }
 
-hcp_process *hcp_process_load(hcp_os *os, const char *name, const uint8_t *img, size_t n, const char *const *args,
-                              int nargs, char *err, size_t cap) {
-    return hcp_process_load_opts(os, name, img, n, args, nargs, NULL, err, cap);
-}
-
 void hcp_process_free(hcp_process *p) {
     if (!p) return;
+    if (p->x) {
+        hcp_process_options_free(p);
+        free(p->x);
+    }
     free(p->missing);
     free(p->warned);
+    free(p->teb_free);
     free(p->blocks);
     for (int i = 0; i < p->nthr; i++) {
         free(p->thr[i].tls);
@@ -338,6 +373,7 @@ void hcp_process_free(hcp_process *p) {
     free(p->thr);
     free(p->cs);
     free(p->named);
+    for (int i = 0; i < p->nva; i++) free(p->va[i].pages);
     free(p->va);
     free(p->exports);
     for (int i = 0; i < p->nmods; i++) hcp_module_free(&p->mods[i]);
@@ -385,12 +421,30 @@ int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
     return sim_thread_set_env(t, p->d.teb, x64 ? 8 : 4, x64 ? 16 : 8) == SIM_OK ? 0 : -1;
 }
 
+/* A page for a new thread's TEB: an exited thread's, else the next of an arena of TEB_ARENA pages
+ * (one guest mapping for many threads: machine option max_mappings counts mappings). */
+#define TEB_ARENA 64
+static bool teb_page(hcp_process *p, uint64_t *teb) {
+    if (p->nteb_free) {
+        *teb = p->teb_free[--p->nteb_free];
+        return true;
+    }
+    if (!p->teb_left) {
+        if (sim_alloc(p->os->m, TEB_ARENA * 0x1000, &p->teb_next) != SIM_OK) return false;
+        p->teb_left = TEB_ARENA;
+    }
+    *teb = p->teb_next;
+    p->teb_next += 0x1000;
+    p->teb_left--;
+    return true;
+}
+
 int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
     bool x64 = p->pe.pe32plus;
     unsigned w = ptrw(p);
     uint64_t teb, arr;
     uint8_t b[0x100];
-    if (sim_alloc(p->os->m, 0x1000, &teb) != SIM_OK) return -1;
+    if (!teb_page(p, &teb)) return -1;
     if (sim_mem_read(p->os->m, p->d.teb, b, sizeof b) != SIM_OK) return -1;
     /* its own TLS array: a copy of each module's template (the image's and its DLLs') */
     arr = teb + 0x800;
@@ -400,12 +454,25 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
     else
         hcp_put32(b, 0xFFFFFFFFu);
     if (sim_mem_write(p->os->m, teb, b, sizeof b) != SIM_OK) return -1;
+    /* the TLS blocks go in the TEB page after the array while they fit (a TEB page is used again
+     * by a later thread: the template and its zeros are written each time), else in memory of their
+     * own: a thousand threads take no mapping each */
+    uint64_t next = arr + 8u * HCP_TLS_MODULES, end = teb + 0x1000;
     for (int i = 0; i < p->nmods; i++) {
         const hcp_module *mod = &p->mods[i];
-        uint64_t block;
+        uint64_t block, need = ((uint64_t)mod->tls_len + mod->tls_zero + 15) & ~(uint64_t)15;
         uint8_t v[8];
         if (!mod->has_tls || mod->unloaded) continue;
-        if (hcp_process_tls_block(p, mod, &block) != 0) return -1;
+        if (need <= end - next) {
+            static const uint8_t zeros[0x1000];
+            block = next;
+            next += need;
+            if ((mod->tls_len && sim_mem_write(p->os->m, block, mod->tls_tmpl, mod->tls_len) != SIM_OK) ||
+                sim_mem_write(p->os->m, block + mod->tls_len, zeros, need - mod->tls_len) != SIM_OK)
+                return -1;
+        } else if (hcp_process_tls_block(p, mod, &block) != 0) {
+            return -1;
+        }
         hcp_put64(v, block);
         if (sim_mem_write(p->os->m, arr + (uint64_t)mod->tls_slot * w, v, w) != SIM_OK) return -1;
     }
@@ -493,6 +560,30 @@ bool hcp_process_exited(const hcp_process *p, uint32_t *code) {
 }
 const char *hcp_process_failure(const hcp_process *p) { return p->failure[0] ? p->failure : NULL; }
 bool hcp_process_failure_missing(const hcp_process *p) { return p->failure[0] && p->failure_missing; }
+void hcp_process_set_memory_limit(hcp_process *p, uint64_t bytes) { p->mem_limit = bytes; }
+uint64_t hcp_process_memory_used(const hcp_process *p) { return p->mem_used; }
+
+bool hcp_process_charge(hcp_process *p, uint64_t n) {
+    if (n > p->mem_limit || p->mem_used > p->mem_limit - n) return false;
+    p->mem_used += n;
+    return true;
+}
+void hcp_process_uncharge(hcp_process *p, uint64_t n) { p->mem_used -= n < p->mem_used ? n : p->mem_used; }
+
+void hcp_process_thread_gone(hcp_process *p, sim_thread *t) {
+    hcp_pthread *r = hcp_process_thread(p, t);
+    if (!r || !r->charged) return; /* the main thread's stack and TEB are the process's */
+    hcp_process_uncharge(p, r->charged);
+    r->charged = 0;
+    if (p->nteb_free == p->capteb_free) { /* its TEB page serves the next thread */
+        int nc = p->capteb_free ? 2 * p->capteb_free : 16;
+        uint64_t *a = realloc(p->teb_free, (size_t)nc * sizeof *a);
+        if (!a) return;
+        p->teb_free = a;
+        p->capteb_free = nc;
+    }
+    p->teb_free[p->nteb_free++] = r->teb;
+}
 bool hcp_process_failure_exception(const hcp_process *p) { return p->failure[0] && p->failure_exception; }
 void hcp_process_set_missing_fail(hcp_process *p, bool fail) { p->missing_fail = fail; }
 const char *hcp_process_name(const hcp_process *p) { return p->name; }

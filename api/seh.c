@@ -102,11 +102,6 @@ uint64_t hcp_k32_SetUnhandledExceptionFilter(hcp_ctx *c, const hcp_k32_SetUnhand
     return old;
 }
 
-uint64_t hcp_k32_IsDebuggerPresent(hcp_ctx *c) {
-    (void)c;
-    return 0; /* no debugger: exceptions are never handed to one */
-}
-
 /* ---- guest structures ------------------------------------------------------------------------------ */
 
 uint32_t hcp_context_size(unsigned w) { return w == 8 ? 0x4D0u : 0x2CCu; }

@@ -315,6 +315,17 @@ static void on_switch(rmachine *rm, const sim_record *r, uint64_t ns) {
     }
 }
 
+/* A program's OutputDebugString: an instant event on its thread's track, the text as its name. */
+static void on_mark(rmachine *rm, const sim_record *r, uint64_t ns) {
+    rthread *rt = r->thread ? thread_of(rm, r->thread) : NULL;
+    if (!rt) return;
+    FILE *f = ev(rm->tr, 'i', pid_threads(rm), rt->id);
+    put_time(f, "ts", ns);
+    fputs(",\"s\":\"t\",\"cat\":\"debug\",\"name\":", f);
+    put_str(f, r->text ? r->text : "");
+    fputs("}", f);
+}
+
 /* Events a scheduling record may add: a CPU span, two state spans, a counter
  * sample and a ready sample, with room to spare.  A record is kept whole or
  * dropped, so the file never exceeds the limit. */
@@ -332,6 +343,8 @@ static void cb_record(void *ud, const sim_record *r) {
         on_ready(rm, r, ns);
     else if (r->type == SIM_REC_SWITCH)
         on_switch(rm, r, ns);
+    else if (r->type == SIM_REC_MARK)
+        on_mark(rm, r, ns);
 }
 
 /* A thread that exits while Ready or Waiting leaves no switch record. */

@@ -454,8 +454,96 @@ int lhcp_check(lua_State *L) {
     return 1;
 }
 
+/* The program hcpsim run drives (its paths are the command line's: relative to where hcpsim runs). */
+static bool driven(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
+    const char *ph = lua_tostring(L, -1);
+    bool d = ph && strcmp(ph, "load") == 0;
+    lua_pop(L, 1);
+    return d;
+}
+
+/* Host I/O of a process (its folder, its standard input from a file): with --unsafe-io, or for the
+ * program hcpsim run drives. */
+static bool host_io_allowed(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.unsafe_io");
+    bool ok = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return ok || driven(L);
+}
+
+/* The process options of m:process's table at index t: env (a list of "NAME=VALUE" and/or a table
+ * NAME = VALUE, taken in name order), cwd, stdin, timezone, debug_output; the strings stay alive
+ * on the stack (the caller pops to its mark after loading). */
+static void process_opts(lua_State *L, int t, hcp_process_opts *o, const char **env, int maxenv) {
+    if (lua_getfield(L, t, "env") != LUA_TNIL) {
+        if (!lua_istable(L, -1))
+            luaL_error(L, "m:process: 'env' must be a table (\"NAME=VALUE\" strings, or NAME = value)");
+        int et = lua_gettop(L);
+        lua_Integer n = luaL_len(L, et);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, et, i) != LUA_TSTRING)
+                luaL_error(L, "m:process: env[%d] must be a string NAME=VALUE", (int)i);
+            if (o->nenv >= maxenv) luaL_error(L, "m:process: at most %d environment variables", maxenv);
+            env[o->nenv++] = lua_tostring(L, -1);
+        }
+        /* NAME = value pairs, sorted by name so the order never depends on the table */
+        lua_newtable(L);
+        int names = lua_gettop(L), k = 0;
+        lua_pushnil(L);
+        while (lua_next(L, et)) {
+            lua_pop(L, 1);
+            if (lua_type(L, -1) == LUA_TSTRING) {
+                lua_pushvalue(L, -1);
+                lua_rawseti(L, names, ++k);
+            } else if (!lua_isinteger(L, -1)) {
+                luaL_error(L, "m:process: env keys must be names (strings) or list positions");
+            }
+        }
+        lua_getglobal(L, "table");
+        lua_getfield(L, -1, "sort");
+        lua_pushvalue(L, names);
+        lua_call(L, 1, 0);
+        lua_pop(L, 1);
+        for (int i = 1; i <= k; i++) {
+            lua_rawgeti(L, names, i);
+            lua_pushvalue(L, -1);
+            lua_gettable(L, et);
+            if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
+                luaL_error(L, "m:process: env.%s must be a string", lua_tostring(L, -2));
+            lua_pushfstring(L, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
+            if (o->nenv >= maxenv) luaL_error(L, "m:process: at most %d environment variables", maxenv);
+            env[o->nenv++] = lua_tostring(L, -1);
+        }
+        o->env = env;
+    }
+    if (lua_getfield(L, t, "cwd") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "m:process: 'cwd' must be a string (a folder)");
+        if (!host_io_allowed(L))
+            luaL_error(L, "m:process: 'cwd' maps a host folder into the program: it needs hcpsim run --unsafe-io");
+        o->cwd = driven(L) ? lua_tostring(L, -1) : push_path(L, lua_tostring(L, -1));
+    }
+    if (lua_getfield(L, t, "stdin") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "m:process: 'stdin' must be a string (a file, or \"-\")");
+        if (!host_io_allowed(L)) luaL_error(L, "m:process: 'stdin' reads a host file: it needs hcpsim run --unsafe-io");
+        o->stdin_path = strcmp(lua_tostring(L, -1), "-") == 0 || driven(L) ? lua_tostring(L, -1)
+                                                                           : push_path(L, lua_tostring(L, -1));
+    }
+    if (lua_getfield(L, t, "timezone") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "m:process: 'timezone' must be a string");
+        o->timezone = lua_tostring(L, -1);
+    }
+    if (lua_getfield(L, t, "debug_output") != LUA_TNIL) {
+        const char *d = lua_tostring(L, -1);
+        if (!d || (strcmp(d, "stderr") && strcmp(d, "trace")))
+            luaL_error(L, "m:process: 'debug_output' must be \"trace\" (the default) or \"stderr\"");
+        o->debug_stderr = strcmp(d, "stderr") == 0;
+    }
+}
+
 int lhcp_m_process(lua_State *L) {
-    static const char *const keys[] = {"path", "args", "echo", "missing_imports", "dll_path", NULL};
+    static const char *const keys[] = {"path",  "args",     "echo",         "missing_imports", "cwd", "env",
+                                       "stdin", "timezone", "debug_output", "dll_path",        NULL};
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:process", keys);
@@ -505,6 +593,9 @@ int lhcp_m_process(lua_State *L) {
         missing_fail = strcmp(v, "fail") == 0;
     }
     lua_pop(L, 1);
+    hcp_process_opts popts = {0};
+    static const char *envs[4096];
+    process_opts(L, 2, &popts, envs, 4096);
     char err[512] = "";
     size_t n = 0;
     char *img = read_file(path, &n, err, sizeof err);
@@ -512,10 +603,13 @@ int lhcp_m_process(lua_State *L) {
     dirs[0] = push_folder(L, path);
     hcp_check check;
     char cerr[256];
-    bool checked = hcp_pe_check_in(rel, (const uint8_t *)img, n, dirs, ndirs, &check, cerr, sizeof cerr) == 0;
+    popts.dll_dir = dirs[0];
+    popts.dll_path = dirs + 1;
+    popts.ndll_path = ndirs - 1;
     uint32_t status = 0;
-    hcp_load_opts lo = {dirs[0], dirs + 1, ndirs - 1, &status};
-    hcp_process *p = hcp_process_load_opts(lm->os, rel, (const uint8_t *)img, n, args, nargs, &lo, err, sizeof err);
+    popts.status = &status;
+    bool checked = hcp_pe_check_in(rel, (const uint8_t *)img, n, dirs, ndirs, &check, cerr, sizeof cerr) == 0;
+    hcp_process *p = hcp_process_load_ex(lm->os, rel, (const uint8_t *)img, n, args, nargs, &popts, err, sizeof err);
     free(img);
     if (!p && status) { /* the process could not start: its exit code is Windows' status */
         lua_pushinteger(L, (lua_Integer)status);
@@ -544,6 +638,7 @@ int lhcp_m_process(lua_State *L) {
     lp->pref = luaL_ref(L, LUA_REGISTRYINDEX);
     hcp_process_set_spawn(p, spawn, lp);
     hcp_process_set_missing_fail(p, missing_fail);
+    hcp_process_set_memory_limit(p, lm->max_memory);
     hcp_set_warning_handler(lm->os, on_api_warning, lp);
     /* its main thread: named after the image, priority 8 */
     lua_createtable(L, 0, 2);
@@ -646,17 +741,26 @@ int lhcp_file_kind(const char *file) {
 
 #define PROGRAM_MACHINE "hcpsim.program_machine"
 #define PROGRAM_COUNTERS "hcpsim.program_counters"
+#define PROGRAM_PROCESS "hcpsim.program_process"
 #define PROGRAM_TIMEOUT "hcpsim.program_timeout"   /* --timeout, in nanoseconds of simulated time */
 #define PROGRAM_MISSING "hcpsim.program_missing"   /* --missing-imports stop|fail */
 #define PROGRAM_DLL_PATH "hcpsim.program_dll_path" /* --dll-path DIR, repeatable */
 
 /* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
+/* Options of the program's process rather than its machine (m:process's fields). */
+static bool process_option(const char *key) {
+    static const char *const names[] = {"cwd", "env", "stdin", "timezone", "debug_output"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(key, names[i]) == 0) return true;
+    return false;
+}
+
 static const char *option_name(const char *name, char *buf, size_t n) {
     snprintf(buf, n, "%s", name);
     for (char *c = buf; *c; c++)
         if (*c == '-') *c = '_';
     if (strcmp(buf, "counters") == 0 || strcmp(buf, "timeout") == 0 || strcmp(buf, "missing_imports") == 0 ||
-        strcmp(buf, "dll_path") == 0)
+        process_option(buf) || strcmp(buf, "dll_path") == 0)
         return buf;
     const hcp_option *o = hcp_option_find(buf);
     return o ? o->name : NULL;
@@ -739,6 +843,42 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
         } else {
             lua_pushstring(L, value);
             lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
+    if (process_option(key)) { /* kept for m:process; --env repeats, the others are given once */
+        if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_PROCESS) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_PROCESS);
+        }
+        int pt = lua_gettop(L);
+        if (strcmp(key, "env") == 0) {
+            const char *eq = strchr(value, '=');
+            if (!eq || eq == value) {
+                snprintf(msg, msglen, "--env %s: NAME=VALUE with a non-empty NAME", value);
+                rc = -1;
+            } else {
+                if (lua_getfield(L, pt, "env") != LUA_TTABLE) {
+                    lua_pop(L, 1);
+                    lua_newtable(L);
+                    lua_pushvalue(L, -1);
+                    lua_setfield(L, pt, "env");
+                }
+                lua_pushstring(L, value);
+                lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+            }
+        } else if (strcmp(key, "timezone") == 0 && !hcp_timezone_known(value)) {
+            snprintf(msg, msglen, "--timezone %s: unknown time zone (valid: %s)", value, hcp_timezone_names());
+            rc = -1;
+        } else if (strcmp(key, "debug_output") == 0 && strcmp(value, "stderr") && strcmp(value, "trace")) {
+            snprintf(msg, msglen, "--debug-output %s: trace (the default) or stderr", value);
+            rc = -1;
+        } else {
+            lua_pushstring(L, value);
+            lua_setfield(L, pt, key);
         }
         lua_settop(L, t - 1);
         return rc;
@@ -977,6 +1117,17 @@ static int driver(lua_State *L) {
         lua_setfield(L, -2, "missing_imports");
     else
         lua_pop(L, 1);
+    lua_pushliteral(L, "."); /* the program's folder is where hcpsim runs, unless --cwd says */
+    lua_setfield(L, -2, "cwd");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_PROCESS) == LUA_TTABLE) { /* --cwd, --env, ... */
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -5);
+        }
+    }
+    lua_pop(L, 1);
     if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH) == LUA_TTABLE) /* --dll-path DIR ... */
         lua_setfield(L, -2, "dll_path");
     else

@@ -614,6 +614,8 @@ int lhcp_open_runtime(lua_State *L, const char *script, uint64_t seed, bool allo
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
+    lua_pushboolean(L, allow_io); /* m:process{cwd = ...} asks (scenarios/lprocess.c) */
+    lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.unsafe_io");
     if (allow_io) { /* --unsafe-io: files, but no processes */
         open_lib(L, LUA_IOLIBNAME, luaopen_io);
         lua_getglobal(L, LUA_IOLIBNAME);

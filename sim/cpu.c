@@ -1009,9 +1009,9 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
  * before that instruction is translated, unless an exit is there already (then the engine never
  * starts an instruction there: the fetch belongs to an instruction that started earlier). */
 bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size) {
-    const region *r = sim_region_find(m, addr);
-    if (!r || r->kind != RK_GUARDED) return false; /* a fetch from memory that is not executable */
-    if (m->guard_hit) return false;                /* keep the stop: a later fetch must not clear the engine's error */
+    if (!sim_wx_guarded(m, addr))
+        return false;               /* a fetch from memory that is not executable (or written code's data state) */
+    if (m->guard_hit) return false; /* keep the stop: a later fetch must not clear the engine's error */
     if (size != 1 || !m->isa->guard_bad || is_exit(m, addr)) return true;
     uint8_t win[16];
     size_t n = 0;
@@ -1035,6 +1035,23 @@ static sim_err guard_exit(sim_machine *m, uint64_t rip) {
 }
 
 uint64_t sim_guard_stops(const sim_machine *m) { return m->guard_stops; }
+
+/* A store into a writable, executable page in its code state or a fetch from one in its data
+ * state: the page changes state (wx.c) and the instruction runs again, what did not retire of its
+ * block taken back (1).  0 for any other fault, -1 for an error (its text in t->error). */
+static int written_code(sim_machine *m, sim_thread *t, uc_err e, uint64_t *rip) {
+    if (e != UC_ERR_WRITE_PROT && e != UC_ERR_FETCH_PROT) return 0;
+    bool fetch = e == UC_ERR_FETCH_PROT;
+    int r = sim_wx_fault(m, fetch, m->memerr_addr, *rip, t->error, sizeof t->error);
+    if (r <= 0) return r;
+    if (fetch) {
+        m->last_block = NULL; /* the jump that got here retired */
+        loop_forget(m);
+    } else {
+        *rip = settle_partial_block(m, t, *rip, false);
+    }
+    return 1;
+}
 
 static bool save_context(sim_thread *t) {
     sim_machine *m = t->m;
@@ -1104,6 +1121,15 @@ static sim_call_status call_run(sim_thread *t) {
             }
             t->rip = rip;
             continue;
+        }
+        int wc = e != UC_ERR_OK ? written_code(m, t, e, &rip) : 0;
+        if (wc > 0) { /* a page of written code changed state (wx.c): run the instruction again */
+            t->rip = rip;
+            continue;
+        }
+        if (wc < 0) { /* self-modifying code hcpsim cannot count (t->error says where) */
+            sim_call_end(t);
+            return SIM_CALL_ERROR;
         }
         if (e != UC_ERR_OK) return fault_from_uc(t, e, rip);
         switch (m->stop) {
@@ -1194,3 +1220,45 @@ static sim_call_status call_run(sim_thread *t) {
 uint64_t sim_call_result(const sim_thread *t) { return t->result; }
 const sim_fault *sim_call_fault(const sim_thread *t) { return &t->fault; }
 const char *sim_call_error(const sim_thread *t) { return t->error; }
+
+/* ---- written code (sim/wx.c) --------------------------------------------------------------- */
+
+#define DEAD_BLOCK UINT64_MAX /* a forgotten block's address: no block has it */
+
+void sim_cpu_forget_code(sim_machine *m, uint64_t lo, uint64_t hi) {
+    /* blocks reaching into [lo, hi): their statistics go (the entry stays, as a tombstone) */
+    for (uint32_t i = 0; i < m->capblocks; i++) {
+        block_entry *b = &m->blocks[i];
+        if (!b->used || b->addr == DEAD_BLOCK || b->addr >= hi || b->addr + b->size <= lo) continue;
+        if (m->last_block == b) {
+            m->last_block = NULL;
+            loop_forget(m);
+        }
+        for (uint32_t k = 0; k < SIM_BLOCK_FRONT; k++)
+            if (m->front[k] == b) m->front[k] = NULL;
+        b->addr = DEAD_BLOCK;
+        b->runs = 0;
+    }
+    /* instructions served there */
+    for (trap **p = &m->traps; *p;) {
+        trap *tr = *p;
+        if (tr->addr >= lo && tr->addr < hi) {
+            uc_hook_del(m->uc, tr->h);
+            *p = tr->next;
+            free(tr);
+        } else {
+            p = &tr->next;
+        }
+    }
+    /* its trap points (the sentinel, exit 0, stays) */
+    int k = 1;
+    for (int i = 1; i < m->nexits; i++)
+        if (m->exits[i] < lo || m->exits[i] >= hi) m->exits[k++] = m->exits[i];
+    if (k != m->nexits) {
+        m->nexits = k;
+        m->synced_exits = -1;
+        sim_cpu_exits_sync(m);
+    }
+    /* the engine's translations, those of a block starting up to a page before too */
+    uc_ctl_remove_cache(m->uc, lo >= SIM_PAGE ? lo - SIM_PAGE : 0, hi);
+}

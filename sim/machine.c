@@ -112,8 +112,7 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
     }
     if (k != RK_GUARD && k != RK_HEAP) { /* the heap is mapped as it is used (sim_heap_cover) */
         if ((uint32_t)m->nmaps >= m->cfg.max_mappings) return SIM_ERR_MAPPINGS;
-        uint32_t up = k == RK_GUARDED ? prot & ~(uint32_t)UC_PROT_EXEC : prot; /* its fetches reach on_memerr */
-        if (uc_mem_map(m->uc, base, (size_t)size, up) != UC_ERR_OK) return SIM_ERR_NOMEM;
+        if (uc_mem_map(m->uc, base, (size_t)size, prot) != UC_ERR_OK) return SIM_ERR_NOMEM;
         m->nmaps++;
     }
     int i = m->nregions;
@@ -121,7 +120,7 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
         m->regions[i] = m->regions[i - 1];
         i--;
     }
-    m->regions[i] = (region){base, size, prot, k, owner};
+    m->regions[i] = (region){base, size, prot, k, owner, NULL};
     m->nregions++;
     return SIM_OK;
 }
@@ -229,6 +228,7 @@ void sim_machine_free(sim_machine *m) {
         pmu_bp_free(m->cpus[i].bp);
         pmu_cache_free(m->cpus[i].cache);
     }
+    for (int i = 0; i < m->nregions; i++) free(m->regions[i].pp);
     free(m->regions);
     free(m->heap_free);
     free(m->free_slots);
@@ -319,24 +319,36 @@ bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size) {
 }
 
 sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n) {
-    if (!sim_range_free(m, base, size) || n > size || (n && !bytes) || prot > 7) return SIM_ERR_ARG;
-    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0) |
-                  ((prot & SIM_PROT_EXEC) ? UC_PROT_EXEC : 0);
+    if (!sim_range_free(m, base, size) || n > size || (n && !bytes) || prot > 7 || size % SIM_PAGE) return SIM_ERR_ARG;
+    /* a writable and executable page starts as code: read + execute (wx.c); executable pages are
+     * guarded code where the ISA has it (read only to the engine: sim/README.md "Guarded code"),
+     * checked as the engine translates them, with no trap points; else trap points as for sim_code */
+    bool guarded = (prot & SIM_PROT_EXEC) && m->isa->guard_bad;
+    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0);
+    if (prot & SIM_PROT_EXEC) up = guarded ? UC_PROT_READ : UC_PROT_READ | UC_PROT_EXEC;
     int before = m->nexits;
     sim_err e = SIM_OK;
-    /* executable: guarded code, checked as the engine translates it (no trap points), where the
-     * ISA can; else trap points as for sim_code */
-    bool guarded = (prot & SIM_PROT_EXEC) && m->isa->guard_bad;
     if ((prot & SIM_PROT_EXEC) && !guarded && n) e = sim_cpu_code_traps(m, base, bytes, n);
-    region_kind k = guarded ? RK_GUARDED : (prot & SIM_PROT_EXEC) ? RK_CODE : RK_DATA;
-    if (e == SIM_OK) e = sim_region_add(m, base, size, up, k, -1);
+    if (e == SIM_OK) e = sim_region_add(m, base, size, up, (prot & SIM_PROT_EXEC) ? RK_CODE : RK_DATA, -1);
     if (e != SIM_OK) {
         m->nexits = before;
         return e;
     }
+    e = sim_wx_init_region(m, (region *)sim_region_find(m, base), prot);
+    if (e != SIM_OK) return e;
     if ((prot & SIM_PROT_EXEC) && !guarded) e = sim_cpu_exits_sync(m);
     if (e == SIM_OK && n && uc_mem_write(m->uc, base, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
     return e;
+}
+
+uint64_t sim_mapped_bytes(const sim_machine *m) {
+    uint64_t n = 0;
+    for (int i = 0; i < m->nregions; i++) {
+        const region *r = &m->regions[i];
+        if (r->kind == RK_GUARD) continue;
+        n += r->kind == RK_HEAP ? (m->heap_mapped > r->base ? m->heap_mapped - r->base : 0) : r->size;
+    }
+    return n;
 }
 
 sim_err sim_alloc(sim_machine *m, size_t n, uint64_t *addr) {
@@ -352,6 +364,7 @@ static sim_err check_range(const sim_machine *m, uint64_t addr, size_t n, uint32
         /* runs past the region: report unmapped unless the next byte is mapped */
         return sim_region_find(m, r->base + r->size) ? SIM_ERR_PROT : SIM_ERR_UNMAPPED;
     }
+    if (r->pp) return sim_wx_allows(m, r, addr, n, need) ? SIM_OK : SIM_ERR_PROT; /* per page */
     if ((r->prot & need) != need) return SIM_ERR_PROT;
     return SIM_OK;
 }
@@ -370,6 +383,7 @@ sim_err sim_mem_read(sim_machine *m, uint64_t addr, void *buf, size_t n) {
 sim_err sim_mem_write(sim_machine *m, uint64_t addr, const void *buf, size_t n) {
     sim_err e = check_range(m, addr, n, UC_PROT_READ | UC_PROT_WRITE);
     if (e == SIM_OK && !sim_heap_cover(m, addr, n)) e = SIM_ERR_NOMEM;
+    if (e == SIM_OK) e = sim_wx_written(m, addr, n); /* written code is code again only when run */
     if (e == SIM_OK && n && uc_mem_write(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
     return e;
 }
@@ -545,66 +559,10 @@ sim_thread *sim_thread_by_id(sim_machine *m, uint32_t tid) {
     return sim_thread_at(m, (int)((tid - SIM_FIRST_TID) / 4u));
 }
 
-/* Splits the region holding `at` so that one starts there (at a page boundary inside a region). */
-static sim_err split_at(sim_machine *m, uint64_t at) {
-    region *r = (region *)sim_region_find(m, at);
-    if (!r || r->base == at) return SIM_OK;
-    if (m->nregions == m->cap_regions) {
-        int nc = m->cap_regions * 2;
-        region *n = realloc(m->regions, (size_t)nc * sizeof *n);
-        if (!n) return SIM_ERR_NOMEM;
-        m->regions = n;
-        m->cap_regions = nc;
-        r = (region *)sim_region_find(m, at);
-    }
-    int i = (int)(r - m->regions);
-    memmove(&m->regions[i + 2], &m->regions[i + 1], (size_t)(m->nregions - i - 1) * sizeof *m->regions);
-    m->regions[i + 1] = m->regions[i];
-    m->regions[i + 1].base = at;
-    m->regions[i + 1].size = m->regions[i].base + m->regions[i].size - at;
-    m->regions[i].size = at - m->regions[i].base;
-    m->nregions++;
-    return SIM_OK;
-}
-
-sim_err sim_protect_pages(sim_machine *m, uint64_t base, uint64_t size, unsigned prot) {
-    if (!size || base % SIM_PAGE || size % SIM_PAGE || prot > 7 || size > UINT64_MAX - base) return SIM_ERR_ARG;
-    bool exec = prot & SIM_PROT_EXEC;
-    if (exec && !m->isa->guard_bad) return SIM_ERR_ARG; /* only guarded code may become executable */
-    for (uint64_t a = base; a < base + size;) {
-        const region *r = sim_region_find(m, a);
-        if (!r || (r->kind != RK_DATA && r->kind != RK_GUARDED) || r->owner != -1) return SIM_ERR_ARG;
-        a = r->base + r->size;
-    }
-    const region *first = sim_region_find(m, base), *last = sim_region_find(m, base + size - 1);
-    int extra = (first->base != base) + (last->base + last->size != base + size); /* the engine splits too */
-    if ((uint32_t)(m->nmaps + extra) > m->cfg.max_mappings) return SIM_ERR_MAPPINGS;
-    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0) |
-                  (exec ? UC_PROT_EXEC : 0);
-    if (uc_mem_protect(m->uc, base, (size_t)size, up & ~(uint32_t)UC_PROT_EXEC) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    sim_err e = split_at(m, base);
-    if (e == SIM_OK) e = split_at(m, base + size);
-    if (e != SIM_OK) return e;
-    m->nmaps += extra;
-    bool was_code = false;
-    for (uint64_t a = base; a < base + size;) {
-        region *r = (region *)sim_region_find(m, a);
-        was_code |= r->kind == RK_GUARDED;
-        r->prot = up;
-        r->kind = exec ? RK_GUARDED : RK_DATA;
-        a = r->base + r->size;
-    }
-    if (was_code) uc_ctl_remove_cache(m->uc, base, base + size); /* blocks of code that may have changed or gone */
-    return SIM_OK;
-}
-
 sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot) {
     region *r = (region *)sim_region_find(m, base);
-    if (!r || r->base != base || r->size != size || r->kind != RK_DATA || r->owner != -1 ||
+    if (!r || r->base != base || r->size != size || !r->pp || r->owner != -1 ||
         (prot & ~(SIM_PROT_READ | SIM_PROT_WRITE)))
         return SIM_ERR_ARG;
-    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0);
-    if (uc_mem_protect(m->uc, base, (size_t)size, up) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    r->prot = up;
-    return SIM_OK;
+    return sim_protect_pages(m, base, size, prot);
 }

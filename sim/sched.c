@@ -61,6 +61,16 @@ void sim_sched_record(sim_machine *m, const sim_record *r) {
         if (m->obs[i].record) m->obs[i].record(m->obs[i].ud, r);
 }
 
+void sim_mark(sim_machine *m, const sim_thread *t, const char *text) {
+    sim_record r = {0};
+    r.type = SIM_REC_MARK;
+    r.cpu = m->exec ? m->exec->index : 0;
+    r.time = sim_clock(m);
+    r.thread = t;
+    r.text = text;
+    sim_sched_record(m, &r);
+}
+
 /* ---- ready queues ------------------------------------------------------------------------- */
 
 static void rq_insert(sim_machine *m, sim_thread *t, bool head) {
@@ -144,7 +154,7 @@ static void ready(sim_machine *m, sim_thread *t, uint64_t time, int reason, bool
     t->ready_time = time;
     t->ready_notify = !(reason == SIM_READY_YIELD || reason == SIM_READY_QUANTUM || reason == SIM_READY_PREEMPTED);
     rq_insert(m, t, head);
-    sim_record r = {SIM_REC_READY, m->exec ? m->exec->index : 0, time, t, NULL, t->priority, 0, 0, 0, 0, reason};
+    sim_record r = {SIM_REC_READY, m->exec ? m->exec->index : 0, time, t, NULL, t->priority, 0, 0, 0, 0, reason, NULL};
     sim_sched_record(m, &r);
     if (!t->ready_notify) return;
     for (int i = 0; i < m->ncpus; i++)
@@ -201,7 +211,8 @@ static void switch_to(sim_machine *m, sim_cpu *c, sim_thread *next) {
                     old ? old->wait_reason : 0,
                     old ? old->wait_mode : 0,
                     old ? (int)old->state : 0,
-                    0};
+                    0,
+                    NULL};
     c->cur = next;
     if (old) old->leave_time = c->time;
     if (old && m->running == old) m->running = NULL;

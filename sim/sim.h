@@ -388,6 +388,8 @@ sim_err sim_gate_result_fp(sim_thread *t, uint64_t bits, bool dbl);
  * and none of the ranges the layout reserves (OS heap, call gate, stacks,
  * scratch page, sentinel). */
 bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size);
+/* Bytes of guest memory mapped (every region but guard pages; the OS heap as far as it is mapped). */
+uint64_t sim_mapped_bytes(const sim_machine *m);
 /* Maps [base, base + size) at exactly base with prot (SIM_PROT_*) and copies the
  * first n bytes of `bytes` there (the rest is zeros).  An executable range has
  * its trap points placed as sim_code does.  SIM_ERR_ARG: not a free range
@@ -405,11 +407,18 @@ uint64_t sim_guard_stops(const sim_machine *m);
  * SIM_ERR_ARG: not exactly one such mapping, or an executable protection
  * (placed code needs its trap points, which bytes written later lack). */
 sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot);
-/* Changes the protection of whole pages [base, base + size) inside mappings sim_map_fixed made (a
- * loader's VirtualProtect of image pages): prot is any SIM_PROT_* set, executable only where the
- * ISA has guarded code (x86, x64).  The mappings split at the range's ends (each piece counts
- * against max_mappings: SIM_ERR_MAPPINGS).  SIM_ERR_ARG: a page outside such mappings. */
-sim_err sim_protect_pages(sim_machine *m, uint64_t base, uint64_t size, unsigned prot);
+/* Page protections of the mappings sim_map_fixed made (sim/README.md "Written code"): pages
+ * [addr, addr + size) (page-aligned, all in such mappings, adjacent ones included) get prot
+ * (SIM_PROT_*, execute included).  A page that becomes executable has its old blocks forgotten
+ * (and, on an ISA without guarded code, its bytes scanned for trap points), so code written there
+ * before is counted as it now is; a
+ * page both writable and executable changes between the two as the program stores to it and runs
+ * it.  SIM_ERR_ARG: a page outside such mappings; SIM_ERR_TRAPS, SIM_ERR_MAPPINGS: the limits. */
+sim_err sim_protect_pages(sim_machine *m, uint64_t addr, uint64_t size, unsigned prot);
+/* Whether [addr, addr + size) is whole pages of fixed mappings; a page's protection (SIM_PROT_*),
+ * or -1 outside them. */
+bool sim_pages_fixed(const sim_machine *m, uint64_t addr, uint64_t size);
+int sim_page_prot(const sim_machine *m, uint64_t addr);
 /* The thread's environment block: at the start of each of its guest calls
  * the segment register Windows addresses it through points at `base` (x64:
  * GS base; x86: FS, selector 0x3B of a descriptor table sim/ keeps), and the
@@ -421,7 +430,7 @@ sim_err sim_thread_set_env(sim_thread *t, uint64_t base, uint32_t hi_off, uint32
 /* ---- scheduler (sim/README.md states every rule) -------------------------------------- */
 
 /* What the scheduler records for ETW CSwitch/ReadyThread events and traces. */
-typedef enum sim_record_type { SIM_REC_SWITCH = 0, SIM_REC_READY = 1 } sim_record_type;
+typedef enum sim_record_type { SIM_REC_SWITCH = 0, SIM_REC_READY = 1, SIM_REC_MARK = 2 } sim_record_type;
 typedef struct sim_record {
     sim_record_type type;
     int cpu;
@@ -433,7 +442,12 @@ typedef struct sim_record {
     int old_wait_mode;   /* 0 KernelMode, 1 UserMode */
     int old_state;       /* KTHREAD_STATE the outgoing thread enters */
     int reason;          /* READY: what readied it (SIM_READY_*) */
+    const char *text;    /* MARK: what the thread marked (UTF-8; a program's OutputDebugString) */
 } sim_record;
+
+/* A MARK record of thread t at the executing CPU's time (observers see it; the trace shows it as
+ * an instant event on t's track).  `text` need live only during the call. */
+void sim_mark(sim_machine *m, const sim_thread *t, const char *text);
 
 enum { SIM_READY_NEW = 0, SIM_READY_WAKE, SIM_READY_TIMEOUT, SIM_READY_QUANTUM, SIM_READY_PREEMPTED, SIM_READY_YIELD };
 

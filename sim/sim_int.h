@@ -21,26 +21,14 @@
  * with int3; the other ISAs in sim/isa_*.c). */
 #define SIM_GATE_STRIDE 16u
 
-/* RK_GUARDED: guarded code (sim_map_fixed's executable ranges, sim/README.md "Guarded code"):
- * executable for the guest, mapped in the engine without execute permission, so that every byte
- * the engine fetches to translate it reaches on_memerr, which refuses an instruction the engine
- * must not translate before it is translated. */
-typedef enum region_kind {
-    RK_CODE,
-    RK_DATA,
-    RK_HEAP,
-    RK_STACK,
-    RK_SCRATCH,
-    RK_SENTINEL,
-    RK_GUARD,
-    RK_GUARDED
-} region_kind;
+typedef enum region_kind { RK_CODE, RK_DATA, RK_HEAP, RK_STACK, RK_SCRATCH, RK_SENTINEL, RK_GUARD } region_kind;
 
 typedef struct region {
     uint64_t base, size;
     uint32_t prot; /* UC_PROT_* */
     region_kind kind;
-    int owner; /* thread index for stacks/guards, else -1 */
+    int owner;   /* thread index for stacks/guards, else -1 */
+    uint8_t *pp; /* a fixed mapping's (sim_map_fixed) protection per page, SIM_PROT_* and wx.c's state; else NULL */
 } region;
 
 /* A decoded block: statistics added each time it runs. */
@@ -248,6 +236,9 @@ struct sim_machine {
     bool guard_hit;       /* the translation of guarded code met an instruction it must not translate */
     uint64_t guard_addr;  /* where it starts */
     uint64_t guard_stops; /* how many times that happened (sim_guard_stops) */
+    /* written code (wx.c): the page the last store fault made data, and the store's address */
+    bool wx_armed;
+    uint64_t wx_page, wx_rip;
 };
 
 /* machine.c */
@@ -275,9 +266,26 @@ bool sim_engine_recycling(void);
  * the exits to the engine (cpu.c). */
 sim_err sim_cpu_code_traps(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 sim_err sim_cpu_exits_sync(sim_machine *m);
-/* cpu.c: an instruction fetch the engine makes to translate guarded code (UC_MEM_FETCH_PROT on an
- * RK_GUARDED region): true lets it go on; false stops the pass (guard_hit, guard_addr). */
+/* cpu.c: an instruction fetch the engine makes to translate guarded code (a UC_MEM_FETCH_PROT on a
+ * page sim_wx_guarded says is guarded): true lets it go on; false stops the pass (guard_hit,
+ * guard_addr), or leaves the fault to written_code and fault_from_uc. */
 bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size);
+/* The code of [lo, hi) may have changed: its blocks' statistics, served instructions, trap points
+ * and the engine's translations of it (and of blocks reaching into it) are forgotten (cpu.c).
+ * Never while runs are pending (it is called from gate handlers and between engine passes). */
+void sim_cpu_forget_code(sim_machine *m, uint64_t lo, uint64_t hi);
+/* wx.c: page protections of fixed mappings and written code (sim/README.md "Written code") */
+sim_err sim_wx_init_region(sim_machine *m, region *r, unsigned prot);
+bool sim_wx_allows(const sim_machine *m, const region *r, uint64_t addr, size_t n, uint32_t need);
+sim_err sim_wx_written(sim_machine *m, uint64_t addr, size_t n); /* host bytes written there */
+/* A protection fault of the engine at addr (a fetch or a store) by the instruction at rip: 1 when
+ * it was a state change of a writable, executable page (the instruction runs again), 0 for a real
+ * fault, -1 for an error (its text in err). */
+int sim_wx_fault(sim_machine *m, bool fetch, uint64_t addr, uint64_t rip, char *err, size_t cap);
+/* Whether the page holding addr is guarded code: an executable page of a fixed mapping in its code
+ * state, on an ISA with guarded code (isa->guard_bad): read only to the engine (sim/README.md
+ * "Guarded code"). */
+bool sim_wx_guarded(const sim_machine *m, uint64_t addr);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */

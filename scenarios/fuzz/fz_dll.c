@@ -158,8 +158,10 @@ int hcpfz_dll(const uint8_t *data, size_t size) {
     char msg[768];
     if (hcp_system_new(&o, &sys, msg, sizeof msg) != 0) hcpfz_fail(DLLP, "hcp_system_new failed: %s", msg);
     uint32_t status = 0;
-    hcp_load_opts lo = {dll_folder, NULL, 0, &status};
-    hcp_process *p = hcp_process_load_opts(sys.os, "fuzz.exe", img, sizeof img, NULL, 0, &lo, msg, sizeof msg);
+    hcp_process_opts po = {0};
+    po.dll_dir = dll_folder;
+    po.status = &status;
+    hcp_process *p = hcp_process_load_ex(sys.os, "fuzz.exe", img, sizeof img, NULL, 0, &po, msg, sizeof msg);
     if (!p) {
         if (strncmp(msg, "fuzz.exe: ", 10) != 0 || !msg[10])
             hcpfz_fail(DLLP, "a refused load whose message does not name the program: '%s'", msg);

@@ -23,6 +23,7 @@
 #include "scenarios/fuzz/fz_guest.c"
 #include "scenarios/fuzz/fz_lua.c"
 #include "scenarios/fuzz/fz_marshal.c"
+#include "scenarios/fuzz/fz_paths.c"
 #include "scenarios/fuzz/fz_pe.c"
 
 /* After the targets, so their own identifiers (a local `ok`) do not meet tap.h's functions. */
@@ -35,7 +36,7 @@ typedef struct target {
 
 static const target targets[] = {{"lua", hcpfz_lua},     {"api", hcpfz_api}, {"marshal", hcpfz_marshal},
                                  {"guest", hcpfz_guest}, {"pe", hcpfz_pe},   {"exports", hcpfz_exports},
-                                 {"dll", hcpfz_dll}};
+                                 {"paths", hcpfz_paths}, {"dll", hcpfz_dll}};
 
 typedef struct input {
     char path[512];

@@ -67,7 +67,7 @@ seeds_of() { # target -> seed directories
 flags_of() {
   case $1 in
     lua) echo "-dict=scenarios/fuzz/lua.dict" ;;
-    api | marshal) echo "-max_len=2048 -len_control=0" ;;
+    api | marshal | paths) echo "-max_len=2048 -len_control=0" ;;
     guest) echo "-max_len=1024 -len_control=0" ;;
     pe) echo "-max_len=65536" ;;
   esac

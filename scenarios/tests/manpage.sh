@@ -41,7 +41,7 @@ result "$([ -z "$missing" ]; echo $?)" "every command is in the man page's synop
 $HCPSIM run --no-such-option x.lua 2>err.txt
 run_opts=$(sed -n "s/.*(valid: \(.*\); machine options.*/\1/p" err.txt | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -v '^--$')
 machine=$($HCPSIM describe | sed -n '/^machine options (/,$ s/^  \([a-z_][a-z_]*\)  .*/--\1/p' | tr _ -)
-opts="$run_opts --pmc --counters --timeout $machine"
+opts="$run_opts --pmc --counters --timeout --cwd --env --stdin --timezone --debug-output $machine"
 n_opts=$(echo $opts | wc -w)
 result "$([ "$(echo $run_opts | wc -w)" = 12 ] && [ "$(echo $machine | wc -w)" -ge 24 ]; echo $?)" \
   "the binary lists 12 run options and the machine options ($n_opts options for run in all)" "$run_opts / $machine"
@@ -54,7 +54,7 @@ done
 result "$([ -z "$missing" ]; echo $?)" "every option of run ($n_opts) is in the man page and completed" "missing:$missing"
 help_run=$($HCPSIM help run)
 missing=""
-for o in --pmc --counters --timeout; do echo "$help_run" | grep -q -- "$o" || missing="$missing $o"; done
+for o in --pmc --counters --timeout --cwd --env --stdin --timezone --debug-output; do echo "$help_run" | grep -q -- "$o" || missing="$missing $o"; done
 result "$([ -z "$missing" ]; echo $?)" "hcpsim help run describes the program options" "missing:$missing"
 
 # the other commands: each option their help describes

@@ -228,11 +228,11 @@ static void threads_and_memory(void) {
           "%lu %lu", ft.dwHighDateTime, ft.dwLowDateTime);
     char tmp[MAX_PATH];
     DWORD tn = GetTempPathA(sizeof tmp, tmp);
-    check(K "GetTempPathA: the fixed environment's TEMP with a backslash, C:\\Temp\\",
-          tn == 8 && strcmp(tmp, "C:\\Temp\\") == 0 && GetTempPathA(2, tmp) == 9, "%lu %s", tn, tmp);
+    check(K "GetTempPathA: the fixed environment's TMP with a backslash, C:\\hcpsim\\",
+          tn == 10 && strcmp(tmp, "C:\\hcpsim\\") == 0 && GetTempPathA(2, tmp) == 11, "%lu %s", tn, tmp);
     SetLastError(0);
-    check(K "DeleteFileA: FALSE, ERROR_FILE_NOT_FOUND (no files)",
-          !DeleteFileA("C:\\Temp\\x") && GetLastError() == ERROR_FILE_NOT_FOUND, "%lu", GetLastError());
+    check(K "DeleteFileA: FALSE, ERROR_FILE_NOT_FOUND for a file the folder does not hold",
+          !DeleteFileA("C:\\hcpsim\\no-such-file.txt") && GetLastError() == ERROR_FILE_NOT_FOUND, "%lu", GetLastError());
     HMODULE nt = GetModuleHandleA("ntdll.dll");
     typedef ULONG(WINAPI * to_dos_fn)(LONG);
     typedef LONG(WINAPI * res_fn)(ULONG *, ULONG *, ULONG *);
