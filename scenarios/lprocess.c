@@ -27,8 +27,13 @@ typedef struct lprocess {
     int mref, pref; /* registry references: the machine, this process */
     char *out[2];
     size_t n[2], cap[2];
-    hcp_check check; /* p.imports: the image's imports and what hcpsim gives each */
+    hcp_check check; /* p.imports: the image's imports and what hcpsim gives each, made at its first use */
     bool checked;
+    char *ck_name; /* for it: the image's name, its bytes, the DLL folders (its own first) */
+    uint8_t *ck_img;
+    size_t ck_n;
+    char **ck_dirs;
+    int ck_ndirs;
     /* warnings of the HCP functions (on_api_warning) waiting for a safe point: under --werror, or
      * for a scenario's hcp.on_warning handler */
     char pending[4][512];
@@ -601,22 +606,18 @@ int lhcp_m_process(lua_State *L) {
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "%s", err);
     dirs[0] = push_folder(L, path);
-    hcp_check check;
-    char cerr[256];
     popts.dll_dir = dirs[0];
     popts.dll_path = dirs + 1;
     popts.ndll_path = ndirs - 1;
     uint32_t status = 0;
     popts.status = &status;
-    bool checked = hcp_pe_check_in(rel, (const uint8_t *)img, n, dirs, ndirs, &check, cerr, sizeof cerr) == 0;
     hcp_process *p = hcp_process_load_ex(lm->os, rel, (const uint8_t *)img, n, args, nargs, &popts, err, sizeof err);
-    free(img);
     if (!p && status) { /* the process could not start: its exit code is Windows' status */
         lua_pushinteger(L, (lua_Integer)status);
         lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status");
     }
     if (!p) {
-        if (checked) hcp_check_free(&check);
+        free(img);
         return luaL_error(L, "%s", err);
     }
     lprocess *lp = lua_newuserdatauv(L, sizeof *lp, 1);
@@ -626,8 +627,14 @@ int lhcp_m_process(lua_State *L) {
     lp->lm = lm;
     lp->p = p;
     lp->echo = echo;
-    lp->check = check;
-    lp->checked = checked;
+    /* p.imports is made at its first use (DLL images are read then): what it needs is kept */
+    lp->ck_img = (uint8_t *)img;
+    lp->ck_n = n;
+    lp->ck_name = malloc(strlen(rel) + 1);
+    lp->ck_dirs = calloc((size_t)ndirs, sizeof *lp->ck_dirs);
+    if (lp->ck_name) strcpy(lp->ck_name, rel);
+    for (int i = 0; lp->ck_dirs && i < ndirs; i++)
+        if ((lp->ck_dirs[i] = malloc(strlen(dirs[i]) + 1))) strcpy(lp->ck_dirs[i], dirs[i]), lp->ck_ndirs = i + 1;
     hcp_process_set_output(p, on_output, lp);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     lp->L = lua_tothread(L, -1);
@@ -681,7 +688,11 @@ static int p_index(lua_State *L) {
     } else if (strcmp(k, "entry") == 0) {
         lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_entry(lp->p) : 0);
     } else if (strcmp(k, "imports") == 0) { /* what hcp.check gives for the image */
-        if (!lp->checked) return luaL_error(L, "p.imports: out of host memory when the image was loaded");
+        char cerr[256] = "out of host memory";
+        if (!lp->checked && lp->ck_img && lp->ck_name)
+            lp->checked = hcp_pe_check_in(lp->ck_name, lp->ck_img, lp->ck_n, (const char *const *)lp->ck_dirs,
+                                          lp->ck_ndirs, &lp->check, cerr, sizeof cerr) == 0;
+        if (!lp->checked) return luaL_error(L, "p.imports: %s", cerr);
         push_check(L, &lp->check);
     } else {
         return luaL_error(L, "hcpsim.Process has no member '%s'", k);
@@ -700,6 +711,14 @@ static int p_gc(lua_State *L) {
     lp->out[0] = lp->out[1] = NULL;
     if (lp->checked) hcp_check_free(&lp->check);
     lp->checked = false;
+    free(lp->ck_img);
+    free(lp->ck_name);
+    for (int i = 0; i < lp->ck_ndirs; i++) free(lp->ck_dirs[i]);
+    free(lp->ck_dirs);
+    lp->ck_img = NULL;
+    lp->ck_name = NULL;
+    lp->ck_dirs = NULL;
+    lp->ck_ndirs = 0;
     return 0;
 }
 
