@@ -10,7 +10,8 @@ LUA_PC  := $(firstword $(foreach p,lua5.4 lua-5.4 lua54 lua,$(shell pkg-config -
 PKGS    := unicorn capstone $(LUA_PC) jansson
 DEB_PKGS := libunicorn-dev liblua5.4-dev libcapstone-dev libjansson-dev pkg-config perl binutils valgrind \
             binutils-aarch64-linux-gnu binutils-arm-linux-gnueabi \
-            libxml2-utils libtap-formatter-junit-perl gcc-mingw-w64-x86-64 gcc-mingw-w64-i686
+            libxml2-utils libtap-formatter-junit-perl gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 \
+            g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix clang
 JOBS    ?= 2
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -31,7 +32,7 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. -I$(BUILD) $(PKG_CFLAGS) $
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c sim/wx.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c sim/wx.c sim/context.c
 # Every api/*.c: the simulated OS and the export implementations, one file per subject.
 API_SRC := $(sort $(wildcard api/*.c))
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
@@ -110,7 +111,8 @@ deps:
 # a missing one is installed with apt-get where Debian's apt exists and we are root (make deps),
 # else named with the package that has it.
 BUILD_CMDS := as objcopy aarch64-linux-gnu-as arm-linux-gnueabi-as
-TEST_CMDS  := prove valgrind xmllint tap2junit x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc
+TEST_CMDS  := prove valgrind xmllint tap2junit x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc \
+              x86_64-w64-mingw32-g++-posix i686-w64-mingw32-g++-posix clang
 define need_cmds
 	@missing=""; for c in $(1); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	pkg-config --exists $(2) 2>/dev/null || missing="$$missing libraries:$(2)"; \
@@ -149,7 +151,7 @@ $(BUILD)/api/exports_gen.o: $(BUILD)/api/exports_gen.c $(BUILD)/api/exports_gen.
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 # Guest code of the simulated DLLs (api/guest/*.S), assembled as the guest kernels are, then C.
-GUEST_SRC := api/guest/crt_x64.S api/guest/crt_x86.S api/guest/ucb_x64.S api/guest/ucb_x86.S
+GUEST_SRC := $(sort $(wildcard api/guest/*_x64.S api/guest/*_x86.S))
 $(BUILD)/api/guest/%_x64.o: api/guest/%_x64.S
 	@mkdir -p $(dir $@)
 	$(KERNEL_AS) --64 -o $@ $<
@@ -228,7 +230,8 @@ CRT_SRC   := $(wildcard scenarios/examples/crt/*.c)
 CRT_NAMES := $(CRT_SRC:scenarios/examples/crt/%.c=%)
 CRT_EXES  := $(foreach n,$(CRT_NAMES),$(BUILD)/crt/$(n)64.exe $(BUILD)/crt/$(n)32.exe $(BUILD)/crt/$(n)u64.exe \
                $(BUILD)/crt/$(n)u32.exe) $(BUILD)/crt/printfu64.exe $(BUILD)/crt/printfu32.exe \
-               $(BUILD)/crt/hellou64.exe $(BUILD)/crt/hellou32.exe
+               $(BUILD)/crt/hellou64.exe $(BUILD)/crt/hellou32.exe $(BUILD)/crt/stdiou64.exe \
+               $(BUILD)/crt/stdiou32.exe $(BUILD)/crt/sysinfou64.exe $(BUILD)/crt/sysinfou32.exe
 CRT_CFLAGS := -O2 -fno-builtin -Wall
 $(BUILD)/crt/ucrt64.specs:
 	@mkdir -p $(dir $@)
@@ -250,6 +253,53 @@ $(BUILD)/crt/%64.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test
 $(BUILD)/crt/%32.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test.h
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc $(CRT_CFLAGS) -o $@ $<
+
+# A program with its own DLLs (scenarios/examples/pe/dll/, scenarios/tests/pe_dll.sh): build/pe/dll64/ and
+# build/pe/dll32/ hold dlluse.exe, hcpdll.dll (imported through the import library its .def makes) and
+# hcpdll2.dll (loaded at run time).
+DLL_EX := scenarios/examples/pe/dll
+DLL_EXES := $(foreach b,64 32,$(BUILD)/pe/dll$(b)/dlluse.exe $(BUILD)/pe/dll$(b)/hcpdll.dll $(BUILD)/pe/dll$(b)/hcpdll2.dll)
+MINGW_CC_64 := x86_64-w64-mingw32-gcc
+MINGW_CC_32 := i686-w64-mingw32-gcc
+$(BUILD)/pe/dll%/hcpdll.dll: $(DLL_EX)/hcpdll.c $(DLL_EX)/hcpdll.def
+	@mkdir -p $(dir $@)
+	$(MINGW_CC_$*) -O2 -shared -o $@ $< $(DLL_EX)/hcpdll.def -Wl,--out-implib,$(dir $@)libhcpdll.a
+# hcpdll2.dll has no C runtime start-up (DllMain is its entry point): no TLS directory, so
+# DisableThreadLibraryCalls applies to it
+DLL2_ENTRY_64 := DllMain
+DLL2_ENTRY_32 := _DllMain@12
+$(BUILD)/pe/dll%/hcpdll2.dll: $(DLL_EX)/hcpdll2.c $(BUILD)/pe/dll%/hcpdll.dll
+	$(MINGW_CC_$*) -O2 -shared -nostartfiles -Wl,-e,$(DLL2_ENTRY_$*) -o $@ $< -L$(dir $@) -lhcpdll -lmsvcrt -lkernel32
+$(BUILD)/pe/dll%/dlluse.exe: $(DLL_EX)/dlluse.c $(BUILD)/pe/dll%/hcpdll.dll
+	$(MINGW_CC_$*) -O2 -o $@ $< -L$(dir $@) -lhcpdll
+
+# C++ programs (scenarios/examples/pe/cxx/, scenarios/tests/pe_cxx.sh), built by Debian's g++-mingw-w64
+# (-posix: std::thread) twice: NAME64.exe and NAME32.exe import libstdc++-6.dll, libgcc_s and
+# libwinpthread-1.dll, which build/pe/cxx64/ and cxx32/ hold next to them (copied from the
+# compilers' own folders); NAME64s.exe and NAME32s.exe are linked -static.
+CXX_SRC := $(wildcard scenarios/examples/pe/cxx/*.cpp)
+MINGW_CXX_64 := x86_64-w64-mingw32-g++-posix
+MINGW_CXX_32 := i686-w64-mingw32-g++-posix
+CXX_EXES := $(foreach b,64 32,$(CXX_SRC:scenarios/examples/pe/cxx/%.cpp=$(BUILD)/pe/cxx$(b)/%$(b).exe) \
+                              $(CXX_SRC:scenarios/examples/pe/cxx/%.cpp=$(BUILD)/pe/cxx$(b)/%$(b)s.exe) \
+                              $(BUILD)/pe/cxx$(b)/runtime.stamp)
+$(BUILD)/pe/cxx%/runtime.stamp:
+	@mkdir -p $(dir $@)
+	for f in libstdc++-6.dll libgcc_s_seh-1.dll libgcc_s_dw2-1.dll libwinpthread-1.dll; do \
+	  p=$$($(MINGW_CXX_$*) -print-file-name=$$f); [ "$$p" = "$$f" ] || cp "$$p" $(dir $@); done
+	touch $@
+$(BUILD)/pe/cxx64/%64.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_64) -O2 -o $@ $<
+$(BUILD)/pe/cxx64/%64s.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_64) -O2 -static -o $@ $<
+$(BUILD)/pe/cxx32/%32.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_32) -O2 -o $@ $<
+$(BUILD)/pe/cxx32/%32s.exe: scenarios/examples/pe/cxx/%.cpp
+	@mkdir -p $(dir $@)
+	$(MINGW_CXX_32) -O2 -static -o $@ $<
 
 # hcpcheck.c as make native-conformance builds it (-static), for both ISAs: conformance/native/hcpsim_exe.sh
 # runs the very .exe inside hcpsim.
@@ -275,7 +325,21 @@ $(BUILD)/windiff/seed%-32.exe: $(BUILD)/windiff/seed%.c
 	i686-w64-mingw32-gcc -O1 -w -o $@ $<
 .PRECIOUS: $(BUILD)/windiff/seed%.c
 
-tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(CRT_EXES) $(WINDIFF_EXES)
+# __try/__except/__finally as clang compiles them (scenarios/examples/pe/clang/, tests/pe_seh.sh):
+# x86-64 only (clang 14 cannot emit i386 SEH for mingw-w64: "assembler label 'L__ehtable$main' can
+# not be undefined"); compiled by clang for the mingw-w64 target, linked by mingw-w64's gcc.
+# NAMEu64.exe: the same against the UCRT (its __C_specific_handler is ucrtbase.dll's).
+CLANG_EXES := $(BUILD)/pe/clang64/try64.exe $(BUILD)/pe/clang64/tryu64.exe
+$(BUILD)/pe/clang64/%u64.exe: scenarios/examples/pe/clang/%.c $(BUILD)/crt/ucrt64.specs
+	@mkdir -p $(dir $@)
+	clang -target x86_64-w64-mingw32 -fms-extensions -O2 -Wall -D_UCRT -c -o $(@:.exe=.o) $<
+	x86_64-w64-mingw32-gcc -specs=$(BUILD)/crt/ucrt64.specs -o $@ $(@:.exe=.o)
+$(BUILD)/pe/clang64/%64.exe: scenarios/examples/pe/clang/%.c
+	@mkdir -p $(dir $@)
+	clang -target x86_64-w64-mingw32 -fms-extensions -O2 -Wall -c -o $(@:.exe=.o) $<
+	x86_64-w64-mingw32-gcc -o $@ $(@:.exe=.o)
+
+tests: all check-test-deps $(C_TESTS) $(PE_EXES) $(HCPCHECK_EXES) $(CRT_EXES) $(WINDIFF_EXES) $(DLL_EXES) $(CXX_EXES) $(CLANG_EXES)
 
 
 # Every test program runs once; runtest saves each TAP stream in $(TAP_DIR), and two checks read
@@ -453,7 +517,7 @@ check-windiff: all wine-deps
 
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lua api marshal guest pe exports paths
+FUZZ_TARGETS ?= lua api marshal guest pe exports paths dll
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_REGRESS := $(BUILD)/scenarios/fuzz/regress_test.t

@@ -54,7 +54,7 @@ typedef struct hcp_crt_addr {
     uint64_t wclocale;                                 /* L"C": _wsetlocale's answer */
     uint64_t lc_handle;                                /* six LCIDs, 0 */
     uint64_t pgmptr;                                   /* _pgmptr (made at the first use) */
-    uint64_t wargv, wenviron, wcmdln;                  /* the UCRT's wide variables (made at the first use) */
+    uint64_t wargv, wcmdln;                            /* the UCRT's wide variables (made at the first use) */
 } hcp_crt_addr;
 
 /* Guest addresses of the runtime's guest code (api/guest/crt_*.S) beyond msvcrt's first three. */
@@ -171,6 +171,10 @@ typedef struct hcp_vargs {
     uint64_t at;
 } hcp_vargs;
 uint64_t hcp_varg(hcp_vargs *v, bool wide);
+/* crt_stdlib.c: the double at the start of u (NUL-terminated units) as strtod reads it (w: 1 for
+ * bytes, 2 for UTF-16; ucrt: the UCRT's inf, nan and hexadecimal forms too); *end the units read,
+ * *err ERANGE or 0. */
+double hcp_crt_parse_double(const uint16_t *u, unsigned w, bool ucrt, size_t *end, int *err);
 
 /* Output of the engine: code units (bytes for narrow functions, UTF-16 units for wide ones). */
 typedef struct hcp_pfout {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "api/crt_int.h"
 #include "api/crtio_int.h"
 #include "api/exports_gen.h"
 
@@ -49,16 +50,15 @@ static void unget(src *r, int ch) {
 }
 static bool space(int ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
 
-/* The argument words: the first pointer is word `first`. */
+/* The arguments: the call's own words (msvcrt's functions, `...`) or a va_list (the UCRT's);
+ * secure: the UCRT's _CRT_INTERNAL_SCANF_SECURECRT, a buffer size after each c, s and [ pointer. */
 typedef struct args {
-    hcp_ctx *c;
-    int next;
+    hcp_vargs v;
+    bool secure;
 } args;
 static uint64_t next_ptr(args *a) {
-    uint64_t v = 0;
-    hcp_word(a->c, a->next++, &v);
-    if (a->c->w == 4) v &= 0xFFFFFFFFu;
-    return v;
+    uint64_t v = hcp_varg(&a->v, false);
+    return a->v.c->w == 4 ? v & 0xFFFFFFFFu : v;
 }
 
 static bool store_int(hcp_ctx *c, uint64_t at, uint64_t v, int size) {
@@ -175,7 +175,7 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
             continue;
         }
         convs++;
-        int ch;
+        int ch = -1;
         if (conv != 'c' && conv != '[') { /* leading white space */
             while ((ch = get(r)) >= 0 && space(ch)) {
             }
@@ -280,7 +280,11 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                 if (ch < 0 && !stored && convs == 1) goto input_end;
                 goto done;
             }
-            double d = strtod(buf, NULL);
+            uint16_t ub[512];
+            for (int q = 0; q <= k; q++) ub[q] = (uint8_t)buf[q];
+            size_t used;
+            int range;
+            double d = hcp_crt_parse_double(ub, 1, false, &used, &range); /* exact, as strtod */
             if (!suppress) {
                 uint64_t at = next_ptr(a);
                 if (dbl) {
@@ -298,6 +302,7 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
         case 'c': {
             int count = width ? width : 1, got = 0;
             uint64_t at = suppress ? 0 : next_ptr(a);
+            if (!suppress && a->secure && (uint32_t)next_ptr(a) < (uint32_t)count) goto done; /* no room */
             while (got < count && (ch = get(r)) >= 0) {
                 if (!suppress) {
                     if (wide_ch)
@@ -320,12 +325,21 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                 i = scanset(f, fn, i, set, &neg);
             }
             uint64_t at = suppress ? 0 : next_ptr(a);
+            uint64_t room = !suppress && a->secure ? (uint32_t)next_ptr(a) : UINT64_MAX; /* with its NUL */
+            if (!room) goto done;
             int left = width ? width : INT32_MAX, got = 0;
             while (left > 0 && (ch = get(r)) >= 0) {
                 bool in = conv == 's' ? !space(ch) : set[(uint16_t)ch] != neg;
                 if (!in) {
                     unget(r, ch);
                     break;
+                }
+                if ((uint64_t)got + 1 >= room) { /* the field does not fit: an empty string, the scan ends */
+                    if (wide_ch)
+                        hcp_wr16(c, at, 0);
+                    else
+                        hcp_wr(c, at, "", 1);
+                    goto done;
                 }
                 if (!suppress) {
                     if (wide_ch)
@@ -379,7 +393,7 @@ input_end:
     return -1;
 }
 
-static uint64_t scan_string(hcp_ctx *c, uint64_t input, uint64_t count, bool bounded, uint64_t fmt, int first,
+static uint64_t scan_string(hcp_ctx *c, uint64_t input, uint64_t count, bool bounded, uint64_t fmt, args *a,
                             bool wide) {
     if (!input || !fmt) {
         hcp_crt_set_errno(c, CRT_EINVAL);
@@ -393,14 +407,13 @@ static uint64_t scan_string(hcp_ctx *c, uint64_t input, uint64_t count, bool bou
     }
     if (bounded && count < n) n = (size_t)count;
     src r = {c, s, n, 0, NULL, -2, 0};
-    args a = {c, first};
-    int res = scan(c, f, fn, &r, &a, wide);
+    int res = scan(c, f, fn, &r, a, wide);
     free(s);
     free(f);
     return (uint32_t)res;
 }
 
-static uint64_t scan_stream(hcp_ctx *c, uint64_t file, uint64_t fmt, int first) {
+static uint64_t scan_stream(hcp_ctx *c, uint64_t file, uint64_t fmt, args *a, bool wide) {
     crt_stream *st = hcp_stream_of(c, file);
     if (!st || !fmt) {
         hcp_crt_set_errno(c, CRT_EINVAL);
@@ -409,12 +422,11 @@ static uint64_t scan_stream(hcp_ctx *c, uint64_t file, uint64_t fmt, int first) 
     if (!hcp_stream_enter(c, file)) return 0; /* waits for the stream's lock */
     st = hcp_stream_of(c, file);
     size_t fn;
-    uint16_t *f = hcp_gwstr(c, fmt, false, &fn);
+    uint16_t *f = hcp_gwstr(c, fmt, wide, &fn);
     int res = -1;
     if (f) {
         src r = {c, NULL, 0, 0, st, -2, 0};
-        args a = {c, first};
-        res = scan(c, f, fn, &r, &a, false);
+        res = scan(c, f, fn, &r, a, wide);
         free(f);
     }
     hcp_stream_sync(c, st);
@@ -422,18 +434,46 @@ static uint64_t scan_stream(hcp_ctx *c, uint64_t file, uint64_t fmt, int first) 
     return (uint32_t)res;
 }
 
+/* msvcrt's: the pointers are the call's words from `first` on */
+static args words(hcp_ctx *c, int first) { return (args){{c, false, first, 0}, false}; }
+
 uint64_t hcp_crt_sscanf(hcp_ctx *c, const hcp_crt_sscanf_args *a) {
-    return scan_string(c, a->_Src, 0, false, a->_Format, a->va.word, false);
+    args v = words(c, a->va.word);
+    return scan_string(c, a->_Src, 0, false, a->_Format, &v, false);
 }
 uint64_t hcp_crt__snscanf(hcp_ctx *c, const hcp_crt__snscanf_args *a) {
-    return scan_string(c, a->_Src, a->_MaxCount, true, a->_Format, a->va.word, false);
+    args v = words(c, a->va.word);
+    return scan_string(c, a->_Src, a->_MaxCount, true, a->_Format, &v, false);
 }
 uint64_t hcp_crt_swscanf(hcp_ctx *c, const hcp_crt_swscanf_args *a) {
-    return scan_string(c, a->_Src, 0, false, a->_Format, a->va.word, true);
+    args v = words(c, a->va.word);
+    return scan_string(c, a->_Src, 0, false, a->_Format, &v, true);
 }
 uint64_t hcp_crt_fscanf(hcp_ctx *c, const hcp_crt_fscanf_args *a) {
-    return scan_stream(c, a->_File, a->_Format, a->va.word);
+    args v = words(c, a->va.word);
+    return scan_stream(c, a->_File, a->_Format, &v, false);
+}
+uint64_t hcp_crt_fwscanf(hcp_ctx *c, const hcp_crt_fwscanf_args *a) {
+    args v = words(c, a->va.word);
+    return scan_stream(c, a->_File, a->_Format, &v, true);
 }
 uint64_t hcp_crt_scanf(hcp_ctx *c, const hcp_crt_scanf_args *a) {
-    return scan_stream(c, c->p->d.iob, a->_Format, a->va.word);
+    args v = words(c, a->va.word);
+    return scan_stream(c, c->p->d.iob, a->_Format, &v, false);
+}
+
+/* The UCRT's entry points (what its scanf, sscanf_s, swscanf, ... call): the pointers from a
+ * va_list; option 1 (_CRT_INTERNAL_SCANF_SECURECRT) for the _s forms; a buffer count of
+ * (size_t)-1 is a NUL-terminated string. */
+#define UCRT_SCANF_SECURECRT 1u
+uint64_t hcp_ucrt___stdio_common_vsscanf(hcp_ctx *c, const hcp_ucrt___stdio_common_vsscanf_args *a) {
+    bool wide = strstr(c->ex->name, "vsw") != NULL;
+    args v = {{c, true, 0, a->_ArgList}, (a->_Options & UCRT_SCANF_SECURECRT) != 0};
+    uint64_t all = c->w == 4 ? 0xFFFFFFFFu : UINT64_MAX;
+    return scan_string(c, a->_Buffer, a->_BufferCount, a->_BufferCount != all, a->_Format, &v, wide);
+}
+uint64_t hcp_ucrt___stdio_common_vfscanf(hcp_ctx *c, const hcp_ucrt___stdio_common_vfscanf_args *a) {
+    bool wide = strstr(c->ex->name, "vfw") != NULL;
+    args v = {{c, true, 0, a->_ArgList}, (a->_Options & UCRT_SCANF_SECURECRT) != 0};
+    return scan_stream(c, a->_Stream, a->_Format, &v, wide);
 }

@@ -240,7 +240,7 @@ static uint64_t f64bits(double d) {
  * an exponent after e, E, d or D; the UCRT also "inf", "infinity", "nan" (any case) and hexadecimal
  * "0x1.8p3".  *end: units consumed (0: none); *err: ERANGE for an overflow (HUGE_VAL) or a nonzero
  * value that rounds to 0. */
-static double parse_double(const uint16_t *u, unsigned w, bool ucrt, size_t *end, int *err) {
+double hcp_crt_parse_double(const uint16_t *u, unsigned w, bool ucrt, size_t *end, int *err) {
     size_t i = 0;
     *err = 0;
     *end = 0;
@@ -387,7 +387,7 @@ static double dbl_call(hcp_ctx *c, uint64_t str, uint64_t endp) {
     uint16_t *u = units(c, str, w, &n);
     if (!u) return 0.0;
     int err;
-    double d = parse_double(u, w, ucrt, &end, &err);
+    double d = hcp_crt_parse_double(u, w, ucrt, &end, &err);
     free(u);
     if (endp) hcp_wrp(c, endp, str + end * w);
     if (err) hcp_crt_set_errno(c, (uint32_t)err);

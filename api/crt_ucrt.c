@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "api/crt_int.h"
+#include "api/files_int.h"
 
 #define ENABLE_PER_THREAD_LOCALE 1
 #define DISABLE_PER_THREAD_LOCALE 2
@@ -54,11 +55,9 @@ uint64_t hcp_ucrt___p___wargv(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     return r ? widen_array(c, c->p->d.argv, &r->ad.wargv) : 0;
 }
-/* __p__wenviron: _wenviron, NULL until _initialize_wide_environment makes it */
-uint64_t hcp_ucrt___p__wenviron(hcp_ctx *c) {
-    hcp_crt *r = hcp_crt_of(c);
-    return r ? wide_var(c, &r->ad.wenviron) : 0;
-}
+/* __p__wenviron: _wenviron (the variables api/k32_env.c keeps for the runtime), NULL until
+ * _initialize_wide_environment, _wgetenv or _wputenv makes it */
+uint64_t hcp_ucrt___p__wenviron(hcp_ctx *c) { return hcp_crtenv_wenviron(c, false); }
 uint64_t hcp_ucrt___p__wcmdln(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     if (!r) return 0;
@@ -84,8 +83,7 @@ uint64_t hcp_ucrt__initialize_narrow_environment(hcp_ctx *c) {
     return 0;
 }
 uint64_t hcp_ucrt__initialize_wide_environment(hcp_ctx *c) {
-    hcp_crt *r = hcp_crt_of(c);
-    if (r) widen_array(c, c->p->d.envp, &r->ad.wenviron);
+    hcp_crtenv_wenviron(c, true);
     return 0;
 }
 uint64_t hcp_ucrt__get_initial_narrow_environment(hcp_ctx *c) { return c->p->d.envp; }

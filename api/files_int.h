@@ -121,7 +121,6 @@ typedef struct hcp_procx {
     size_t stdin_n, stdin_pos;
     bool stdin_loaded;
     uint32_t temp_unique; /* GetTempFileName's last number */
-    uint32_t *image_prot; /* the image's pages' PAGE_* once VirtualProtect changed one (k32_memory.c) */
 } hcp_procx;
 
 /* The process options (pe.h): 0, or -1 with a message (k32_system.c); and their state freed. */
@@ -142,6 +141,8 @@ int hcp_env_count(hcp_process *p);
 /* msvcrt's copy: after the process block holds envp (the ANSI strings of the initial variables,
  * in order), the C runtime's variables point at them. */
 int hcp_crtenv_init(hcp_process *p, const uint64_t *strings);
+/* The address of _wenviron (the runtime's wide variables), made first when make is true. */
+uint64_t hcp_crtenv_wenviron(hcp_ctx *c, bool make);
 
 /* ---- the time zone (k32_tz.c) ---- */
 /* Names a zone of the table (api/README.md "Time zone"), case-insensitively; false when none. */

@@ -371,6 +371,8 @@ uint64_t hcp_crt_getenv(hcp_ctx *c, const hcp_crt_getenv_args *a) {
     return r;
 }
 
+static bool wenv_make(hcp_ctx *c);
+
 /* "NAME=VALUE": sets; "NAME=": removes (msvcrt's rule); then KERNEL32's variable the same way. */
 static int32_t crt_putenv(hcp_ctx *c, const char *s) {
     hcp_procx *x = c->p->x;
@@ -432,6 +434,10 @@ uint64_t hcp_crt__wputenv(hcp_ctx *c, const hcp_crt__wputenv_args *a) {
     free(w);
     int32_t r = s ? crt_putenv(c, s) : -1;
     free(s);
+    if (r == 0 && !wenv_make(c)) { /* the wide variables are made by a wide call, as msvcrt and the UCRT make them */
+        hcp_crt_set_errno(c, CRT_ENOMEM);
+        r = -1;
+    }
     return (uint32_t)r;
 }
 
@@ -457,10 +463,11 @@ uint64_t hcp_crt__wgetenv(hcp_ctx *c, const hcp_crt__wgetenv_args *a) {
 }
 
 uint64_t hcp_crt___p__environ(hcp_ctx *c) { return c->p->d.v_environ; }
-uint64_t hcp_crt___p__wenviron(hcp_ctx *c) {
-    wenv_make(c);
+uint64_t hcp_crtenv_wenviron(hcp_ctx *c, bool make) {
+    if (make) wenv_make(c);
     return c->p->x->v_wenviron;
 }
+uint64_t hcp_crt___p__wenviron(hcp_ctx *c) { return hcp_crtenv_wenviron(c, true); }
 
 /* errno_t getenv_s(size_t *pReturnValue, char *buffer, size_t numberOfElements, const char *varname) */
 uint64_t hcp_crt_getenv_s(hcp_ctx *c, const hcp_crt_getenv_s_args *a) {

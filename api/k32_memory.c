@@ -50,32 +50,9 @@ static hcp_vregion *va_find(hcp_process *p, uint64_t a) {
     return NULL;
 }
 
-static uint32_t section_page_prot(uint32_t flags) {
-    bool w = flags & 0x80000000u, x = flags & 0x20000000u;
-    return x ? (w ? PAGE_EXECUTE_READWRITE : PAGE_EXECUTE_READ) : (w ? PAGE_READWRITE : PAGE_READONLY);
-}
-
-/* The image's pages: each one's PAGE_* protection, from its section until VirtualProtect changes it
- * (made at the first change). */
-static uint32_t *image_pages(hcp_process *p) {
-    hcp_procx *x = p->x;
-    if (x->image_prot) return x->image_prot;
-    uint32_t pages = (p->pe.size_of_image + 0xFFFu) / 0x1000u;
-    uint32_t *pr = malloc(pages * sizeof *pr);
-    if (!pr) return NULL;
-    for (uint32_t i = 0; i < pages; i++) pr[i] = PAGE_READONLY; /* headers and gaps */
-    for (int s = 0; s < p->pe.nsections; s++) {
-        const hcp_pe_section *sc = &p->pe.sec[s];
-        uint32_t span = ((sc->vsize ? sc->vsize : sc->rawsize) + 0xFFFu) & ~0xFFFu;
-        for (uint32_t a = sc->rva; a < sc->rva + span && a / 0x1000 < pages; a += 0x1000)
-            pr[a / 0x1000] = section_page_prot(sc->flags);
-    }
-    x->image_prot = pr;
-    return pr;
-}
-
-/* The PAGE_* array of the pages of a VirtualAlloc region or the image holding `a` (its first
- * page's address in *base, its page count in *n), or NULL. */
+/* The PAGE_* array of the pages of a VirtualAlloc region or a module's image (the program's or a
+ * DLL's: api/README.md "DLLs") holding `a` (its first page's address in *base, its page count in
+ * *n), or NULL. */
 static uint32_t *pages_of(hcp_process *p, uint64_t a, uint64_t *base, uint64_t *n, hcp_vregion **vr) {
     hcp_vregion *r = va_find(p, a);
     *vr = r;
@@ -84,10 +61,11 @@ static uint32_t *pages_of(hcp_process *p, uint64_t a, uint64_t *base, uint64_t *
         *n = r->size / 0x1000;
         return r->pages;
     }
-    if (a >= p->base && a - p->base < p->pe.size_of_image) {
-        *base = p->base;
-        *n = (p->pe.size_of_image + 0xFFFu) / 0x1000u;
-        return image_pages(p);
+    const hcp_module *mod = hcp_module_at(p, a);
+    if (mod && mod->pprot) {
+        *base = mod->base;
+        *n = (mod->pe.size_of_image + 0xFFFu) / 0x1000u;
+        return p->mods[mod - p->mods].pprot;
     }
     return NULL;
 }

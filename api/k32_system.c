@@ -44,16 +44,17 @@ void hcp_process_options_free(hcp_process *p) {
     hcp_fs_free(p);
     free((char *)p->x->stdin_path);
     free(p->x->stdin_data);
-    free(p->x->image_prot);
 }
 
 /* ---- modules, debugger, memory ---- */
 
 static uint64_t module_file(hcp_ctx *c, uint64_t h, uint64_t buf, uint32_t size, bool wide) {
-    char path[160];
-    const char *dll = h ? hcp_module_dll_name(h) : NULL;
+    char path[320];
+    const char *dll = h ? hcp_module_dll_name(h) : NULL, *own = hcp_module_path(c->p, h);
     if (!h || h == c->p->base)
         snprintf(path, sizeof path, IMAGE_FOLDER "%s", c->p->name);
+    else if (own) /* a DLL image the program loaded (api/README.md "DLLs") */
+        snprintf(path, sizeof path, "%s", own);
     else if (dll)
         snprintf(path, sizeof path, SYSTEM_FOLDER "%s", dll);
     else

@@ -66,6 +66,15 @@ typedef struct hcp_process_opts {
     const char *timezone;   /* a zone of k32_tz.c's table (a Windows or IANA name), NULL: UTC */
     bool debug_stderr;      /* OutputDebugString also writes to stderr */
     const char *stdin_path; /* the program's standard input: a host file, "-" hcpsim's own; NULL: empty */
+    /* Where the loader looks for the program's DLLs (api/README.md "DLLs"): dll_dir (the program's
+     * own folder on the host; NULL: not searched) first, then each folder of dll_path in order.
+     * status (may be NULL) gets a failed load's Windows status: STATUS_DLL_NOT_FOUND (0xC0000135),
+     * STATUS_ENTRYPOINT_NOT_FOUND (0xC0000139), STATUS_INVALID_IMAGE_FORMAT (0xC000007B), or 0
+     * for any other failure. */
+    const char *dll_dir;
+    const char *const *dll_path;
+    int ndll_path;
+    uint32_t *status;
 } hcp_process_opts;
 /* The time zones a process may have (api/README.md "Time zone"): a name's validity, and the list
  * for messages. */
@@ -90,6 +99,8 @@ uint64_t hcp_process_exit_callbacks(hcp_process *p, sim_thread *t, uint32_t code
 /* True when t, a thread of the process, called ExitThread (or was terminated
  * by itself): its guest call has ended; *code is its exit code. */
 bool hcp_process_thread_exited(hcp_process *p, const sim_thread *t, uint32_t *code);
+/* Forgets t's ExitThread (its detach calls follow: one of them may call ExitThread again). */
+void hcp_process_thread_reset_exit(hcp_process *p, const sim_thread *t);
 /* The threads of the process still alive, and the process's size in guest memory. */
 int hcp_process_live_threads(hcp_process *p);
 uint32_t hcp_process_image_size(const hcp_process *p);
@@ -106,6 +117,27 @@ int hcp_process_attach_thread(hcp_process *p, sim_thread *t);
 uint64_t hcp_process_entry(const hcp_process *p);
 uint64_t hcp_process_base(const hcp_process *p);
 int hcp_process_tls_callbacks(const hcp_process *p, uint64_t *out, int cap);
+/* The loader's calls (api/README.md "DLLs"): each DLL's TLS callbacks then its DllMain, DLLs in
+ * initialization order for an attach and in reverse for a detach, then the program's own TLS
+ * callbacks.  A driver makes them as guest calls of the thread concerned: PROCESS_ATTACH before the
+ * entry point, THREAD_ATTACH before a new thread's start routine, THREAD_DETACH when a thread ends,
+ * PROCESS_DETACH on the thread that ends the process. */
+#define HCP_DLL_PROCESS_DETACH 0u
+#define HCP_DLL_PROCESS_ATTACH 1u
+#define HCP_DLL_THREAD_ATTACH 2u
+#define HCP_DLL_THREAD_DETACH 3u
+typedef struct hcp_loader_call {
+    uint64_t fn, a[3];
+    bool dllmain; /* DllMain: a FALSE result of PROCESS_ATTACH fails the start (hcp_process_start_failed) */
+    int module;
+} hcp_loader_call;
+/* The calls for `reason` in *out (malloc'd; the caller frees it): their count, -1 without host memory. */
+int hcp_process_loader_calls(hcp_process *p, uint32_t reason, hcp_loader_call **out);
+/* Module mi's DllMain returned FALSE for DLL_PROCESS_ATTACH: the start fails with
+ * STATUS_DLL_INIT_FAILED and Windows' message (hcp_process_failure). */
+void hcp_process_start_failed(hcp_process *p, int mi);
+/* The Windows status a load or start ended with (hcp_process_opts.status), or 0. */
+uint32_t hcp_process_load_status(const hcp_process *p);
 /* True once the process called ExitProcess (or exit, abort); *code its exit code. */
 bool hcp_process_exited(const hcp_process *p, uint32_t *code);
 /* The run-stopping failure ("x.exe called KERNEL32.dll!Foo, which hcpsim does
@@ -113,6 +145,8 @@ bool hcp_process_exited(const hcp_process *p, uint32_t *code);
 const char *hcp_process_failure(const hcp_process *p);
 /* True when that failure is a call of an import hcpsim lacks (the run's status "missing-import"). */
 bool hcp_process_failure_missing(const hcp_process *p);
+/* Whether that failure is an exception no handler took (its report: api/README.md "Exceptions"). */
+bool hcp_process_failure_exception(const hcp_process *p);
 /* What a call of an import hcpsim lacks (or of a spec stub) does (api/README.md "Missing
  * imports"): stop the run naming it (false, the default), or (true) return failure as a missing
  * function would on a Windows without it: 0 with ERROR_CALL_NOT_IMPLEMENTED (ntdll's Nt and Zw

@@ -23,15 +23,17 @@ typedef struct lprocess {
     lmachine *lm;
     hcp_process *p;
     bool echo;
-    int phase; /* 0..ntls-1: TLS callbacks; ntls: the entry point; then done */
-    int ntls;
-    uint64_t tls[HCP_PE_MAX_TLS_CALLBACKS];
     lua_State *L;   /* the main Lua thread (CreateThread's factory reaches the running body through it) */
     int mref, pref; /* registry references: the machine, this process */
     char *out[2];
     size_t n[2], cap[2];
-    hcp_check check; /* p.imports: the image's imports and what hcpsim gives each */
+    hcp_check check; /* p.imports: the image's imports and what hcpsim gives each, made at its first use */
     bool checked;
+    char *ck_name; /* for it: the image's name, its bytes, the DLL folders (its own first) */
+    uint8_t *ck_img;
+    size_t ck_n;
+    char **ck_dirs;
+    int ck_ndirs;
     /* warnings of the HCP functions (on_api_warning) waiting for a safe point: under --werror, or
      * for a scenario's hcp.on_warning handler */
     char pending[4][512];
@@ -107,9 +109,56 @@ static void on_api_warning(void *ud, sim_thread *t, const char *msg) {
     if (werror && !handler) sim_gate_end_call(t);
 }
 
-/* After a t:run of a thread of the process, its results (r, code, info) on top: 1 with the
- * body's exit code pushed when the thread is done, 0 when `last` is false and it goes on. */
-static int after_run(lua_State *L, lprocess *lp, bool last) {
+/* A thread of the process, as its body runs it (api/README.md "DLLs"): the loader's attach calls
+ * (stage 0), the entry point or the start routine (1), the detach calls (2), done (3).  Each is a
+ * guest call of its own (t:pcall_run), so only the callees' instructions count. */
+#define LHCP_TSTATE "hcpsim.ProcessThread"
+typedef struct tstate {
+    lprocess *lp;
+    bool main;             /* the main thread: PROCESS_ATTACH calls, then the entry point */
+    uint64_t start, param; /* a created thread's start routine */
+    int stage;
+    hcp_loader_call *calls;
+    int ncalls, next;
+    uint32_t code; /* the thread's exit code, once stage 1 ended */
+    bool exit_callbacks; /* a created thread's FLS callbacks have been called (stage 1, after its start routine) */
+} tstate;
+
+static int tstate_gc(lua_State *L) {
+    tstate *ts = luaL_checkudata(L, 1, LHCP_TSTATE);
+    free(ts->calls);
+    ts->calls = NULL;
+    return 0;
+}
+
+static int set_calls(lua_State *L, tstate *ts, uint32_t reason) {
+    free(ts->calls);
+    ts->calls = NULL;
+    ts->next = 0;
+    ts->ncalls = hcp_process_loader_calls(ts->lp->p, reason, &ts->calls);
+    if (ts->ncalls < 0) return luaL_error(L, "%s: out of host memory", hcp_process_name(ts->lp->p));
+    return 0;
+}
+
+/* The thread's guest call ended (stage 1, or an ExitThread/ExitProcess inside a loader call): its
+ * detach calls come next.  The last thread alive ends the process too (DLL_PROCESS_DETACH). */
+static void to_detach(lua_State *L, tstate *ts, uint32_t code) {
+    hcp_process *p = ts->lp->p;
+    ts->code = code;
+    ts->stage = 2;
+    bool last = hcp_process_live_threads(p) <= 1;
+    uint32_t ecode;
+    hcp_process_thread_reset_exit(p, sim_sched_current(ts->lp->lm->m)); /* an ExitThread in a detach call ends it */
+    set_calls(L, ts, hcp_process_exited(p, &ecode) || last ? HCP_DLL_PROCESS_DETACH : HCP_DLL_THREAD_DETACH);
+}
+
+static int tstep(lua_State *L, tstate *ts);
+
+/* After a t:pcall_run of the thread, its results (r, code, info) on top. */
+static int tstep_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    tstate *ts = (tstate *)ctx;
+    lprocess *lp = ts->lp;
     sim_thread *t = sim_sched_current(lp->lm->m);
     if (lp->npending) { /* to the scenario's handler, or under --werror the run's end */
         char where[80];
@@ -120,91 +169,104 @@ static int after_run(lua_State *L, lprocess *lp, bool last) {
     }
     const char *failure = hcp_process_failure(lp->p);
     if (failure) { /* a call of an import hcpsim lacks, or the program's misuse of a function */
-        lhcp_set_end(L, hcp_process_failure_missing(lp->p) ? LHCP_END_MISSING_IMPORT : LHCP_END_ERROR, NULL, failure);
+        lhcp_set_end(L,
+                     hcp_process_failure_missing(lp->p)     ? LHCP_END_MISSING_IMPORT
+                     : hcp_process_failure_exception(lp->p) ? LHCP_END_EXCEPTION
+                                                            : LHCP_END_ERROR,
+                     NULL, failure);
         lua_pushstring(L, failure);
         return lua_error(L);
     }
     uint32_t code;
-    if (t && hcp_process_thread_exited(lp->p, t, &code)) { /* ExitThread, ExitProcess, TerminateThread of itself */
-        if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, code);
-        lua_pushinteger(L, (lua_Integer)code);
+    bool exited = t && hcp_process_thread_exited(lp->p, t, &code); /* ExitThread, ExitProcess, TerminateThread */
+    if (lua_isnil(L, -3) && !exited) return unhandled(L, lp, t);
+    uint64_t r = exited ? 0 : (uint64_t)lua_tointeger(L, -3);
+    lua_pop(L, 3);
+    if (ts->stage == 0) {
+        const hcp_loader_call *c = &ts->calls[ts->next - 1];
+        if (exited) {
+            to_detach(L, ts, code);
+        } else if (c->dllmain && c->a[1] == HCP_DLL_PROCESS_ATTACH && (uint32_t)r == 0) {
+            hcp_process_start_failed(lp->p, c->module);
+            lua_pushinteger(L, (lua_Integer)hcp_process_load_status(lp->p));
+            lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status");
+            lua_pushstring(L, hcp_process_failure(lp->p));
+            return lua_error(L);
+        }
+    } else if (ts->stage == 1) {
+        uint32_t rc = exited ? code : ts->exit_callbacks ? ts->code : (uint32_t)r; /* returned: ExitThread of its value */
+        uint64_t cb = 0;
+        if (!ts->main && !exited && !ts->exit_callbacks) cb = hcp_process_exit_callbacks(lp->p, t, rc);
+        if (cb) { /* the thread's FLS callbacks run as its guest code before it ends (api/ucb.c) */
+            ts->exit_callbacks = true;
+            ts->code = rc;
+            lua_getfield(L, 1, "pcall_run");
+            lua_pushvalue(L, 1);
+            lua_pushinteger(L, (lua_Integer)cb);
+            lua_callk(L, 2, 3, (lua_KContext)ts, tstep_k);
+            return tstep_k(L, LUA_OK, (lua_KContext)ts);
+        }
+        to_detach(L, ts, rc);
+    } else if (exited) {
+        ts->stage = 3; /* an ExitThread inside a detach call: the thread ends there */
+    }
+    return tstep(L, ts);
+}
+
+static int tstep(lua_State *L, tstate *ts) {
+    lprocess *lp = ts->lp;
+    for (;;) {
+        if (ts->stage == 0 || ts->stage == 2) {
+            if (ts->next < ts->ncalls) { /* PIMAGE_TLS_CALLBACK / DllMain (DllHandle, Reason, Reserved) */
+                const hcp_loader_call *c = &ts->calls[ts->next++];
+                lua_getfield(L, 1, "pcall_run");
+                lua_pushvalue(L, 1);
+                lua_pushinteger(L, (lua_Integer)c->fn);
+                for (int i = 0; i < 3; i++) lua_pushinteger(L, (lua_Integer)c->a[i]);
+                lua_callk(L, 5, 3, (lua_KContext)ts, tstep_k);
+                return tstep_k(L, LUA_OK, (lua_KContext)ts);
+            }
+            ts->stage++;
+            continue;
+        }
+        if (ts->stage == 1) {
+            lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: tstep_k names it */
+            lua_pushvalue(L, 1);
+            if (ts->main) {
+                lua_pushinteger(L, (lua_Integer)hcp_process_entry(lp->p));
+                lua_callk(L, 2, 3, (lua_KContext)ts, tstep_k);
+            } else {
+                lua_pushinteger(L, (lua_Integer)ts->start);
+                lua_pushinteger(L, (lua_Integer)ts->param);
+                lua_callk(L, 3, 3, (lua_KContext)ts, tstep_k);
+            }
+            return tstep_k(L, LUA_OK, (lua_KContext)ts);
+        }
+        if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, ts->code); /* the last thread */
+        lua_pushinteger(L, (lua_Integer)ts->code);
         return 1;
     }
-    if (lua_isnil(L, -3)) return unhandled(L, lp, t);
-    if (!last) return 0;
-    code = (uint32_t)lua_tointeger(L, -3); /* the start routine returned: ExitThread of its value */
-    if (hcp_process_live_threads(lp->p) <= 1) hcp_process_set_exited(lp->p, code); /* the last thread */
-    lua_pushinteger(L, (lua_Integer)code);
-    return 1;
 }
 
-static int body_step(lua_State *L, lprocess *lp);
-
-static int body_k(lua_State *L, int status, lua_KContext ctx) {
-    (void)status;
-    lprocess *lp = (lprocess *)ctx;
-    if (after_run(L, lp, lp->phase == lp->ntls)) return 1;
-    lua_pop(L, 3);
-    lp->phase++;
-    return body_step(L, lp);
-}
-
-static int body_step(lua_State *L, lprocess *lp) {
-    lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: body_k names it */
-    lua_pushvalue(L, 1);
-    if (lp->phase < lp->ntls) { /* PIMAGE_TLS_CALLBACK(DllHandle = base, DLL_PROCESS_ATTACH, NULL) */
-        lua_pushinteger(L, (lua_Integer)lp->tls[lp->phase]);
-        lua_pushinteger(L, (lua_Integer)hcp_process_base(lp->p));
-        lua_pushinteger(L, 1);
-        lua_pushinteger(L, 0);
-        lua_callk(L, 5, 3, (lua_KContext)lp, body_k);
-    } else {
-        lua_pushinteger(L, (lua_Integer)hcp_process_entry(lp->p));
-        lua_callk(L, 2, 3, (lua_KContext)lp, body_k);
-    }
-    return body_k(L, LUA_OK, (lua_KContext)lp);
-}
-
-static int body(lua_State *L) {
-    lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
-    lua_settop(L, 1);
-    lp->phase = 0;
-    return body_step(L, lp);
-}
-
-/* A thread CreateThread made: start(param), upvalues (process, start, param); when the start
- * routine returns, its exit callbacks (FLS) run as its guest code, then it ends. */
-static int tbody_exit_k(lua_State *L, int status, lua_KContext ctx) {
-    (void)status;
-    return after_run(L, (lprocess *)ctx, true);
-}
-
-static int tbody_k(lua_State *L, int status, lua_KContext ctx) {
-    (void)status;
-    lprocess *lp = (lprocess *)ctx;
-    sim_thread *t = sim_sched_current(lp->lm->m);
-    uint32_t code;
-    uint64_t cb = 0;
-    if (t && !hcp_process_failure(lp->p) && !hcp_process_thread_exited(lp->p, t, &code) && !lua_isnil(L, -3))
-        cb = hcp_process_exit_callbacks(lp->p, t, (uint32_t)lua_tointeger(L, -3));
-    if (!cb) return after_run(L, lp, true);
-    lua_pop(L, 3);
-    lua_getfield(L, 1, "run");
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, (lua_Integer)cb);
-    lua_callk(L, 2, 3, ctx, tbody_exit_k);
-    return tbody_exit_k(L, LUA_OK, ctx);
-}
-
+/* A thread body: upvalue 1 its tstate. */
 static int tbody(lua_State *L) {
-    lprocess *lp = lua_touserdata(L, lua_upvalueindex(1));
+    tstate *ts = luaL_checkudata(L, lua_upvalueindex(1), LHCP_TSTATE);
     lua_settop(L, 1);
-    lua_getfield(L, 1, "pcall_run"); /* an exception is the process's: after_run names it as the main thread's */
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_pushvalue(L, lua_upvalueindex(3));
-    lua_callk(L, 3, 3, (lua_KContext)lp, tbody_k);
-    return tbody_k(L, LUA_OK, (lua_KContext)lp);
+    ts->stage = 0;
+    set_calls(L, ts, ts->main ? HCP_DLL_PROCESS_ATTACH : HCP_DLL_THREAD_ATTACH);
+    return tstep(L, ts);
+}
+
+/* Pushes a body closure for a thread of the process. */
+static void push_body(lua_State *L, lprocess *lp, bool main, uint64_t start, uint64_t param) {
+    tstate *ts = lua_newuserdatauv(L, sizeof *ts, 0);
+    memset(ts, 0, sizeof *ts);
+    luaL_setmetatable(L, LHCP_TSTATE);
+    ts->lp = lp;
+    ts->main = main;
+    ts->start = start;
+    ts->param = param;
+    lua_pushcclosure(L, tbody, 1);
 }
 
 typedef struct spawn_req {
@@ -222,10 +284,7 @@ static int spawn_protected(lua_State *L) {
     lua_createtable(L, 0, 2);
     lua_pushstring(L, rq->name);
     lua_setfield(L, -2, "name");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lp->pref);
-    lua_pushinteger(L, (lua_Integer)rq->start);
-    lua_pushinteger(L, (lua_Integer)rq->param);
-    lua_pushcclosure(L, tbody, 3);
+    push_body(L, lp, false, rq->start, rq->param);
     lua_setfield(L, -2, "body");
     lhcp_thread_new(L, lp->lm, midx, -1);
     rq->out = lhcp_check_thread(L, -1)->t;
@@ -329,8 +388,13 @@ static void push_check(lua_State *L, const hcp_check *c) {
     set_str(L, "machine", c->machine);
     set_str(L, "platform", c->platform);
     set_str(L, "verdict", verdict);
-    lua_pushboolean(L, c->n[HCP_IMP_MISSING] == 0);
+    lua_pushboolean(L, c->n[HCP_IMP_MISSING] == 0 && !c->start_status);
     lua_setfield(L, -2, "runs");
+    if (c->start_status) {
+        lua_pushinteger(L, (lua_Integer)c->start_status);
+        lua_setfield(L, -2, "start_status");
+        set_str(L, "start_error", c->start_error);
+    }
     push_counts(L, c->n);
     lua_setfield(L, -2, "counts");
     lua_newtable(L); /* missing */
@@ -343,6 +407,9 @@ static void push_check(lua_State *L, const hcp_check *c) {
         set_str(L, "name", dl->name);
         set_str(L, "by", dl->by);
         set_str(L, "found", dl->found);
+        lua_pushboolean(L, dl->image);
+        lua_setfield(L, -2, "image");
+        set_str(L, "problem", dl->problem);
         push_counts(L, dl->n);
         lua_setfield(L, -2, "counts");
         if (!dl->found) {
@@ -375,6 +442,18 @@ static void push_check(lua_State *L, const hcp_check *c) {
     lua_setfield(L, -2, "missing");
 }
 
+/* Pushes the folder of host path `path` ("." when it names none). */
+static const char *push_folder(lua_State *L, const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        lua_pushliteral(L, ".");
+    else if (slash == path)
+        lua_pushliteral(L, "/");
+    else
+        lua_pushlstring(L, path, (size_t)(slash - path));
+    return lua_tostring(L, -1);
+}
+
 /* hcp.check(path) --> the table of push_check: whether a program can run, without loading it. */
 int lhcp_check(lua_State *L) {
     const char *rel = luaL_checkstring(L, 1);
@@ -384,8 +463,9 @@ int lhcp_check(lua_State *L) {
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "hcp.check: %s", err);
     const char *slash = strrchr(rel, '/');
+    const char *dir = push_folder(L, path); /* the program's folder: its DLLs are searched there */
     hcp_check c;
-    int rc = hcp_pe_check(slash ? slash + 1 : rel, (const uint8_t *)img, n, &c, err, sizeof err);
+    int rc = hcp_pe_check_in(slash ? slash + 1 : rel, (const uint8_t *)img, n, &dir, 1, &c, err, sizeof err);
     free(img);
     if (rc != 0) return luaL_error(L, "hcp.check: %s: %s", rel, err);
     push_check(L, &c);
@@ -481,8 +561,8 @@ static void process_opts(lua_State *L, int t, hcp_process_opts *o, const char **
 }
 
 int lhcp_m_process(lua_State *L) {
-    static const char *const keys[] = {"path", "args",  "echo",     "missing_imports", "cwd",
-                                       "env",  "stdin", "timezone", "debug_output",    NULL};
+    static const char *const keys[] = {"path",  "args",     "echo",         "missing_imports", "cwd", "env",
+                                       "stdin", "timezone", "debug_output", "dll_path",        NULL};
     lmachine *lm = lhcp_check_machine(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lhcp_check_keys(L, 2, "m:process", keys);
@@ -501,6 +581,20 @@ int lhcp_m_process(lua_State *L) {
             lua_rawgeti(L, -1, i);
             if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "m:process: args[%d] must be a string", (int)i);
             args[nargs++] = lua_tostring(L, -1); /* kept alive by the args table */
+            lua_pop(L, 1);
+        }
+    }
+    int ndirs = 1; /* dirs[0]: the program's folder, first as Windows searches; then dll_path */
+    const char *dirs[65];
+    if (lua_getfield(L, 2, "dll_path") != LUA_TNIL) { /* folders searched for DLLs after the program's */
+        if (!lua_istable(L, -1)) return luaL_error(L, "m:process: 'dll_path' must be a table of folder names");
+        lua_Integer n = luaL_len(L, -1);
+        if (n > 64) return luaL_error(L, "m:process: at most 64 folders in 'dll_path'");
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                return luaL_error(L, "m:process: dll_path[%d] must be a string", (int)i);
+            dirs[ndirs++] = lua_tostring(L, -1); /* kept alive by the table */
             lua_pop(L, 1);
         }
     }
@@ -525,13 +619,19 @@ int lhcp_m_process(lua_State *L) {
     size_t n = 0;
     char *img = read_file(path, &n, err, sizeof err);
     if (!img) return luaL_error(L, "%s", err);
-    hcp_check check;
-    char cerr[256];
-    bool checked = hcp_pe_check(rel, (const uint8_t *)img, n, &check, cerr, sizeof cerr) == 0;
+    dirs[0] = push_folder(L, path);
+    popts.dll_dir = dirs[0];
+    popts.dll_path = dirs + 1;
+    popts.ndll_path = ndirs - 1;
+    uint32_t status = 0;
+    popts.status = &status;
     hcp_process *p = hcp_process_load_ex(lm->os, rel, (const uint8_t *)img, n, args, nargs, &popts, err, sizeof err);
-    free(img);
+    if (!p && status) { /* the process could not start: its exit code is Windows' status */
+        lua_pushinteger(L, (lua_Integer)status);
+        lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status");
+    }
     if (!p) {
-        if (checked) hcp_check_free(&check);
+        free(img);
         return luaL_error(L, "%s", err);
     }
     lprocess *lp = lua_newuserdatauv(L, sizeof *lp, 1);
@@ -541,9 +641,14 @@ int lhcp_m_process(lua_State *L) {
     lp->lm = lm;
     lp->p = p;
     lp->echo = echo;
-    lp->check = check;
-    lp->checked = checked;
-    lp->ntls = hcp_process_tls_callbacks(p, lp->tls, HCP_PE_MAX_TLS_CALLBACKS);
+    /* p.imports is made at its first use (DLL images are read then): what it needs is kept */
+    lp->ck_img = (uint8_t *)img;
+    lp->ck_n = n;
+    lp->ck_name = malloc(strlen(rel) + 1);
+    lp->ck_dirs = calloc((size_t)ndirs, sizeof *lp->ck_dirs);
+    if (lp->ck_name) strcpy(lp->ck_name, rel);
+    for (int i = 0; lp->ck_dirs && i < ndirs; i++)
+        if ((lp->ck_dirs[i] = malloc(strlen(dirs[i]) + 1))) strcpy(lp->ck_dirs[i], dirs[i]), lp->ck_ndirs = i + 1;
     hcp_process_set_output(p, on_output, lp);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     lp->L = lua_tothread(L, -1);
@@ -560,8 +665,7 @@ int lhcp_m_process(lua_State *L) {
     lua_createtable(L, 0, 2);
     lua_pushstring(L, hcp_process_name(p));
     lua_setfield(L, -2, "name");
-    lua_pushvalue(L, pidx);
-    lua_pushcclosure(L, body, 1);
+    push_body(L, lp, true, 0, 0);
     lua_setfield(L, -2, "body");
     lhcp_thread_new(L, lm, 1, -1);
     lthread *lt = lhcp_check_thread(L, -1);
@@ -598,7 +702,11 @@ static int p_index(lua_State *L) {
     } else if (strcmp(k, "entry") == 0) {
         lua_pushinteger(L, lp->lm->m ? (lua_Integer)hcp_process_entry(lp->p) : 0);
     } else if (strcmp(k, "imports") == 0) { /* what hcp.check gives for the image */
-        if (!lp->checked) return luaL_error(L, "p.imports: out of host memory when the image was loaded");
+        char cerr[256] = "out of host memory";
+        if (!lp->checked && lp->ck_img && lp->ck_name)
+            lp->checked = hcp_pe_check_in(lp->ck_name, lp->ck_img, lp->ck_n, (const char *const *)lp->ck_dirs,
+                                          lp->ck_ndirs, &lp->check, cerr, sizeof cerr) == 0;
+        if (!lp->checked) return luaL_error(L, "p.imports: %s", cerr);
         push_check(L, &lp->check);
     } else {
         return luaL_error(L, "hcpsim.Process has no member '%s'", k);
@@ -617,10 +725,23 @@ static int p_gc(lua_State *L) {
     lp->out[0] = lp->out[1] = NULL;
     if (lp->checked) hcp_check_free(&lp->check);
     lp->checked = false;
+    free(lp->ck_img);
+    free(lp->ck_name);
+    for (int i = 0; i < lp->ck_ndirs; i++) free(lp->ck_dirs[i]);
+    free(lp->ck_dirs);
+    lp->ck_img = NULL;
+    lp->ck_name = NULL;
+    lp->ck_dirs = NULL;
+    lp->ck_ndirs = 0;
     return 0;
 }
 
 void lhcp_process_register(lua_State *L) {
+    if (luaL_newmetatable(L, LHCP_TSTATE)) {
+        lua_pushcfunction(L, tstate_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
     if (!luaL_newmetatable(L, LHCP_PROCESS)) {
         lua_pop(L, 1);
         return;
@@ -654,8 +775,9 @@ int lhcp_file_kind(const char *file) {
 #define PROGRAM_MACHINE "hcpsim.program_machine"
 #define PROGRAM_COUNTERS "hcpsim.program_counters"
 #define PROGRAM_PROCESS "hcpsim.program_process"
-#define PROGRAM_TIMEOUT "hcpsim.program_timeout" /* --timeout, in nanoseconds of simulated time */
-#define PROGRAM_MISSING "hcpsim.program_missing" /* --missing-imports stop|fail */
+#define PROGRAM_TIMEOUT "hcpsim.program_timeout"   /* --timeout, in nanoseconds of simulated time */
+#define PROGRAM_MISSING "hcpsim.program_missing"   /* --missing-imports stop|fail */
+#define PROGRAM_DLL_PATH "hcpsim.program_dll_path" /* --dll-path DIR, repeatable */
 
 /* The option table's spelling of a command-line name ("max-cycles" -> "max_cycles"), or NULL. */
 /* Options of the program's process rather than its machine (m:process's fields). */
@@ -671,7 +793,7 @@ static const char *option_name(const char *name, char *buf, size_t n) {
     for (char *c = buf; *c; c++)
         if (*c == '-') *c = '_';
     if (strcmp(buf, "counters") == 0 || strcmp(buf, "timeout") == 0 || strcmp(buf, "missing_imports") == 0 ||
-        process_option(buf))
+        process_option(buf) || strcmp(buf, "dll_path") == 0)
         return buf;
     const hcp_option *o = hcp_option_find(buf);
     return o ? o->name : NULL;
@@ -741,6 +863,23 @@ int lhcp_program_option(lua_State *L, const char *name, const char *value, char 
     }
     int t = lua_gettop(L);
     int rc = 0;
+    if (strcmp(key, "dll_path") == 0) { /* repeatable: the folders in the order given */
+        if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH);
+        }
+        if (!*value) {
+            snprintf(msg, msglen, "--dll-path needs a folder name");
+            rc = -1;
+        } else {
+            lua_pushstring(L, value);
+            lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        }
+        lua_settop(L, t - 1);
+        return rc;
+    }
     if (process_option(key)) { /* kept for m:process; --env repeats, the others are given once */
         if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_PROCESS) != LUA_TTABLE) {
             lua_pop(L, 1);
@@ -1022,6 +1161,10 @@ static int driver(lua_State *L) {
         }
     }
     lua_pop(L, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PROGRAM_DLL_PATH) == LUA_TTABLE) /* --dll-path DIR ... */
+        lua_setfield(L, -2, "dll_path");
+    else
+        lua_pop(L, 1);
     lua_pushliteral(L, "load");
     lua_setfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
     lua_call(L, 2, 1);
@@ -1042,6 +1185,12 @@ int lhcp_load_program(lua_State *L, const char *file) {
 }
 
 int lhcp_program_failure_status(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.program_status") == LUA_TNUMBER) {
+        int st = (int)(lua_tointeger(L, -1) & 0xFF); /* a load or start Windows ends with its status */
+        lua_pop(L, 1);
+        return st;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, LUA_REGISTRYINDEX, "hcpsim.program_phase");
     const char *ph = lua_tostring(L, -1);
     int st = ph && strcmp(ph, "run") == 0 ? HCP_EXIT_SIMULATION : 2;

@@ -41,9 +41,9 @@ static void usage(FILE *f) {
           "                  [--report-intervals N] [--report-calls N] [--lua-instructions N]\n"
           "                  [--lua-memory BYTES] FILE.lua [ARGS...]\n"
           "       hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]\n"
-          "                  [--missing-imports stop|fail]\n"
+          "                  [--missing-imports stop|fail] [--dll-path DIR]...\n"
           "                  [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]\n"
-          "       hcpsim check [--json] PROGRAM.exe\n"
+          "       hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe\n"
           "       hcpsim describe [--platform P] | --imports\n"
           "       hcpsim version (also --version, -V)\n"
           "       hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json\n"
@@ -791,6 +791,8 @@ static int check_json(const hcp_check *c, const char *verdict) {
         json_object_set_new(o, "name", json_string(dl->name));
         json_object_set_new(o, "by", json_string(dl->by));
         json_object_set_new(o, "found", nullable(dl->found));
+        json_object_set_new(o, "image", json_boolean(dl->image));
+        json_object_set_new(o, "problem", nullable(dl->problem));
         json_object_set_new(o, "counts", check_counts(dl->n));
         if (!dl->found) json_array_append_new(notfound, json_string(dl->name));
         for (int i = dl->first; i < dl->first + dl->count; i++) {
@@ -814,7 +816,9 @@ static int check_json(const hcp_check *c, const char *verdict) {
     json_object_set_new(d, "dlls", dlls);
     json_object_set_new(d, "missing", missing);
     json_object_set_new(d, "dlls_not_found", notfound);
-    json_object_set_new(d, "runs", json_boolean(c->n[HCP_IMP_MISSING] == 0));
+    json_object_set_new(d, "runs", json_boolean(c->n[HCP_IMP_MISSING] == 0 && !c->start_status));
+    json_object_set_new(d, "start_status", c->start_status ? json_integer(c->start_status) : json_null());
+    json_object_set_new(d, "start_error", nullable(c->start_error));
     json_object_set_new(d, "verdict", json_string(verdict));
     int rc = json_dumpf(d, stdout, JSON_INDENT(1) | JSON_SORT_KEYS);
     putchar('\n');
@@ -827,8 +831,16 @@ static void check_text(const hcp_check *c, const char *verdict) {
            c->nimports, c->nimports == 1 ? "" : "s", c->ndlls, c->ndlls == 1 ? "" : "s");
     for (int k = 0; k < c->ndlls; k++) {
         const hcp_check_dll *dl = &c->dlls[k];
-        if (!dl->found)
-            printf("%s: not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images)", dl->name);
+        if (strcmp(dl->by, c->image) != 0) printf("%s imports ", dl->by); /* a DLL image's own imports */
+        if (!dl->found && dl->windows)
+            printf("%s: not found: a Windows DLL hcpsim does not simulate (it loads, its functions missing)", dl->name);
+        else if (!dl->found)
+            printf("%s: not found: not a system DLL hcpsim simulates, and no folder has it (the run does not start)",
+                   dl->name);
+        else if (dl->image && dl->problem)
+            printf("%s: found: %s, which cannot load (%s)", dl->name, dl->found, dl->problem);
+        else if (dl->image)
+            printf("%s: found: the DLL image %s", dl->name, dl->found);
         else if (strcasecmp(dl->found, dl->name) == 0)
             printf("%s: found: a system DLL hcpsim simulates", dl->name);
         else /* another spelling, or an API-set name Windows resolves to it */
@@ -853,15 +865,28 @@ static void check_text(const hcp_check *c, const char *verdict) {
     printf("verdict: %s\n", verdict);
 }
 
-/* hcpsim check [--json] PROGRAM.exe: 0 nothing missing, 1 an import missing, 2 an error. */
+/* hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe: 0 nothing missing, 1 an import missing
+ * or the run would not start, 2 an error. */
 static int cmd_check(int argc, char **argv) {
     bool json = false;
     const char *file = NULL;
+    const char *dirs[65];
+    int ndirs = 1; /* dirs[0]: the program's folder */
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--dll-path") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "hcpsim: check: --dll-path needs a folder name\n");
+                return EXIT_ERROR;
+            }
+            if (ndirs == 65) {
+                fprintf(stderr, "hcpsim: check: at most 64 folders in --dll-path\n");
+                return EXIT_ERROR;
+            }
+            dirs[ndirs++] = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "hcpsim: check: unknown option '%s' (valid: --json)\n", argv[i]);
+            fprintf(stderr, "hcpsim: check: unknown option '%s' (valid: --json, --dll-path DIR)\n", argv[i]);
             return EXIT_ERROR;
         } else if (!file) {
             file = argv[i];
@@ -871,23 +896,31 @@ static int cmd_check(int argc, char **argv) {
         }
     }
     if (!file) {
-        fprintf(stderr, "hcpsim: check needs a program: hcpsim check [--json] PROGRAM.exe\n");
+        fprintf(stderr, "hcpsim: check needs a program: hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe\n");
         return EXIT_ERROR;
     }
     size_t n;
     uint8_t *img = read_image(file, &n);
     if (!img) return EXIT_ERROR;
     const char *slash = strrchr(file, '/');
+    char folder[4096];
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == file)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - file), file);
+    dirs[0] = folder; /* the program's folder first, as Windows searches */
     hcp_check c;
     char err[512], verdict[1024];
-    int rc = hcp_pe_check(slash ? slash + 1 : file, img, n, &c, err, sizeof err);
+    int rc = hcp_pe_check_in(slash ? slash + 1 : file, img, n, dirs, ndirs, &c, err, sizeof err);
     free(img);
     if (rc != 0) {
         fprintf(stderr, "hcpsim: %s: %s\n", slash ? slash + 1 : file, err);
         return EXIT_ERROR;
     }
     hcp_check_verdict(&c, verdict, sizeof verdict);
-    int st = c.n[HCP_IMP_MISSING] ? 1 : 0;
+    int st = c.n[HCP_IMP_MISSING] || c.start_status ? 1 : 0;
     if (json) {
         if (check_json(&c, verdict) != 0) st = EXIT_ERROR;
     } else {
@@ -1054,19 +1087,26 @@ static const struct {
             "  --timezone ZONE          the time zone (default UTC; e.g. 'W. Europe Standard Time' or\n"
             "                           Europe/Berlin; a wrong name lists the valid ones)\n"
             "  --debug-output trace|stderr  OutputDebugString's text: the trace only (default), or stderr too\n"
+            "  --dll-path DIR           a folder the program's DLLs are searched in, after the program's own\n"
+            "                           (repeatable: in the order given)\n"
             "hcpsim check PROGRAM.exe says whether hcpsim has every function the program imports.\n"
             "Exit status: a scenario 0 (every TAP test passed), 1 (a test failed), 2 (a usage, scenario or\n"
             "simulation error: FILE:LINE: message); a program its own exit code, 2 for a malformed image\n"
-            "or a warning under --werror, 125 when the simulation ends it (an import hcpsim lacks, an\n"
-            "unhandled exception, a limit such as --timeout, a deadlock); 130 or 143 when SIGINT or\n"
-            "SIGTERM stopped the run (its report and trace are still written).\n"},
-    {"check", "usage: hcpsim check [--json] PROGRAM.exe\n"
+            "or a warning under --werror, 53 when a DLL cannot be found (0xC0000135), 57 an import it\n"
+            "lacks (0xC0000139), 123 a DLL of the wrong machine (0xC000007B), 66 a DllMain that fails\n"
+            "(0xC0000142), 125 when the simulation ends it (an import hcpsim lacks, an unhandled\n"
+            "exception, a limit such as --timeout, a deadlock); 130 or 143 when SIGINT or SIGTERM\n"
+            "stopped the run (its report and trace are still written).\n"},
+    {"check", "usage: hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe\n"
               "Whether hcpsim can run a Windows program, without running it: each DLL it imports, where a run\n"
-              "finds it (a system DLL hcpsim simulates, or not found), and each import marked implemented,\n"
-              "no-op (it does nothing), never-called (only exception dispatch calls it) or missing (the run\n"
-              "stops at its first call, status 125); then a one-line verdict.\n"
+              "finds it (a system DLL hcpsim simulates, a DLL image in the program's folder or a --dll-path\n"
+              "folder, whose own imports follow, or not found), and each import marked implemented, no-op (it\n"
+              "does nothing) or missing (the run stops at its first call, status 125; a DLL image's export it\n"
+              "lacks, or a DLL no folder has: the run does not start); then a one-line verdict.\n"
               "  --json                   the same facts as one JSON document (schema hcpsim-check)\n"
-              "Exit status: 0 nothing is missing, 1 an import is missing, 2 an error (a malformed image).\n"},
+              "  --dll-path DIR           a folder DLLs are searched in after the program's (repeatable)\n"
+              "Exit status: 0 nothing is missing, 1 an import is missing or the run would not start, 2 an\n"
+              "error (a malformed image).\n"},
     {"describe", "usage: hcpsim describe [--platform P] | hcpsim describe --imports\n"
                  "Prints a platform profile (default win10-x64), its rules and parameters, the limits of a\n"
                  "run, the PMU events, the cost tables and the machine options with their ranges.\n"

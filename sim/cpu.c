@@ -136,6 +136,9 @@ static inline void loop_forget(sim_machine *m) { m->loop_size = NO_LOOP; }
 #define TAIL_TARGET NOINLINE
 #endif
 
+static bool is_exit(const sim_machine *m, uint64_t a);
+static sim_err guard_exit(sim_machine *m, uint64_t rip);
+
 /* ---- counting ---------------------------------------------------------------------------- */
 
 /* Adds the pending runs of every dirty block to the running thread's bank and
@@ -378,6 +381,7 @@ static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, 
     bool unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_FETCH_UNMAPPED;
     uint64_t mapped = m->heap_mapped;
     if (unmapped && size > 0 && sim_heap_cover(m, addr, (uint64_t)size) && m->heap_mapped != mapped) return true;
+    if (type == UC_MEM_FETCH_PROT && sim_guard_fetch(m, addr, size)) return true; /* guarded code */
     m->memerr_addr = addr;
     m->memerr_type = (int)type;
     return false;
@@ -443,8 +447,15 @@ static void gate_serve(sim_machine *m, uint64_t at) {
     uint64_t rax = gate_handle(m, t, service, false, &pending);
     /* it did not wait after all: its result now (a resumed handler may wait again: each pass
      * waits or returns) */
-    for (int k = 0; pending && !t->gate_end && m->exec->cur == t && k < 64; k++)
+    for (int k = 0; pending && !t->gate_end && !t->ctx_set && m->exec->cur == t && k < 64; k++)
         rax = gate_handle(m, t, service, true, &pending);
+    if (t->ctx_set) { /* the call goes on from a context the handler set (context.c): no result */
+        t->ctx_set = false;
+        t->gate_end = false;
+        m->stop = STOP_CONTEXT;
+        uc_emu_stop(m->uc);
+        return;
+    }
     if (t->gate_end && !pending && m->exec->cur == t) { /* the call ends here (sim_gate_end_call) */
         t->result = rax;
         m->stop = STOP_END;
@@ -874,6 +885,8 @@ static sim_err env_load(sim_thread *t) {
     return SIM_OK;
 }
 
+sim_err sim_cpu_env_load(sim_thread *t) { return env_load(t); }
+
 sim_err sim_thread_set_env(sim_thread *t, uint64_t base, uint32_t hi_off, uint32_t lo_off) {
     sim_arch a = t->m->isa->arch;
     if (a != SIM_ARCH_X64 && a != SIM_ARCH_X86) return SIM_ERR_ARCH;
@@ -1007,6 +1020,40 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
     return SIM_CALL_FAULTED;
 }
 
+/* ---- guarded code (sim/README.md "Guarded code") ---------------------------------------------- */
+
+/* A fetch of guarded code: a one-byte fetch (the engine fetches each instruction's first byte, and
+ * each prefix, alone) where an instruction the engine must not translate starts stops the pass
+ * before that instruction is translated, unless an exit is there already (then the engine never
+ * starts an instruction there: the fetch belongs to an instruction that started earlier). */
+bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size) {
+    if (!sim_wx_guarded(m, addr))
+        return false;               /* a fetch from memory that is not executable (or written code's data state) */
+    if (m->guard_hit) return false; /* keep the stop: a later fetch must not clear the engine's error */
+    if (size != 1 || !m->isa->guard_bad || is_exit(m, addr)) return true;
+    uint8_t win[16];
+    size_t n = 0;
+    while (n < sizeof win && uc_mem_read(m->uc, addr + n, win + n, 1) == UC_ERR_OK) n++;
+    if (!m->isa->guard_bad(m, win, n)) return true;
+    m->guard_hit = true;
+    m->guard_addr = addr;
+    return false;
+}
+
+/* After a pass the guard stopped (its block never ran, it holds garbage): an exit at the
+ * instruction's start, the block dropped, so the pass runs again up to the exit. */
+static sim_err guard_exit(sim_machine *m, uint64_t rip) {
+    m->guard_hit = false;
+    m->guard_stops++;
+    sim_err e = sim_cpu_add_exit(m, m->guard_addr);
+    if (e == SIM_OK) e = sim_cpu_exits_sync(m);
+    uint64_t lo = rip < m->guard_addr ? rip : m->guard_addr;
+    uc_ctl_remove_cache(m->uc, lo, m->guard_addr + 16);
+    return e;
+}
+
+uint64_t sim_guard_stops(const sim_machine *m) { return m->guard_stops; }
+
 /* A store into a writable, executable page in its code state or a fetch from one in its data
  * state: the page changes state (wx.c) and the instruction runs again, what did not retire of its
  * block taken back (1).  0 for any other fault, -1 for an error (its text in t->error). */
@@ -1031,7 +1078,23 @@ static bool save_context(sim_thread *t) {
     return true;
 }
 
+static sim_call_status call_run(sim_thread *t);
+
+/* A fault goes to the machine's fault handler (sim_set_fault_handler), which may resume the call
+ * from a context (context.c); each round runs guest code, and max_cycles bounds them all. */
 sim_call_status sim_call_continue(sim_thread *t) {
+    sim_machine *m = t->m;
+    for (;;) {
+        sim_call_status s = call_run(t);
+        if (s != SIM_CALL_FAULTED || !m->fault_fn) return s;
+        t->resumable = true;
+        bool go = m->fault_fn(m->fault_ud, t);
+        t->resumable = false;
+        if (!go || !t->in_call) return s;
+    }
+}
+
+static sim_call_status call_run(sim_thread *t) {
     sim_machine *m = t->m;
     if (m->running != t || !t->in_call || !m->exec || m->exec->cur != t) {
         snprintf(t->error, sizeof t->error, "no guest call in progress on this thread");
@@ -1092,6 +1155,16 @@ sim_call_status sim_call_continue(sim_thread *t) {
         uc_err e = uc_emu_start(m->uc, t->rip, m->lay->sentinel, 0, 0);
         flush_runs(m);
         uint64_t rip = sim_reg(m, m->isa->reg_pc);
+        if (e == UC_ERR_FETCH_PROT && m->guard_hit) { /* guarded code: an exit where it starts, then again */
+            sim_err ge = guard_exit(m, rip);
+            if (ge != SIM_OK) {
+                snprintf(t->error, sizeof t->error, "%s", sim_machine_strerror(m, ge));
+                sim_call_end(t);
+                return SIM_CALL_ERROR;
+            }
+            t->rip = rip;
+            continue;
+        }
         int wc = e != UC_ERR_OK ? written_code(m, t, e, &rip) : 0;
         if (wc > 0) { /* a page of written code changed state (wx.c): run the instruction again */
             t->rip = rip;
@@ -1146,6 +1219,11 @@ sim_call_status sim_call_continue(sim_thread *t) {
                 }
                 return SIM_CALL_YIELD;
             }
+            continue;
+        case STOP_CONTEXT: /* the gate's handler set the thread's context (context.c): it goes on from there */
+            t->rip = t->ctx_pc;
+            m->last_block = NULL;
+            loop_forget(m);
             continue;
         case STOP_END: /* the gate's handler ended the call (sim_gate_end_call): nothing after the entry ran */
             t->gate_end = false;

@@ -54,6 +54,10 @@ struct sim_isa {
     int (*trap_of)(csh cs, const cs_insn *in, int *reg);
     /* Code just placed: addresses the engine must never translate (x86 far calls), or NULL. */
     sim_err (*placed)(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
+    /* Guarded code (sim_map_fixed): whether an instruction starting at win[0] (n bytes of it, the
+     * code's bytes, fewer where they end) is one the engine must not translate; NULL: the ISA has
+     * no guarded code (its fixed mappings get trap points as placed code does). */
+    bool (*guard_bad)(sim_machine *m, const uint8_t *win, size_t n);
     /* The call gate: thunk k's bytes (SIM_GATE_STRIDE of them); the offset of
      * the gate-entering instruction in a thunk and the address the engine
      * reports for it in the hook (entry + entry_len); the UC_HOOK_INTR number
@@ -81,6 +85,10 @@ struct sim_isa {
      * the address reported is after the instruction (a trap) or at it. */
     sim_fault_kind (*intr_fault)(int intno);
     bool (*intr_is_trap)(int intno);
+    /* The registers as a sim_context, and back (segments and the pc are the caller's; NULL: the ISA
+     * has no contexts). */
+    void (*ctx_get)(sim_machine *m, sim_context *c);
+    void (*ctx_set)(sim_machine *m, const sim_context *c);
     /* Serves a trapped instruction (not TRAP_PRIV/TRAP_ILLEGAL). */
     void (*serve)(sim_machine *m, sim_thread *t, trap_kind k, int reg);
 };

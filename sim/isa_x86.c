@@ -494,6 +494,69 @@ static sim_err placed(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_
     }
     return SIM_OK;
 }
+/* ---- contexts (sim/context.c) ---- */
+
+static const int ctx_gpr[16] = {UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+                                UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+                                UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86_REG_R11,
+                                UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15};
+static const int ctx_gpr32[8] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX,
+                                 UC_X86_REG_ESP, UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI};
+static const int ctx_seg[6] = {UC_X86_REG_CS, UC_X86_REG_DS, UC_X86_REG_ES,
+                               UC_X86_REG_FS, UC_X86_REG_GS, UC_X86_REG_SS};
+
+static void x86_ctx_get(sim_machine *m, sim_context *c) {
+    bool x64 = m->isa->arch == SIM_ARCH_X64;
+    int ngpr = x64 ? 16 : 8, nxmm = x64 ? 16 : 8;
+    for (int i = 0; i < ngpr; i++)
+        c->gpr[i] = sim_reg(m, x64 ? ctx_gpr[i] : ctx_gpr32[i]) & (x64 ? UINT64_MAX : 0xFFFFFFFFu);
+    c->pc = sim_reg(m, m->isa->reg_pc);
+    c->flags = sim_reg(m, x64 ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS) & 0xFFFFFFFFu;
+    for (int i = 0; i < 6; i++) c->seg[i] = (uint16_t)sim_reg(m, ctx_seg[i]);
+    c->mxcsr = (uint32_t)sim_reg(m, UC_X86_REG_MXCSR);
+    c->fpcw = (uint16_t)sim_reg(m, UC_X86_REG_FPCW);
+    c->fpsw = (uint16_t)sim_reg(m, UC_X86_REG_FPSW);
+    c->fptw = (uint16_t)sim_reg(m, UC_X86_REG_FPTAG);
+    for (int i = 0; i < 8; i++) {
+        uint8_t b[16] = {0};
+        uc_reg_read(m->uc, UC_X86_REG_ST0 + i, b);
+        memcpy(c->st[i], b, 10);
+    }
+    for (int i = 0; i < nxmm; i++) uc_reg_read(m->uc, UC_X86_REG_XMM0 + i, c->xmm[i]);
+}
+
+static void x86_ctx_set(sim_machine *m, const sim_context *c) {
+    bool x64 = m->isa->arch == SIM_ARCH_X64;
+    int ngpr = x64 ? 16 : 8, nxmm = x64 ? 16 : 8;
+    for (int i = 0; i < ngpr; i++) sim_reg_set(m, x64 ? ctx_gpr[i] : ctx_gpr32[i], c->gpr[i]);
+    sim_reg_set(m, x64 ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS, c->flags);
+    sim_reg_set(m, UC_X86_REG_MXCSR, c->mxcsr);
+    sim_reg_set(m, UC_X86_REG_FPCW, c->fpcw);
+    sim_reg_set(m, UC_X86_REG_FPSW, c->fpsw); /* its TOP first: st0-st7 are counted from it */
+    sim_reg_set(m, UC_X86_REG_FPTAG, c->fptw);
+    for (int i = 0; i < 8; i++) {
+        uint8_t b[16] = {0};
+        memcpy(b, c->st[i], 10);
+        uc_reg_write(m->uc, UC_X86_REG_ST0 + i, b);
+    }
+    for (int i = 0; i < nxmm; i++) uc_reg_write(m->uc, UC_X86_REG_XMM0 + i, c->xmm[i]);
+}
+
+/* Guarded code: the instruction at win[0] is a far call or jump through a register or has a LOCK a
+ * CPU refuses (the places placed() makes exits of, decided for one start). */
+static bool guard_bad(sim_machine *m, const uint8_t *win, size_t n, bool rex) {
+    size_t k = 0;
+    bool lock = false;
+    while (k < n && k < 14 && is_prefix(win[k], rex)) lock |= win[k++] == 0xF0;
+    if (k + 1 < n && win[k] == 0xFF) {
+        uint8_t modrm = win[k + 1], reg = (modrm >> 3) & 7;
+        if (modrm >> 6 == 3 && (reg == 3 || reg == 5)) return true;
+    }
+    return lock && bad_lock(m, win, n, 0, rex);
+}
+static bool guard_bad64(sim_machine *m, const uint8_t *win, size_t n) { return guard_bad(m, win, n, true); }
+static bool guard_bad32(sim_machine *m, const uint8_t *win, size_t n) { return guard_bad(m, win, n, false); }
+
 static sim_err placed64(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n) {
     return placed(m, addr, bytes, n, true);
 }
@@ -516,6 +579,7 @@ const sim_isa sim_isa_x64 = {
     .facts = insn_facts,
     .trap_of = x86_trap,
     .placed = placed64,
+    .guard_bad = guard_bad64,
     .thunk = thunk64,
     .gate_entry = 5,
     .gate_entry_len = 2,
@@ -530,6 +594,8 @@ const sim_isa sim_isa_x64 = {
     .intr_fault = x86_intr_fault,
     .intr_is_trap = x86_is_trap,
     .serve = x86_serve,
+    .ctx_get = x86_ctx_get,
+    .ctx_set = x86_ctx_set,
 };
 
 const sim_isa sim_isa_x86 = {
@@ -547,6 +613,7 @@ const sim_isa sim_isa_x86 = {
     .facts = insn_facts,
     .trap_of = x86_trap,
     .placed = placed32,
+    .guard_bad = guard_bad32,
     .thunk = thunk32,
     .gate_entry = 5,
     .gate_entry_len = 2,
@@ -560,4 +627,6 @@ const sim_isa sim_isa_x86 = {
     .intr_fault = x86_intr_fault,
     .intr_is_trap = x86_is_trap,
     .serve = x86_serve,
+    .ctx_get = x86_ctx_get,
+    .ctx_set = x86_ctx_set,
 };

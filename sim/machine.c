@@ -19,9 +19,9 @@ const char *sim_strerror(sim_err e) {
     case SIM_ERR_ARG: return "bad argument";
     case SIM_ERR_STATE: return "not valid in this state";
     case SIM_ERR_UNICORN: return "CPU emulator failure";
-    case SIM_ERR_MAPPINGS: return "limit reached: guest memory mappings (sim_config.max_mappings)";
+    case SIM_ERR_MAPPINGS: return "limit reached: guest memory mappings (machine option max_mappings)";
     case SIM_ERR_ARCH: return "guest instruction set not available in this version";
-    case SIM_ERR_TRAPS: return "limit reached: trap points in placed code (sim_config.max_trap_points)";
+    case SIM_ERR_TRAPS: return "limit reached: trap points in guest code (machine option max_trap_points)";
     }
     return "unknown error";
 }
@@ -30,12 +30,13 @@ const char *sim_machine_strerror(sim_machine *m, sim_err e) {
     if (!m || (e != SIM_ERR_MAPPINGS && e != SIM_ERR_TRAPS)) return sim_strerror(e);
     if (e == SIM_ERR_TRAPS)
         snprintf(m->errbuf, sizeof m->errbuf,
-                 "limit reached: %u trap points in placed code (sim_config.max_trap_points, at most %u; each costs "
-                 "host time on every guest call)",
+                 "limit reached: %u trap points in guest code (machine option max_trap_points, at most %u; each "
+                 "costs host time on every guest call)",
                  m->cfg.max_trap_points, SIM_MAX_TRAPS_LIMIT);
     else
         snprintf(m->errbuf, sizeof m->errbuf,
-                 "limit reached: %u guest memory mappings (sim_config.max_mappings, at most %u: Unicorn 2.0.1's limit)",
+                 "limit reached: %u guest memory mappings (machine option max_mappings, at most %u: Unicorn 2.0.1's "
+                 "limit)",
                  m->cfg.max_mappings, SIM_MAX_MAPPINGS_LIMIT);
     return m->errbuf;
 }
@@ -319,13 +320,15 @@ bool sim_range_free(const sim_machine *m, uint64_t base, uint64_t size) {
 
 sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n) {
     if (!sim_range_free(m, base, size) || n > size || (n && !bytes) || prot > 7 || size % SIM_PAGE) return SIM_ERR_ARG;
-    /* a writable and executable page starts as code: read + execute (wx.c) */
-    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0) |
-                  ((prot & SIM_PROT_EXEC) ? UC_PROT_EXEC : 0);
-    if (prot & SIM_PROT_EXEC) up = UC_PROT_READ | UC_PROT_EXEC;
+    /* a writable and executable page starts as code: read + execute (wx.c); executable pages are
+     * guarded code where the ISA has it (read only to the engine: sim/README.md "Guarded code"),
+     * checked as the engine translates them, with no trap points; else trap points as for sim_code */
+    bool guarded = (prot & SIM_PROT_EXEC) && m->isa->guard_bad;
+    uint32_t up = ((prot & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((prot & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0);
+    if (prot & SIM_PROT_EXEC) up = guarded ? UC_PROT_READ : UC_PROT_READ | UC_PROT_EXEC;
     int before = m->nexits;
     sim_err e = SIM_OK;
-    if ((prot & SIM_PROT_EXEC) && n) e = sim_cpu_code_traps(m, base, bytes, n);
+    if ((prot & SIM_PROT_EXEC) && !guarded && n) e = sim_cpu_code_traps(m, base, bytes, n);
     if (e == SIM_OK) e = sim_region_add(m, base, size, up, (prot & SIM_PROT_EXEC) ? RK_CODE : RK_DATA, -1);
     if (e != SIM_OK) {
         m->nexits = before;
@@ -333,7 +336,7 @@ sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned pro
     }
     e = sim_wx_init_region(m, (region *)sim_region_find(m, base), prot);
     if (e != SIM_OK) return e;
-    if (prot & SIM_PROT_EXEC) e = sim_cpu_exits_sync(m);
+    if ((prot & SIM_PROT_EXEC) && !guarded) e = sim_cpu_exits_sync(m);
     if (e == SIM_OK && n && uc_mem_write(m->uc, base, bytes, n) != UC_ERR_OK) e = SIM_ERR_UNICORN;
     return e;
 }
@@ -503,9 +506,25 @@ void sim_call_end(sim_thread *t) {
     sim_stack_release(t);
 }
 
+sim_err sim_stack_reclaim(sim_thread *t) {
+    sim_machine *m = t->m;
+    if (t->stack_slot >= 0) return SIM_OK;
+    for (int i = m->nfree_slots - 1; i >= 0; i--) {
+        if (m->free_slots[i] != t->last_slot) continue;
+        memmove(&m->free_slots[i], &m->free_slots[i + 1], (size_t)(m->nfree_slots - 1 - i) * sizeof *m->free_slots);
+        m->nfree_slots--;
+        t->stack_slot = t->last_slot;
+        region *g = (region *)sim_region_find(m, t->stack_lo - SIM_PAGE);
+        if (g) g->owner = t->index;
+        return SIM_OK;
+    }
+    return SIM_ERR_STATE; /* another call took it */
+}
+
 void sim_stack_release(sim_thread *t) {
     sim_machine *m = t->m;
     if (t->stack_slot < 0) return;
+    t->last_slot = t->stack_slot;
     region *g = (region *)sim_region_find(m, t->stack_lo - SIM_PAGE);
     if (g) g->owner = -1;
     if (m->nfree_slots < m->capfree_slots) m->free_slots[m->nfree_slots++] = t->stack_slot;

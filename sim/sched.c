@@ -530,7 +530,7 @@ void sim_deadlock_report(sim_machine *m, char *buf, size_t n) {
 static void recheck_all(sim_machine *m) {
     for (int i = 0; i < m->ncpus; i++) {
         sim_cpu *c = &m->cpus[i];
-        if (c->cur && (m->rq_summary >> (c->cur->priority + 1))) {
+        if (c->cur && c->cur->priority < 31 && (m->rq_summary >> (c->cur->priority + 1))) {
             c->check_preempt = true;
             if (c == m->exec) m->stop_at = 0;
         }

@@ -291,6 +291,35 @@ const sim_fault *sim_call_fault(const sim_thread *t);
 int sim_fault_insn(sim_machine *m, const sim_fault *f, char *text, size_t cap);
 const char *sim_call_error(const sim_thread *t); /* text for SIM_CALL_ERROR */
 
+/* ---- contexts: an OS's exception dispatch and unwinding (sim/README.md "Contexts") -------- */
+/* A thread's registers (x86 and x64; other ISAs: SIM_ERR_ARCH).  gpr in encoding order: rax, rcx,
+ * rdx, rbx, rsp, rbp, rsi, rdi, r8-r15 (x86: eax..edi, the rest 0); the x87 registers st0-st7 as
+ * 10 bytes each (significand, then sign and exponent), fptw the full 16-bit tag word; xmm0-15
+ * (x86: 0-7). */
+typedef struct sim_context {
+    uint64_t gpr[16];
+    uint64_t pc, flags;
+    uint16_t seg[6]; /* cs, ds, es, fs, gs, ss: read only (a thread keeps its own) */
+    uint32_t mxcsr;
+    uint16_t fpcw, fpsw, fptw;
+    uint8_t st[8][10];
+    uint8_t xmm[16][16];
+} sim_context;
+/* t's registers: inside a gate call of t (pc: the instruction after the gate entry, the thunk's
+ * return), or after sim_call_continue returned SIM_CALL_FAULTED for t, before anything else ran
+ * (inside the fault handler: the registers at the fault, pc where the engine stopped).
+ * SIM_ERR_STATE otherwise. */
+sim_err sim_thread_context(sim_thread *t, sim_context *c);
+/* t's guest call goes on from c (segments excepted): inside a gate call of t, when the handler
+ * returns (its result is not written: c has every register); after a fault (inside the fault
+ * handler), the call is in progress again, on the stack it had, and runs when continued. */
+sim_err sim_thread_set_context(sim_thread *t, const sim_context *c);
+/* Called when a guest call of t faults, before sim_call_continue returns SIM_CALL_FAULTED: true
+ * when it set a context (the call goes on, as if nothing had happened there), false to let the
+ * fault end the call.  NULL: none. */
+typedef bool (*sim_fault_fn)(void *ud, sim_thread *t);
+void sim_set_fault_handler(sim_machine *m, sim_fault_fn fn, void *ud);
+
 /* ---- the call gate: guest code calling the OS (sim/README.md "Call gate") ----------------- */
 /* Read+execute pages of SIM_GATE_SERVICES thunks at a fixed address; thunk k
  * is `mov eax, k; syscall; ret`.  When guest code executes a thunk's syscall,
@@ -377,9 +406,14 @@ uint64_t sim_mapped_bytes(const sim_machine *m);
 /* Maps [base, base + size) at exactly base with prot (SIM_PROT_*) and copies the
  * first n bytes of `bytes` there (the rest is zeros).  An executable range has
  * its trap points placed as sim_code does.  SIM_ERR_ARG: not a free range
- * (sim_range_free) or n > size; SIM_ERR_MAPPINGS, SIM_ERR_TRAPS: the limits.
+ * (sim_range_free) or n > size; SIM_ERR_MAPPINGS, SIM_ERR_TRAPS: the limits.  On x86 and x64 an
+ * executable range is guarded code instead: no trap points, each instruction checked as the
+ * engine translates it (sim/README.md "Guarded code").
  * m:code and m:alloc later place their blocks around it. */
 sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot, const void *bytes, size_t n);
+/* How many times the translation of guarded code met an instruction the engine must not translate
+ * (each made one exit: sim/README.md "Guarded code"). */
+uint64_t sim_guard_stops(const sim_machine *m);
 /* Changes the protection of a whole data mapping [base, base + size) that
  * sim_map_fixed made (VirtualProtect of a VirtualAlloc region): prot is
  * SIM_PROT_READ, SIM_PROT_READ | SIM_PROT_WRITE or 0 (no access).
@@ -388,8 +422,9 @@ sim_err sim_map_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned pro
 sim_err sim_protect_fixed(sim_machine *m, uint64_t base, uint64_t size, unsigned prot);
 /* Page protections of the mappings sim_map_fixed made (sim/README.md "Written code"): pages
  * [addr, addr + size) (page-aligned, all in such mappings, adjacent ones included) get prot
- * (SIM_PROT_*, execute included).  A page that becomes executable has its bytes scanned for trap
- * points and its old blocks forgotten, so code written there before is counted as it now is; a
+ * (SIM_PROT_*, execute included).  A page that becomes executable has its old blocks forgotten
+ * (and, on an ISA without guarded code, its bytes scanned for trap points), so code written there
+ * before is counted as it now is; a
  * page both writable and executable changes between the two as the program stores to it and runs
  * it.  SIM_ERR_ARG: a page outside such mappings; SIM_ERR_TRAPS, SIM_ERR_MAPPINGS: the limits. */
 sim_err sim_protect_pages(sim_machine *m, uint64_t addr, uint64_t size, unsigned prot);

@@ -51,7 +51,7 @@ typedef struct block_entry {
 /* The direct-mapped front of the block table (cpu.c): most blocks are found there. */
 #define SIM_BLOCK_FRONT 1024u
 
-typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE, STOP_END } stop_reason;
+typedef enum stop_reason { STOP_NONE = 0, STOP_SCHED, STOP_INTR, STOP_GATE, STOP_END, STOP_CONTEXT } stop_reason;
 
 /* A dispatcher object (HCP-SPEC §6 waits): event, mutex, semaphore, thread. */
 typedef struct wait_block wait_block;
@@ -115,6 +115,10 @@ struct sim_thread {
     bool gate_end;                /* the handler ended the call (sim_gate_end_call) */
     uint64_t redirect;            /* where the call returns to instead of the thunk's return (0: none) */
     uint64_t env, env_hi, env_lo; /* environment block and its stack fields (sim_thread_set_env), 0: none */
+    bool ctx_set;                 /* inside its gate call: the call goes on from a context (context.c), at ctx_pc */
+    uint64_t ctx_pc;
+    bool resumable; /* its call just faulted: the fault handler may set a context (context.c) */
+    int last_slot;  /* the stack slot its last call held (sim_stack_reclaim) */
     char error[160];
     sim_thread *qnext, *qprev; /* ready queue links */
     /* waiting */
@@ -200,6 +204,8 @@ struct sim_machine {
     sim_thread *gate_thread; /* the thread whose gate call is being handled, else NULL */
     bool (*poll)(void *ud);  /* the host's poll at each scheduling stop of a guest call (sim_set_poll) */
     void *poll_ud;
+    sim_fault_fn fault_fn; /* an OS's exception dispatch (sim_set_fault_handler), or NULL */
+    void *fault_ud;
 
     sim_cpu cpus[SIM_MAX_CPUS];
     int ncpus;
@@ -246,6 +252,9 @@ struct sim_machine {
     int intno;
     uint64_t memerr_addr;
     int memerr_type;
+    bool guard_hit;       /* the translation of guarded code met an instruction it must not translate */
+    uint64_t guard_addr;  /* where it starts */
+    uint64_t guard_stops; /* how many times that happened (sim_guard_stops) */
     /* written code (wx.c): the page the last store fault made data, and the store's address */
     bool wx_armed;
     uint64_t wx_page, wx_rip;
@@ -276,6 +285,10 @@ bool sim_engine_recycling(void);
  * the exits to the engine (cpu.c). */
 sim_err sim_cpu_code_traps(sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t n);
 sim_err sim_cpu_exits_sync(sim_machine *m);
+/* cpu.c: an instruction fetch the engine makes to translate guarded code (a UC_MEM_FETCH_PROT on a
+ * page sim_wx_guarded says is guarded): true lets it go on; false stops the pass (guard_hit,
+ * guard_addr), or leaves the fault to written_code and fault_from_uc. */
+bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size);
 /* The code of [lo, hi) may have changed: its blocks' statistics, served instructions, trap points
  * and the engine's translations of it (and of blocks reaching into it) are forgotten (cpu.c).
  * Never while runs are pending (it is called from gate handlers and between engine passes). */
@@ -288,10 +301,16 @@ sim_err sim_wx_written(sim_machine *m, uint64_t addr, size_t n); /* host bytes w
  * it was a state change of a writable, executable page (the instruction runs again), 0 for a real
  * fault, -1 for an error (its text in err). */
 int sim_wx_fault(sim_machine *m, bool fetch, uint64_t addr, uint64_t rip, char *err, size_t cap);
+/* Whether the page holding addr is guarded code: an executable page of a fixed mapping in its code
+ * state, on an ISA with guarded code (isa->guard_bad): read only to the engine (sim/README.md
+ * "Guarded code"). */
+bool sim_wx_guarded(const sim_machine *m, uint64_t addr);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */
 void sim_call_end(sim_thread *t);                     /* not in a call any more; gives its stack back */
+sim_err sim_stack_reclaim(sim_thread *t);             /* takes back the slot its faulted call held */
+sim_err sim_cpu_env_load(sim_thread *t);              /* cpu.c: its environment block for a call's start */
 void sim_sched_make_ready(sim_thread *t, int reason); /* at the current time, tail of its queue */
 void sim_sched_leave(sim_thread *t);                  /* t (Waiting or Terminated) leaves its CPU */
 void sim_sched_unready(sim_thread *t);                /* a Ready thread leaves its ready queue (suspended) */

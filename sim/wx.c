@@ -4,9 +4,11 @@
  * Every page of a mapping sim_map_fixed made (a loader's image, a VirtualAlloc region) has its
  * own protection (read, write, execute: the program's view), which sim_protect_pages changes and
  * which sim_mem_read/sim_mem_write obey.  Code that is placed or generated after the block
- * statistics and trap points were made must be counted exactly, so a page's bytes are scanned
- * for trap points (sim/README.md "Faults") and its old block statistics forgotten whenever it
- * becomes executable.  A page both writable and executable is never both to the engine: it is
+ * statistics and trap points were made must be counted exactly, so a page's old block statistics
+ * are forgotten whenever it becomes executable, and its bytes scanned for trap points
+ * (sim/README.md "Faults") on an ISA without guarded code; on x86 and x64 an executable page is
+ * guarded code instead (read only to the engine, each instruction checked as it is translated:
+ * sim/README.md "Guarded code").  A page both writable and executable is never both to the engine: it is
  * "code" (read + execute; its bytes scanned) or "data" (read + write), and the first store into a
  * code page or the first instruction fetched from a data page is a fault the machine takes
  * itself: the page changes state and the instruction runs again (the store or the fetch then
@@ -36,10 +38,22 @@ sim_err sim_wx_init_region(sim_machine *m, region *r, unsigned prot) {
     return SIM_OK;
 }
 
-/* Unicorn's protection of a page in its state. */
-static uint32_t uc_prot_of(uint8_t pp) {
-    if (pp & SIM_PROT_EXEC) return (pp & PP_DATA) ? UC_PROT_READ | UC_PROT_WRITE : UC_PROT_READ | UC_PROT_EXEC;
+/* Unicorn's protection of a page in its state: code is read + execute, or read only when guarded
+ * (its fetches reach on_memerr as the engine translates it). */
+static uint32_t uc_prot_of(const sim_machine *m, uint8_t pp) {
+    if (pp & SIM_PROT_EXEC) {
+        if (pp & PP_DATA) return UC_PROT_READ | UC_PROT_WRITE;
+        return m->isa->guard_bad ? UC_PROT_READ : UC_PROT_READ | UC_PROT_EXEC;
+    }
     return ((pp & SIM_PROT_READ) ? UC_PROT_READ : 0) | ((pp & SIM_PROT_WRITE) ? UC_PROT_WRITE : 0);
+}
+
+bool sim_wx_guarded(const sim_machine *m, uint64_t addr) {
+    if (!m->isa->guard_bad) return false;
+    region *r = fixed_at((sim_machine *)m, addr);
+    if (!r) return false;
+    uint8_t pp = r->pp[(addr - r->base) / SIM_PAGE];
+    return (pp & SIM_PROT_EXEC) && !(pp & PP_DATA);
 }
 
 /* Unicorn keeps a region for every run of pages of one protection: refuse to make more than its
@@ -58,17 +72,19 @@ static sim_err set_uc(sim_machine *m, uint64_t page, uint32_t up) {
 }
 
 /* The page becomes code: its old blocks and translations go, its bytes are scanned for trap
- * points, then it is executable. */
+ * points (guarded code needs none), then it is executable. */
 static sim_err to_code(sim_machine *m, region *r, uint64_t page) {
     uint8_t *pp = &r->pp[(page - r->base) / SIM_PAGE];
-    uint8_t bytes[SIM_PAGE];
     sim_cpu_forget_code(m, page, page + SIM_PAGE);
-    if (uc_mem_read(m->uc, page, bytes, SIM_PAGE) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    sim_err e = sim_cpu_code_traps(m, page, bytes, SIM_PAGE);
-    if (e == SIM_OK) e = sim_cpu_exits_sync(m);
-    if (e != SIM_OK) return e;
+    if (!m->isa->guard_bad) {
+        uint8_t bytes[SIM_PAGE];
+        if (uc_mem_read(m->uc, page, bytes, SIM_PAGE) != UC_ERR_OK) return SIM_ERR_UNICORN;
+        sim_err e = sim_cpu_code_traps(m, page, bytes, SIM_PAGE);
+        if (e == SIM_OK) e = sim_cpu_exits_sync(m);
+        if (e != SIM_OK) return e;
+    }
     *pp &= (uint8_t)~PP_DATA;
-    return set_uc(m, page, uc_prot_of(*pp));
+    return set_uc(m, page, uc_prot_of(m, *pp));
 }
 
 /* The page becomes data: writable, not executable; what ran from it is forgotten. */
@@ -76,7 +92,7 @@ static sim_err to_data(sim_machine *m, region *r, uint64_t page) {
     uint8_t *pp = &r->pp[(page - r->base) / SIM_PAGE];
     sim_cpu_forget_code(m, page, page + SIM_PAGE);
     *pp |= PP_DATA;
-    return set_uc(m, page, uc_prot_of(*pp));
+    return set_uc(m, page, uc_prot_of(m, *pp));
 }
 
 bool sim_pages_fixed(const sim_machine *m, uint64_t addr, uint64_t size) {
@@ -96,8 +112,8 @@ sim_err sim_protect_pages(sim_machine *m, uint64_t addr, uint64_t size, unsigned
         sim_err e;
         if (prot & SIM_PROT_EXEC)
             e = to_code(m, r, a); /* its bytes may be new */
-        else if (uc_prot_of(old) != uc_prot_of(*pp))
-            e = set_uc(m, a, uc_prot_of(*pp));
+        else if (uc_prot_of(m, old) != uc_prot_of(m, *pp))
+            e = set_uc(m, a, uc_prot_of(m, *pp));
         else
             e = SIM_OK;
         if ((old & SIM_PROT_EXEC) && !(prot & SIM_PROT_EXEC)) sim_cpu_forget_code(m, a, a + SIM_PAGE);

@@ -22,6 +22,7 @@ int hcpfz_guest(const uint8_t *data, size_t size);   /* arbitrary guest machine 
 int hcpfz_pe(const uint8_t *data, size_t size);      /* arbitrary bytes as a Windows program (PE image) */
 int hcpfz_exports(const uint8_t *data, size_t size); /* every export of api/exports.spec, typed arguments */
 int hcpfz_paths(const uint8_t *data, size_t size);   /* a program's file calls against its folder's boundary */
+int hcpfz_dll(const uint8_t *data, size_t size);     /* arbitrary bytes as a program's DLL and its unwind data */
 
 /* Per-input limits: each input ends within milliseconds. */
 #define HCPFZ_LUA_LIMIT 1000000        /* Lua instructions per input */

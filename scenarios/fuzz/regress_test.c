@@ -18,6 +18,7 @@
 /* The targets, built into this one program. */
 #include "scenarios/fuzz/fz_api.c"
 #include "scenarios/fuzz/fz_common.c"
+#include "scenarios/fuzz/fz_dll.c"
 #include "scenarios/fuzz/fz_exports.c"
 #include "scenarios/fuzz/fz_guest.c"
 #include "scenarios/fuzz/fz_lua.c"
@@ -35,7 +36,7 @@ typedef struct target {
 
 static const target targets[] = {{"lua", hcpfz_lua},     {"api", hcpfz_api}, {"marshal", hcpfz_marshal},
                                  {"guest", hcpfz_guest}, {"pe", hcpfz_pe},   {"exports", hcpfz_exports},
-                                 {"paths", hcpfz_paths}};
+                                 {"paths", hcpfz_paths}, {"dll", hcpfz_dll}};
 
 typedef struct input {
     char path[512];

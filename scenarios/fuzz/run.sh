@@ -16,10 +16,10 @@ set -u
 B=${1:?usage: run.sh BUILD SECONDS [TARGET...]}
 S=${2:?usage: run.sh BUILD SECONDS [TARGET...]}
 shift 2
-targets=${*:-lua api marshal guest pe}
+targets=${*:-lua api marshal guest pe dll}
 F=$B/fuzz
 TIMEOUT=${FUZZ_TIMEOUT:-20}
-mkdir -p "$F/artifacts" "$F/seeds-lua" "$F/seeds-guest" "$F/seeds-pe"
+mkdir -p "$F/artifacts" "$F/seeds-lua" "$F/seeds-guest" "$F/seeds-pe" "$F/seeds-dll"
 
 # ---- seeds ----------------------------------------------------------------------------
 cp conformance/*.lua scenarios/examples/*.lua scenarios/tests/sandbox.lua "$F/seeds-lua/"
@@ -45,6 +45,11 @@ for exe in build/pe/*.exe; do
   [ -f "$exe" ] && cp "$exe" "$F/seeds-pe/"
 done
 
+# DLLs: the ones `make tests` builds (build/pe/dll64/, dll32/).
+for dll in build/pe/dll64/*.dll build/pe/dll32/*.dll; do
+  [ -f "$dll" ] && cp "$dll" "$F/seeds-dll/$(basename "$(dirname "$dll")")-$(basename "$dll")"
+done
+
 seeds_of() { # target -> seed directories
   d=""
   [ -d "scenarios/fuzz/seeds/$1" ] && d="scenarios/fuzz/seeds/$1"
@@ -52,6 +57,7 @@ seeds_of() { # target -> seed directories
     lua) d="$d $F/seeds-lua" ;;
     guest) d="$d $F/seeds-guest" ;;
     pe) d="$d $F/seeds-pe" ;;
+    dll) d="$d $F/seeds-dll" ;;
   esac
   echo "$d"
 }

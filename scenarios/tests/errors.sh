@@ -53,9 +53,9 @@ USAGE='usage: hcpsim run [--seed N] [--unsafe-io] [--trace PATH] [--report PATH]
                   [--report-intervals N] [--report-calls N] [--lua-instructions N]
                   [--lua-memory BYTES] FILE.lua [ARGS...]
        hcpsim run [MACHINE OPTIONS] [--pmc EV,EV...] [--counters I,I...] [--timeout SECONDS]
-                  [--missing-imports stop|fail]
+                  [--missing-imports stop|fail] [--dll-path DIR]...
                   [--report PATH] [--trace PATH] PROGRAM.exe [PROGRAM ARGUMENTS...]
-       hcpsim check [--json] PROGRAM.exe
+       hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe
        hcpsim describe [--platform P] | --imports
        hcpsim version (also --version, -V)
        hcpsim diff [--format text|md|json] [--tolerance METRIC=PERCENT]... A.json B.json

@@ -65,9 +65,9 @@ for bits in 64 32; do
     "status $st: $(tail -1 out.txt); want: $want"
 done
 
-# A program of its own: a function of a DLL no run finds (made.dll, from an import library made
-# with dlltool), Beep, and an ordinal no row of KERNEL32.dll has.  Each is named; the run then
-# stops at the first one it calls, as check said it would.
+# A program of its own: a function of a DLL no folder has (made.dll, from an import library made
+# with dlltool), Beep, and an ordinal no row of KERNEL32.dll has.  Each is named; the run does not
+# start without made.dll, as check says, and with it stops at Beep, the missing one it calls.
 cat >made.c <<'C'
 #include <stdio.h>
 #include <windows.h>
@@ -89,11 +89,11 @@ result $? "objdump -p: made.exe imports made.dll"
 $HCPSIM check made.exe >out.txt 2>err.txt
 st=$?
 nimp=$(imports made.exe | wc -l | tr -d ' ')
-want="verdict: made.exe: 2 of $nimp imports missing (KERNEL32.dll!Beep, made.dll!made_function), 1 DLL not found (made.dll): its run stops at the first call of a missing one (status 125)"
+want="verdict: made.exe does not start: made.dll is not found (status 53); 2 of $nimp imports missing (KERNEL32.dll!Beep, made.dll!made_function), 1 DLL not found (made.dll)"
 [ "$st" = 1 ] && [ "$(tail -1 out.txt)" = "$want" ]
-result $? "made.exe: status 1; the verdict names the missing function, the missing DLL's function and the DLL" \
+result $? "made.exe: status 1; the verdict says the run does not start (made.dll, status 53) and names the missing functions" \
   "status $st: $(tail -1 out.txt); want: $want"
-grep -qx 'made.dll: not found: not a system DLL hcpsim simulates (hcpsim loads no DLL images); 1 import: 1 missing' out.txt &&
+grep -qx 'made.dll: not found: not a system DLL hcpsim simulates, and no folder has it (the run does not start); 1 import: 1 missing' out.txt &&
   grep -qx '  missing       made_function' out.txt &&
   grep -qx 'KERNEL32.dll: found: a system DLL hcpsim simulates; .*, 1 missing' out.txt
 result $? "made.exe: made.dll not found, its function missing; KERNEL32.dll found with one missing" "$(grep -v '^  implemented' out.txt)"
@@ -103,22 +103,58 @@ perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(<STDIN>); my $c = $d
   my ($made) = grep { $_->{name} eq "made.dll" } @{$d->{dlls}};
   my $sum = 0; $sum += $_ for values %$c; my $n = 0; $n += @{$_->{imports}} for @{$d->{dlls}};
   exit($d->{schema} eq "hcpsim-check" && $d->{version} == 1 && !$d->{runs} && $d->{machine} eq "x86-64"
+       && $d->{start_status} == 0xC0000135 && $d->{start_error} eq "made.dll is not found" && !$made->{image}
        && $d->{platform} eq "win10-x64" && join(",", @{$d->{missing}}) eq "KERNEL32.dll!Beep,made.dll!made_function"
        && join(",", @{$d->{dlls_not_found}}) eq "made.dll" && !defined $made->{found} && $made->{by} eq "made.exe"
-       && $c->{missing} == 2 && $sum == $n && $d->{verdict} =~ /^made\.exe: 2 of /
+       && $c->{missing} == 2 && $sum == $n && $d->{verdict} =~ /^made\.exe does not start: made\.dll is not found \(status 53\); 2 of /
        && $made->{imports}[0]{state} eq "missing" && !defined $made->{imports}[0]{kind} ? 0 : 1)' <made.json
 r=$?
 result "$([ "$st" = 1 ] && [ $r = 0 ]; echo $?)" \
-  "--json: schema hcpsim-check 1, runs false, missing and dlls_not_found named, counts add up to the imports" \
+  "--json: schema hcpsim-check 1, runs false, start_status 0xC0000135, missing and dlls_not_found named, counts add up to the imports" \
   "status $st"
 $HCPSIM run made.exe >out.txt 2>err.txt
 st=$?
-[ "$st" = 125 ] && [ "$(cat err.txt)" = "hcpsim: made.exe called made.dll!made_function, which hcpsim does not implement" ] &&
-  [ "$(tr -d '\r' <out.txt)" = before ]
-result $? "the run loads made.exe and stops at its first missing call, made.dll!made_function" "status $st: $(cat err.txt)"
+[ "$st" = 53 ] && [ "$(cat err.txt)" = "hcpsim: made.exe: The code execution cannot proceed because made.dll was not found. Reinstalling the program may fix this problem. (made.exe imports it; hcpsim looked in .)" ] &&
+  [ ! -s out.txt ]
+result $? "the run does not start: made.dll is not found (Windows' message, status 53, STATUS_DLL_NOT_FOUND's low byte)" "status $st: $(cat err.txt)"
+# made.dll built beside it: the run loads it, calls made_function, and stops at Beep when asked
+printf 'int made_function(int x) { return x + 4; }\n' >madedll.c
+x86_64-w64-mingw32-gcc -O2 -shared -o made.dll madedll.c made.def 2>cc.txt
+$HCPSIM run made.exe >out.txt 2>err.txt
+st=$?
+[ "$st" = 7 ] && [ "$(tr -d '\r' <out.txt)" = before ] && [ ! -s err.txt ]
+result $? "with made.dll beside it the run loads it and made_function(3) returns 7" "status $st: $(cat err.txt cc.txt)"
 $HCPSIM run made.exe beep >out.txt 2>err.txt
 [ "$(cat err.txt)" = "hcpsim: made.exe called KERNEL32.dll!Beep, which hcpsim does not implement" ]
 result $? "... and with an argument at Beep, which it calls first" "$(cat err.txt)"
+$HCPSIM check made.exe >out.txt 2>err.txt
+st=$?
+[ "$st" = 1 ] && grep -qx 'made.dll: found: the DLL image ./made.dll; 1 import: 1 implemented' out.txt &&
+  grep -qx '  implemented   made_function' out.txt &&
+  grep -qx 'made.dll imports KERNEL32.dll: found: a system DLL hcpsim simulates; .*' out.txt &&
+  [ "$(tail -1 out.txt)" = "verdict: made.exe: 1 of $(($(imports made.exe | wc -l) + $(imports made.dll | wc -l))) imports missing (KERNEL32.dll!Beep): its run stops at the first call of a missing one (status 125)" ]
+result $? "check finds made.dll beside the program: its export made_function implemented, its own imports listed after it, only Beep missing" \
+  "status $st: $(grep -v '^  implemented' out.txt)"
+mkdir -p lib && mv made.dll lib/
+$HCPSIM check made.exe >out.txt 2>err.txt
+st1=$?
+$HCPSIM check --dll-path lib made.exe >out2.txt 2>err.txt
+st2=$?
+[ "$st1" = 1 ] && grep -q 'does not start: made.dll is not found' out.txt &&
+  grep -qx 'made.dll: found: the DLL image lib/made.dll; 1 import: 1 implemented' out2.txt
+result $? "check --dll-path DIR searches DIR after the program's folder, as the run does" "status $st1/$st2: $(tail -1 out.txt) $(grep '^made.dll' out2.txt)"
+printf 'int other_function(int x) { return x; }\n' >other.c
+x86_64-w64-mingw32-gcc -O2 -shared -o lib/made.dll other.c 2>cc.txt
+$HCPSIM check --dll-path lib made.exe >out.txt 2>err.txt
+st=$?
+$HCPSIM run --dll-path lib made.exe >run.txt 2>err.txt
+rst=$?
+[ "$st" = 1 ] && grep -qx '  missing       made_function: made.dll does not export it: the run does not start' out.txt &&
+  grep -q 'does not start: the procedure entry point made_function is not in made.dll (status 57)' out.txt && [ "$rst" = 57 ]
+result $? "a DLL image without the export: check says the run does not start (status 57), and the run does not" \
+  "status $st, run $rst: $(tail -1 out.txt) $(cat err.txt)"
+rm -rf lib
+rm -f made.dll
 
 # Imports by ordinal: KERNEL32.dll's GetCurrentProcessId by hcpsim's own ordinal is named and
 # implemented; ordinal 9999 (no row) is '#9999', missing.
@@ -147,7 +183,7 @@ cp "$pe/hello64.exe" .
 cat >c.lua <<'EOF'
 local hcp = require "hcpsim"
 local c = hcp.check("made.exe")
-print(c.runs, table.concat(c.missing, ","), table.concat(c.dlls_not_found, ","), c.counts.missing, c.verdict)
+print(c.runs, table.concat(c.missing, ","), table.concat(c.dlls_not_found, ","), c.counts.missing, c.verdict, c.start_status)
 local m = hcp.machine {}
 local p = m:process { path = "hello64.exe", echo = false }
 local i = p.imports
@@ -157,7 +193,7 @@ $HCPSIM run c.lua >out.txt 2>err.txt
 st=$?
 verdict=$(perl -MJSON::PP -e 'local $/; print JSON::PP->new->decode(<STDIN>)->{verdict}' <made.json)
 nimp=$(imports hello64.exe | wc -l | tr -d ' ')
-want="false	KERNEL32.dll!Beep,made.dll!made_function	made.dll	2	$verdict
+want="false	KERNEL32.dll!Beep,made.dll!made_function	made.dll	2	$verdict	3221225781
 true	0	$nimp	KERNEL32.dll	KERNEL32.dll"
 [ "$st" = 0 ] && [ "$(cat out.txt)" = "$want" ]
 result $? "hcp.check(path) and p.imports: runs, missing, dlls_not_found, counts and the verdict of hcpsim check" \
@@ -182,8 +218,9 @@ check_usage() { # name, stderr, arguments...
   st=$?
   result "$([ "$st" = 2 ] && [ "$(cat err.txt)" = "$want" ]; echo $?)" "$name" "status $st: $(cat err.txt)"
 }
-check_usage "no program" "hcpsim: check needs a program: hcpsim check [--json] PROGRAM.exe"
-check_usage "an unknown option" "hcpsim: check: unknown option '--all' (valid: --json)" --all made.exe
+check_usage "no program" "hcpsim: check needs a program: hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe"
+check_usage "an unknown option" "hcpsim: check: unknown option '--all' (valid: --json, --dll-path DIR)" --all made.exe
+check_usage "--dll-path without a folder" "hcpsim: check: --dll-path needs a folder name" made.exe --dll-path
 check_usage "two programs" "hcpsim: check: one program at a time (got 'ord.exe' after 'made.exe')" made.exe ord.exe
 check_usage "a missing file" "hcpsim: check: cannot open nothere.exe: No such file or directory" nothere.exe
 echo "1..$n"

@@ -5,7 +5,8 @@
 # the class needs a relocation) and each load must fail with the message of its class.  Four more
 # classes come from the machine or the call: an i386 image on an x64 machine, on an ARM64
 # machine, a command line too long, a second process.  The last test is table-driven: every
-# message format of api/pe.c (its fail(...) calls) must be one some test above got, or be listed
+# message format of the loader (api/pe_image.c, api/pe_process.c: their fail(...) calls) must be one
+# some test above got, or be listed
 # below as a failure of the host or the machine's limits rather than of the image.
 CLAUSE=PE-MALFORMED
 . scenarios/tests/lib/tap.sh
@@ -38,6 +39,12 @@ perl -e '
   emit("e4", "an export name outside the image", "export 0: its name or ordinal lies outside the image", $names, "V", 0x7FFFFFF0);
   emit("e5", "an exported function outside the image", sprintf("export \x27%s\x27 (RVA 0x%X) lies outside the image", $first, $size + 0x1000), $funs + 4 * $o0, "V", $size + 0x1000);
 ' cases/crash64.exe cases >> cases.txt || exit 1
+# DLL images (api/pe_dll.c): dlluse.exe next to a hcpdll.dll that is a program, and next to one whose
+# forwarder has no '.'
+mkdir cases/d1 cases/d2
+cp "$pe/dll64/dlluse.exe" cases/d1/ && cp "$pe/dll64/dlluse.exe" cases/d2/
+cp "$pe/loop64.exe" cases/d1/hcpdll.dll
+perl -0777 -pe 's/hcpdll\.hcpdll_add\0/hcpdllXhcpdll_add\0/' "$pe/dll64/hcpdll.dll" > cases/d2/hcpdll.dll
 {
   echo 'local hcp = require "hcpsim"'
   echo 'local function try(name, m, spec) local ok, e = pcall(m.process, m, spec); print(name .. "\t" .. (ok and "loaded" or tostring(e))) end'
@@ -52,11 +59,13 @@ perl -e '
   echo 'try("x86-on-arm64", hcp.machine { platform = "win11-arm64" }, { path = "cases/loop32.exe", echo = false })'
   echo 'try("cmdline", hcp.machine {}, { path = "cases/loop64.exe", args = { string.rep("x", 5000) }, echo = false })'
   echo 'do local m = hcp.machine {}; m:process { path = "cases/loop64.exe", echo = false }; try("second", m, { path = "cases/loop64.exe", echo = false }) end'
+  echo 'try("dll-program", hcp.machine {}, { path = "cases/d1/dlluse.exe", echo = false })'
+  echo 'try("dll-forwarder", hcp.machine {}, { path = "cases/d2/dlluse.exe", echo = false })'
 } > load.lua
 $HCPSIM run load.lua > got.txt 2> err.txt
 ncases=$(wc -l < cases.txt | tr -d ' ')
 echo "TAP version 13"
-echo "1..$((ncases + 5))"
+echo "1..$((ncases + 7))"
 tab=$(printf '\t')
 while IFS="$tab" read -r id machine what frag; do
   msg=$(grep -a "^$id$tab" got.txt | cut -f2-)
@@ -74,13 +83,16 @@ check x86-on-x64 "loop32.exe: a i386 image cannot run on this machine (its guest
 check x86-on-arm64 "loop32.exe: this machine's guest is arm64: hcpsim loads images on x64 and x86 machines only" "an i386 image on an ARM64 machine: hcpsim loads images on x64 and x86 machines only"
 check cmdline "loop64.exe: the command line is longer than 4094 bytes" "a command line longer than 4094 bytes is refused"
 check second "loop64.exe: this machine already has a process (one per machine)" "a second m:process on one machine is refused"
+CLAUSE=PE-DLL
+check dll-program "dlluse.exe: The application was unable to start correctly (0xc000007b): hcpdll.dll (in cases/d1): a program, not a DLL (IMAGE_FILE_DLL is clear in Characteristics 0x0026)" "a DLL that is a program: 0xc000007b, naming the defect"
+check dll-forwarder "dlluse.exe: hcpdll.dll: export ordinal 1: its forwarder (RVA 0x" "a DLL whose forwarder is not 'DLL.Name': the loader names the export"
 CLAUSE=PE-MALFORMED
 perl -e '
-  my ($src, $got, $exempt) = @ARGV;
-  open my $f, "<", $src or die; my $c = do { local $/; <$f> };
+  my ($got, $exempt, @src) = @ARGV;
+  my $c = ""; for my $s (@src) { open my $f, "<", $s or die; local $/; $c .= <$f> }
   open my $g, "<", $got or die; my @msgs = map { chomp; (split /\t/, $_, 2)[1] } <$g>;
   my (@missing, $nf);
-  while ($c =~ /\bfail\((?:err, cap|msg, sizeof msg),\s*((?:"(?:[^"\\]|\\.)*"\s*)+)/g) {
+  while ($c =~ /\bfail\((?:err, cap|msg, sizeof msg|why, sizeof why),\s*((?:"(?:[^"\\]|\\.)*"\s*)+)/g) {
     my $lit = $1; my $fmt = join "", $lit =~ /"((?:[^"\\]|\\.)*)"/g;
     $fmt =~ s/\\\\/\\/g; $nf++;
     next if $fmt =~ /$exempt/;
@@ -88,7 +100,7 @@ perl -e '
     push @missing, $fmt unless grep { defined && /$re/ } @msgs;
   }
   print "$nf formats\n"; print "missing: $_\n" for @missing; exit(@missing ? 1 : 0);
-' "$top/api/pe.c" got.txt "$exempt" > cover.txt
+' got.txt "$exempt" "$top/api/pe_image.c" "$top/api/pe_process.c" > cover.txt
 st=$?
-result $st "every message format of api/pe.c's loader ($(head -n 1 cover.txt)) is one a test above got, or a host or machine limit" "$(tail -n +2 cover.txt | tr '\n' ' ')"
+result $st "every message format of the loader (api/pe_image.c, api/pe_process.c) ($(head -n 1 cover.txt)) is one a test above got, or a host or machine limit" "$(tail -n +2 cover.txt | tr '\n' ' ')"
 exit $((fail > 0))

@@ -48,8 +48,8 @@ message 203 [not Wine]: The system could not find the environment option that wa
 message 267 [not Wine]: The directory name is invalid.
 message 998 [not Wine]: Invalid access to memory location.
 EOF
-for bits in 64 32; do
-  cp "$pe/sysinfo$bits.exe" .
+for bits in 64 32 u64 u32; do # u: built against the UCRT (ucrtbase.dll's rows)
+  case $bits in u*) cp "$pe/../crt/sysinfo$bits.exe" . ;; *) cp "$pe/sysinfo$bits.exe" . ;; esac
   for run in 1 2; do
     rm -rf "s$run" && mkdir "s$run"
     timeout 120 $HCPSIM run --cwd "s$run" --env ZZ_HCP=from-outside "sysinfo$bits.exe" > "out$run.txt" 2> "err$run.txt"

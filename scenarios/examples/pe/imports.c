@@ -379,7 +379,9 @@ int main(int argc, char **argv) {
     char mb[8];
     int nm = WideCharToMultiByte(CP_ACP, 0, wabc, -1, mb, 8, NULL, NULL);
     check(K "WideCharToMultiByte: L\"abc\" gives 4 bytes with the NUL", nm == 4 && strcmp(mb, "abc") == 0, "%d", nm);
-    check(K "SetUnhandledExceptionFilter: the previous filter, NULL", SetUnhandledExceptionFilter(NULL) == NULL, "set");
+    LPTOP_LEVEL_EXCEPTION_FILTER crt_filter = SetUnhandledExceptionFilter(NULL); /* mingw-w64's CRT set one */
+    check(K "SetUnhandledExceptionFilter: the previous filter, the one the C runtime installed at start-up, then NULL",
+          crt_filter != NULL && SetUnhandledExceptionFilter(crt_filter) == NULL, "%p", (void *)crt_filter);
     SetLastError(77);
     check(K "TlsGetValue: an unset slot holds NULL, last error 0", TlsGetValue(1) == NULL && GetLastError() == 0, "%lu",
           GetLastError());

@@ -26,7 +26,19 @@ static void check(const char *what, int ok, const char *fmt, ...) {
     printf(ok ? "ok %s\n" : "not ok %s (got %s)\n", what, got);
 }
 #define K "KERNEL32.dll!"
+#ifdef _UCRT /* built against the UCRT (the Makefile's NAMEu64.exe, NAMEu32.exe) */
+#define C "ucrtbase.dll!"
+#define CRT_DLL "ucrtbase.dll"
+#define PROGRAM "sysinfou"
+#define N_ENVIRON C "__p__environ: _environ"
+#define N_WENVIRON C "__p__wenviron: _wenviron"
+#else
+#define N_ENVIRON C "_environ"
+#define N_WENVIRON C "_wenviron"
+#define PROGRAM "sysinfo"
 #define C "msvcrt.dll!"
+#define CRT_DLL "msvcrt.dll"
+#endif
 
 /* wide-string helpers of its own: wcscmp and friends are the C runtime's, tested elsewhere */
 static int wcmp(const wchar_t *a, const wchar_t *b) {
@@ -148,9 +160,9 @@ static void environment(BOOL sim) {
     int env_has = 0;
     for (char **e = _environ; *e; e++)
         if (strcmp(*e, "ZZ_W=wide") == 0) env_has = 1;
-    check(C "_environ: holds _wputenv's variable", env_has, "no");
-    /* msvcrt.dll exports these; mingw-w64's import library does not: found by name */
-    HMODULE crt = GetModuleHandleA("msvcrt.dll");
+    check(N_ENVIRON ": holds _wputenv's variable", env_has, "no");
+    /* the runtime DLL exports these; mingw-w64's import library does not: found by name */
+    HMODULE crt = GetModuleHandleA(CRT_DLL);
     char ***(__cdecl * p_environ)(void) = (char ***(__cdecl *)(void))(void (*)(void))GetProcAddress(crt, "__p__environ");
     wchar_t ***(__cdecl * p_wenviron)(void) =
         (wchar_t ***(__cdecl *)(void))(void (*)(void))GetProcAddress(crt, "__p__wenviron");
@@ -162,7 +174,7 @@ static void environment(BOOL sim) {
         check(C "__p__wenviron: _wenviron's address; it holds the variable [not Wine]",
               p_wenviron && wenv_has && *p_wenviron() == _wenviron, "%d", wenv_has);
     }
-    check(C "_wenviron: made, holding ZZ_HCP", _wenviron != NULL, "NULL");
+    check(N_WENVIRON ": made, holding ZZ_HCP", _wenviron != NULL, "NULL");
 }
 
 static void system_functions(BOOL sim) {
@@ -172,7 +184,7 @@ static void system_functions(BOOL sim) {
     for (const char *q = path; *q; q++)
         if (*q == '\\') base = q;
     check(K "GetModuleFileNameA: the program's full path, its length",
-          n == strlen(path) && base && (strcmp(base + 1, "sysinfo64.exe") == 0 || strcmp(base + 1, "sysinfo32.exe") == 0),
+          n == strlen(path) && base && (strcmp(base + 1, PROGRAM "64.exe") == 0 || strcmp(base + 1, PROGRAM "32.exe") == 0),
           "%s", path);
     if (sim)
         check(K "GetModuleFileNameA: C:\\hcpsim\\NAME.exe [hcpsim]", strncmp(path, "C:\\hcpsim\\sysinfo", 17) == 0, "%s",
