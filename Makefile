@@ -31,7 +31,7 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/replay.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c
 API_SRC := api/system.c api/platform.c api/errors.c api/handles.c api/profiling.c api/kecfg.c api/waits.c api/times.c api/etw.c api/gate.c api/pe.c api/win32.c
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
 REP_SRC := reports/trace.c reports/report.c reports/report_json.c reports/report_md.c reports/report_html.c reports/report_csv.c \
@@ -54,6 +54,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 -include scenarios/kernels/kernels.mk
 
 .PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench bench-ir \
+        bench-programs \
         deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
 
@@ -72,6 +73,8 @@ help:
 	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
 	@echo "                        native and cachegrind reference (BENCH_ROUNDS runs of each, default 3)"
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
+	@echo "make bench-programs     C programs run by hcpsim (Windows build) and natively (host build): time"
+	@echo "                        ratios, the cache model next to cachegrind, callgrind counts (PROGRAMS=...)"
 	@echo "make check-browser      the tour's HTML report in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
@@ -220,6 +223,11 @@ bench: all
 	sh reports/bench/ir.sh $(BUILD)
 	$(BUILD)/hcpsim bench --rounds $(BENCH_ROUNDS)
 	ROUNDS=$(BENCH_ROUNDS) sh reports/bench/native.sh $(BUILD)
+
+# Whole C programs built for Windows (run by hcpsim) and natively from one source, side by side:
+# time ratios, the cache model next to cachegrind, callgrind's host instructions (reports/bench/).
+bench-programs: all check-test-deps
+	ROUNDS=$(BENCH_ROUNDS) sh reports/bench/programs.sh $(BUILD) $(PROGRAMS)
 
 # The deterministic figure alone: host instructions per guest iteration under callgrind.
 bench-ir: all
