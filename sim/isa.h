@@ -48,10 +48,14 @@ typedef struct replay_insn {
     uint64_t data;   /* registers it writes with what it read from memory (not a pointer it moves) */
     uint64_t src;    /* registers it stores to memory as they are (mov [m], r; push r; str) */
     bool mem;        /* it reads or writes data memory: a data fault can come from it */
-    uint8_t df;      /* x86: 1 reads the flags for the direction flag only (a string instruction), 2 loads
-                        the direction flag from memory (popf) */
-    bool atomic;     /* an atomic access (x86 xchg with memory, LOCK; ARM64 store-exclusive): Unicorn
-                        calls no memory hook for it and does not sync the PC before it */
+    bool simple;     /* one access, at base register + displacement (no index): [base_bit + disp, + size) */
+    int8_t base_bit;
+    int32_t disp;
+    uint32_t size;
+    uint8_t df;  /* x86: 1 reads the flags for the direction flag only (a string instruction), 2 loads
+                    the direction flag from memory (popf) */
+    bool atomic; /* an atomic access (x86 xchg with memory, LOCK; ARM64 store-exclusive): Unicorn
+                    calls no memory hook for it and does not sync the PC before it */
 } replay_insn;
 
 typedef struct sim_isa sim_isa;

@@ -475,6 +475,15 @@ static void a64_replay(csh cs, const cs_insn *in, replay_insn *r) {
                 if (bit >= 0) r->data |= UINT64_C(1) << bit;
             }
     r->atomic = a64_store_exclusive(in->id);
+    for (int i = 0; i < x->op_count; i++) /* one access at base + displacement: 16 bytes at most */
+        if (x->operands[i].type == ARM64_OP_MEM && !prefetch) {
+            const arm64_op_mem *mo = &x->operands[i].mem;
+            int bit = a64_bit(mo->base);
+            r->simple = mo->index == ARM64_REG_INVALID && bit >= 0 && bit < 32;
+            r->base_bit = (int8_t)bit;
+            r->disp = mo->disp;
+            r->size = 16;
+        }
     bool store = false;
     for (int i = 0; i < x->op_count; i++)
         if (x->operands[i].type == ARM64_OP_MEM && (x->operands[i].access & CS_AC_WRITE)) store = true;

@@ -591,6 +591,29 @@ static void x86_replay(csh cs, const cs_insn *in, replay_insn *r, int n) {
     if (id == X86_INS_DIV || id == X86_INS_IDIV || id == X86_INS_BOUND || id == X86_INS_INTO)
         r->fault |= r->rd; /* divide error: the divisor and the quotient's size; bound; into: the flags */
     r->atomic = r->mem && (x->prefix[0] == X86_PREFIX_LOCK || id == X86_INS_XCHG);
+    /* one access at a base register and displacement: a memory operand, or the stack */
+    int nmemop = 0;
+    for (int i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM && !no_access) {
+            const cs_x86_op *op = &x->operands[i];
+            int bit = x86_bit(op->mem.base, n, &whole);
+            nmemop++;
+            r->simple = op->mem.index == X86_REG_INVALID && op->mem.segment == X86_REG_INVALID && bit >= 0 && bit < n &&
+                        op->mem.disp >= INT32_MIN && op->mem.disp <= INT32_MAX;
+            r->base_bit = (int8_t)bit;
+            r->disp = (int32_t)op->mem.disp;
+            r->size = op->size ? op->size : 1;
+        }
+    unsigned w = n == 16 ? 8 : 4;
+    bool stack = id == X86_INS_PUSH || id == X86_INS_POP || id == X86_INS_CALL || id == X86_INS_RET;
+    if (stack) {
+        r->simple = nmemop == 0; /* push [m], pop [m], call [m]: two accesses */
+        r->base_bit = 4;         /* rsp, esp */
+        r->disp = id == X86_INS_PUSH || id == X86_INS_CALL ? -(int32_t)w : 0;
+        r->size = w;
+    } else if (nmemop != 1 || x86_implicit_memory(id)) {
+        r->simple = false;
+    }
     if (is_string_insn(id)) r->df = 1;
     if (id == X86_INS_POPF || id == X86_INS_POPFD || id == X86_INS_POPFQ) r->df = 2;
     if (id == X86_INS_MOV || id == X86_INS_PUSH) /* a register stored as it is */

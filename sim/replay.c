@@ -101,8 +101,31 @@ static void keep_flags(const sim_machine *m, decoded *d) {
 /* An instruction a data fault can come from. */
 static bool can_fault(const replay_insn *r) { return r->mem; }
 
+/* Whether the first instruction that faults the same way alone from the fault's state is the one
+ * that faulted (replay.c's header): for every pair i < j of memory instructions where a register of
+ * i's address may change between them, both address the same base register, no index, at
+ * displacements whose bytes cannot overlap (from one state they never give the same address, so i
+ * alone from j's fault state cannot fault there).  A pair where i's address registers stay as they
+ * are needs nothing: i alone from the fault's state accesses what it accessed, and did not fault. */
+static bool decided_alone(const decoded *d) {
+    for (int j = 0; j < d->n; j++) {
+        if (!can_fault(&d->ri[j])) continue;
+        uint64_t written = 0;
+        for (int i = j - 1; i >= 0; i--) {
+            const replay_insn *a = &d->ri[i], *z = &d->ri[j];
+            written |= a->wr;
+            if (!can_fault(a) || !(a->fault & written)) continue;
+            bool apart = a->simple && z->simple && a->base_bit == z->base_bit &&
+                         ((int64_t)a->disp + a->size <= z->disp || (int64_t)z->disp + z->size <= a->disp);
+            if (!apart || a->atomic || z->atomic) return false;
+        }
+    }
+    return true;
+}
+
 void sim_replay_analyse(sim_machine *m, block_entry *b) {
     b->save = SAVE_NONE;
+    b->otest = 0;
     b->save_mask = 0;
     decoded dd, *d = &dd;
     if (!decode_block(m, b->addr, b->size, d)) return;
@@ -110,7 +133,9 @@ void sim_replay_analyse(sim_machine *m, block_entry *b) {
     for (int i = 0; i < d->n; i++)
         if (can_fault(&d->ri[i])) last = i, nmem++;
     keep_flags(m, d);
-    if (nmem >= 2) {
+    if (nmem >= 2 && decided_alone(d)) {
+        b->otest = 1;
+    } else if (nmem >= 2) {
         /* Backwards from the last memory instruction: the registers whose value at the block's
          * entry decides an address (or a divisor, a rep count) before it. */
         uint64_t need = 0, written = 0;
@@ -479,12 +504,13 @@ uint64_t sim_replay_fault(sim_machine *m, int type, uint64_t addr) {
             sim_cpu_block_hook(m, false) == SIM_OK) {
             m->replays++;
             /* the block from its entry: the fault's registers, with those the entry saved */
-            if (b->save == SAVE_NONE || m->saved_block == b) {
+            if (!b->otest && (b->save == SAVE_NONE || m->saved_block == b)) {
                 int kk = replay_block(m, b, d, k, lo, hi, type, addr);
                 if (kk >= 0) at = d->pc[kk];
             }
-            /* the fallback: each memory instruction alone, from the fault's state */
-            if (at == UINT64_MAX) m->replay_fallbacks++;
+            /* each memory instruction alone, from the fault's state: the answer for an otest block,
+             * else the fallback */
+            if (at == UINT64_MAX && !b->otest) m->replay_fallbacks++;
             for (int i = 0; at == UINT64_MAX && i < d->n; i++) {
                 if (!can_fault(&d->ri[i])) continue;
                 int t;

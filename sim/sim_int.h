@@ -50,6 +50,8 @@ typedef struct block_entry {
      * SAVE_REGS (the registers in save_mask, bits of the ISA's replay set) or SAVE_ALL (the whole
      * CPU context). */
     uint8_t save;
+    uint8_t otest; /* replay.c: no save; a fault's instruction is the first one that, alone from the
+                      fault's state, gives the same fault */
     uint64_t save_mask;
 } block_entry;
 

@@ -486,6 +486,27 @@ static void constructed(void) {
                "x64 %s: pointer chain whose link %zu is bad: load %zu faults, %zu instructions retired",
                hook ? "engine's precise mode" : "replay", k, k + 2, 2 + k);
         }
+    /* an unrolled array walk, the pointer moved between the loads (no register saved: the two
+     * loads' bytes never overlap from one state): mov rax, p; mov rcx, [rax+0x10]; add rax, 0x20;
+     * mov rdx, [rax-0x20]; ret.  p = the buffer's last 16 bytes: the first load reads the guard
+     * page after it; p = 16 bytes below the buffer (unmapped): the first load passes, the second
+     * faults */
+    for (int hook = 0; hook < 2; hook++)
+        for (int second = 0; second < 2; second++) {
+            uint8_t walk[32];
+            emit e = {walk, 0};
+            put(&e, 0x48), put(&e, 0xB8), put64(&e, second ? data - 16 : data + DATA_BYTES - 16);
+            put(&e, 0x48), put(&e, 0x8B), put(&e, 0x48), put(&e, 0x10);
+            put(&e, 0x48), put(&e, 0x83), put(&e, 0xC0), put(&e, 0x20);
+            put(&e, 0x48), put(&e, 0x8B), put(&e, 0x50), put(&e, 0xE0);
+            put(&e, 0xC3);
+            one o = run_one(SIM_ARCH_X64, hook, walk, e.n, 0, zero);
+            uint64_t want = second ? data - 16 : data + DATA_BYTES;
+            ok(o.st == SIM_CALL_FAULTED && o.f.kind == SIM_FAULT_ACCESS && o.f.data == want &&
+                   o.f.address == w.code + (second ? 18u : 10u) && o.insns == (second ? 3u : 1u),
+               "x64 %s: an array walk faults at its %s load (%u instructions retired)",
+               hook ? "engine's precise mode" : "replay", second ? "second" : "first", second ? 3u : 1u);
+        }
     /* mov rbx, code; mov rcx, [rax]; mov [rax], rcx; xchg [rbx], rcx (read-only: a write fault) */
     uint8_t code[64];
     emit e = {code, 0};
