@@ -322,17 +322,21 @@ NOINLINE static void on_block_slow(uc_engine *uc, uint64_t addr, uint32_t size, 
     if (b->save) sim_replay_save(m, b); /* what a replay of it would need (replay.c) */
 }
 
-/* Counts the run of the block at addr: when it is in the front table with
- * runs already pending and more cycles left than it costs, here; anything
- * else in on_block_slow (a tail call: the hot path saves no registers).
+/* Counts the run of the block at addr: when it is in the front table, saves
+ * nothing for a replay and more cycles are left than it costs, here (a first
+ * pending run joins the dirty list); anything else in on_block_slow (a tail
+ * call: the hot path saves no registers).
  * `steady`: the previous block's branch left the predictor as it was, so a
  * block that went to itself is a steady loop from now on (sim_int.h). */
 static inline void count_run(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m, bool steady) {
     block_entry *prev = m->last_block;
     block_entry *b = m->front[front_index(addr)];
-    if (b && b->addr == addr && b->size == size && b->runs && !b->save && m->budget > b->st.cycles) {
+    if (b && b->addr == addr && b->size == size && !b->save && m->budget > b->st.cycles && (b->runs || m->running)) {
         m->budget -= b->st.cycles;
-        b->runs++;
+        if (b->runs++ == 0) { /* its first run since the last flush (a gate call flushes them all) */
+            b->dirty_next = m->dirty;
+            m->dirty = b;
+        }
         m->last_block = b;
         m->last_block_addr = addr;
         m->loop_size = steady && b == prev ? size : NO_LOOP;
