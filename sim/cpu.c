@@ -11,11 +11,12 @@
  * that stops part-way (fault, trapped instruction) is corrected by taking
  * back what did not retire.
  *
- * Precise faults: with any memory-access hook present, Unicorn syncs RIP
- * before each memory instruction, so a data fault reports the exact
- * instruction.  A hook on an address that is never mapped gives that with no
- * callbacks (cost measured in sim/README.md); without it RIP is the block
- * start.
+ * Precise faults: without a memory-access hook Unicorn reports a data fault
+ * with the PC at the block's start (every register as of the faulting
+ * instruction); replay.c then finds the instruction, at no cost to a run
+ * that does not fault.  With a memory hook (the cache model's; precise_hook)
+ * Unicorn syncs the PC before each load and store itself (sim/README.md
+ * "Precise faults").
  *
  * Trapped instructions: Unicorn 2.0.1 cannot hook RDTSC with UC_HOOK_INSN and
  * raises #UD for RDPMC.  When a block is first decoded and holds such an

@@ -107,6 +107,24 @@ for p in $programs; do
     printf "  %-8s %10.3f %10.3f %10.3f %10.3f %6.2fx %6.2fx\n", p, gc, gm, hc, hm, hc / gc, hm / gm }'
 done
 
+# What the model counts next to what cachegrind counts (one more run of each, untimed): hcpsim's
+# l1d-misses, llc-misses, loads and stores from its run report; cachegrind's D1 and LLd misses
+# and data reads and writes.  The two builds differ in their startup code and C library.
+printf '\n  %-8s %13s %13s %13s %13s %13s %13s %13s %13s\n' program "cg D1 miss" "l1d-misses" "cg LLd miss" \
+  "llc-misses" "cg D reads" "loads" "cg D writes" "stores"
+for p in $programs; do
+  valgrind -q --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
+    --cachegrind-out-file="$tmp/cg.out" "$out/$p" "$cscale" >/dev/null 2>"$tmp/cg.err" || { cat "$tmp/cg.err" >&2; exit 1; }
+  "$hcpsim" run $lim --cache true --report "$tmp/r.json" "$out/$p.exe" "$cscale" >/dev/null 2>&1 || exit 1
+  # cachegrind's summary: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+  set -- $(sed -n 's/^summary: //p' "$tmp/cg.out")
+  c="$4 $5 $6 $7 $8 $9"
+  h=$(perl -ne 'for my $e (qw(l1d-misses llc-misses loads stores)) { $v{$e} //= $1 if /"\Q$e\E": (\d+)/ } END { print join " ", map { $v{$_} // 0 } qw(l1d-misses llc-misses loads stores) }' "$tmp/r.json")
+  set -- $c $h
+  awk -v p="$p" -v dr="$1" -v d1r="$2" -v dlr="$3" -v dw="$4" -v d1w="$5" -v dlw="$6" -v l1="$7" -v llc="$8" -v ld="$9" -v st="${10}" 'BEGIN {
+    printf "  %-8s %13d %13d %13d %13d %13d %13d %13d %13d\n", p, d1r + d1w, l1, dlr + dlw, llc, dr, ld, dw, st }'
+done
+
 # ---- host instructions: callgrind's Ir ----------------------------------------------------------
 [ "$irscale" = 0 ] && exit 0
 printf '\nhost instructions (callgrind Ir) at scale %s: deterministic, the same on every run\n' "$irscale"
