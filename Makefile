@@ -246,7 +246,7 @@ deps-browser:
 check-browser: all
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
-NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c
+NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch] reports/bench/programs/*.[ch]) scenarios/kernels/native.c
 # Every C file of the project: the library, the CLI, the tests, the fuzz targets, the native program.
 FUZZ_SRC := $(wildcard scenarios/fuzz/*.c scenarios/fuzz/*.h)
 format:

@@ -5,20 +5,21 @@
  * as the PC unless a memory hook exists when the block is translated, and any memory hook sends
  * every data access of every block down the engine's slow path.  So no memory hook is installed
  * (unless a model needs one: the cache model), and when a data fault happens the instruction that
- * raised it is found here:
+ * raised it is found here, in the last counted block:
  *
- *   - a block with one instruction that reads or writes data memory: that one;
- *   - otherwise the block runs again from its entry state, with a memory hook (so the engine gives
- *     the PC of the faulting access) that journals every access and writes back the bytes each
- *     store replaced, for as many instructions as the block has.  The entry state is the fault's
- *     registers with those the block had changed before its last memory access and that decide an
- *     address put back: the block hook saved them at the block's entry (SAVE_REGS, or the whole
- *     context, SAVE_ALL), for the blocks this analysis marks (sim_replay_analyse), which are the
- *     only ones that pay anything;
- *   - the replay is taken when it faults with the same access at the same address and no
- *     instruction read bytes that a later one of the replay wrote (a value the original run read
- *     before it was overwritten); otherwise each memory instruction is tried alone from the fault's
- *     state, in order, and the first that faults the same way is the one (the fallback).
+ *   - the block's only instruction that reads or writes data memory;
+ *   - or (an `otest` block: sim_replay_analyse) the first memory instruction that, run alone from
+ *     the fault's state, faults the same way;
+ *   - or the one where the block, run again from its entry state for as many instructions as it
+ *     has, gives the same fault.  The entry state is the fault's registers with those the block
+ *     changed before its last memory access and that decide an address put back: the block hook
+ *     saved them at each entry (SAVE_REGS, or the whole context, SAVE_ALL), for the blocks the
+ *     analysis marks, the only ones that pay anything.  A memory hook journals every access of
+ *     the replay and the bytes each store replaced (undone afterwards); with the count's code hook
+ *     it makes Unicorn give the PC of each.  A read of bytes the block stores to later reads, in
+ *     the replay, the later value: when that decides an address, the replay runs again with what
+ *     it read set from the fault's registers (replay_block); atomic instructions, which call no
+ *     memory hook, are run by hand (atomic_step).  Failing that, the `otest` answer.
  *
  * Afterwards the engine holds exactly the fault's state again (registers, memory, the translated
  * blocks of the replay removed) with the PC at the faulting instruction: what the engine's own
@@ -198,13 +199,18 @@ static void on_journal(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
         m->journal = j;
         m->capjournal = nc;
     }
+    if (type == UC_MEM_WRITE && (size <= 0 || size > (int)sizeof m->journal[0].old)) {
+        m->replay_refused = true; /* a store it could not undo (Unicorn splits them into 8 bytes or less) */
+        uc_emu_stop(uc);
+        return;
+    }
     struct replay_access *a = &m->journal[m->njournal++];
     a->addr = addr;
-    a->size = size > 0 && size <= (int)sizeof a->old ? (uint32_t)size : 0;
+    a->size = size > 0 && size <= (int)sizeof a->old ? (uint32_t)size : 1;
     a->write = type == UC_MEM_WRITE;
     a->pc = 0;
     uc_reg_read(uc, m->isa->reg_pc, &a->pc);
-    if (a->write && (a->size == 0 || uc_mem_read(uc, addr, a->old, a->size) != UC_ERR_OK))
+    if (a->write && uc_mem_read(uc, addr, a->old, a->size) != UC_ERR_OK)
         m->njournal--; /* an unmapped store (the hook comes before the check): it faults, nothing to undo */
 }
 
