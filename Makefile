@@ -32,7 +32,7 @@ CFLAGS_ALL = -std=c17 $(OPT) $(WARN) $(SAN_FLAGS) -I. -I$(BUILD) $(PKG_CFLAGS) $
 LDFLAGS_ALL = $(SAN_FLAGS) $(LDFLAGS)
 
 PMU_SRC := pmu_model/pmu.c
-SIM_SRC := sim/machine.c sim/cpu.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c sim/wx.c sim/context.c
+SIM_SRC := sim/machine.c sim/cpu.c sim/replay.c sim/isa_x86.c sim/isa_arm.c sim/sched.c sim/objects.c sim/bench.c sim/engine.c sim/wx.c sim/context.c
 # Every api/*.c: the simulated OS and the export implementations, one file per subject.
 API_SRC := $(sort $(wildcard api/*.c))
 SCN_SRC := scenarios/lhcp.c scenarios/lmachine.c scenarios/lthread.c scenarios/runtime.c scenarios/lorder.c scenarios/lprocess.c
@@ -56,6 +56,7 @@ SH_TESTS += conformance/native/hcpsim_documented.sh conformance/native/hcpsim_ob
 -include scenarios/kernels/kernels.mk
 
 .PHONY: all deps check-deps check-test-deps install uninstall run test tests clauses clean check-asan check-ubsan check-valgrind lint format bench bench-ir \
+        bench-programs \
         deps-browser check-browser help
 all: check-deps $(BUILD)/hcpsim
 
@@ -74,6 +75,8 @@ help:
 	@echo "make bench              host instructions per guest iteration (callgrind), guest MIPS per counting mode,"
 	@echo "                        native and cachegrind reference (BENCH_ROUNDS runs of each, default 3)"
 	@echo "make bench-ir           the callgrind figure alone (WORKLOADS=\"spin memwalk\" for some)"
+	@echo "make bench-programs     C programs run by hcpsim (Windows build) and natively (host build): time"
+	@echo "                        ratios, the cache model next to cachegrind, callgrind counts (PROGRAMS=...)"
 	@echo "make check-browser      the tour's and a program's HTML reports in headless Chromium (make deps-browser)"
 	@echo "make check-sched-model  the scheduler model against hcpsim on SEEDS generated scenarios (default"
 	@echo "                        5000; 1-3 CPUs and each forced onto one) and REPORT_SEEDS run reports"
@@ -377,6 +380,11 @@ bench: all
 	$(BUILD)/hcpsim bench --rounds $(BENCH_ROUNDS)
 	ROUNDS=$(BENCH_ROUNDS) sh reports/bench/native.sh $(BUILD)
 
+# Whole C programs built for Windows (run by hcpsim) and natively from one source, side by side:
+# time ratios, the cache model next to cachegrind, callgrind's host instructions (reports/bench/).
+bench-programs: all check-test-deps
+	ROUNDS=$(BENCH_ROUNDS) sh reports/bench/programs.sh $(BUILD) $(PROGRAMS)
+
 # The deterministic figure alone: host instructions per guest iteration under callgrind.
 bench-ir: all
 	sh reports/bench/ir.sh $(BUILD) $(WORKLOADS)
@@ -395,7 +403,7 @@ deps-browser:
 check-browser: all $(BUILD)/pe/threads64.exe
 	HCPSIM=$(BUILD)/hcpsim sh scenarios/tests/report.sh browser $(BUILD)/browser
 
-NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch]) scenarios/kernels/native.c
+NATIVE_FMT := $(wildcard conformance/native/*.c conformance/native/shim/*.[ch] reports/bench/programs/*.[ch]) scenarios/kernels/native.c
 # Every C file of the project: the library, the CLI, the tests, the fuzz targets, the native program.
 FUZZ_SRC := $(wildcard scenarios/fuzz/*.c scenarios/fuzz/*.h)
 format:

@@ -264,6 +264,11 @@ my @MUTANTS = (
       'if (size == m->loop_size && addr == m->last_block_addr) {']],
     ['loop-before-predictor-steady', 'a block that went to itself counts as a steady loop even when its branch still trains the predictor',
      ['sim/cpu.c', 'm->loop_size = steady && b == prev ? size : NO_LOOP;', 'm->loop_size = b == prev ? size : NO_LOOP;']],
+    ['replay-no-entry-save', 'the block hook saves nothing at a block\'s entry, so a fault replay starts from the registers the block changed (sim/replay.c)',
+     ['sim/cpu.c', "    if (b->save) sim_replay_save(m, b); /* what a replay of it would need (replay.c) */\n", '']],
+    ['replay-no-undo', 'a fault replay leaves its stores in guest memory instead of undoing them',
+     ['sim/replay.c', 'if (m->journal[i].write) uc_mem_write(m->uc, m->journal[i].addr, m->journal[i].old, m->journal[i].size);',
+      'if (m->journal[i].write && !m->journal[i].write) uc_mem_write(m->uc, m->journal[i].addr, m->journal[i].old, m->journal[i].size);']],
     ['lua-body-no-cycle-limit', 'a Lua body whose API calls never block runs past max_cycles (only the Lua instruction limit stops it)',
      ['scenarios/lmachine.c', 'sim_clock(m) < sim_max_cycles(m)) return;', 'sim_clock(m) < sim_max_cycles(m) || m) return;']],
     # issue 33: timer objects, suspension, user-mode synchronisation, APCs, the pool, object rules

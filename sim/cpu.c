@@ -11,11 +11,12 @@
  * that stops part-way (fault, trapped instruction) is corrected by taking
  * back what did not retire.
  *
- * Precise faults: with any memory-access hook present, Unicorn syncs RIP
- * before each memory instruction, so a data fault reports the exact
- * instruction.  A hook on an address that is never mapped gives that with no
- * callbacks (cost measured in sim/README.md); without it RIP is the block
- * start.
+ * Precise faults: without a memory-access hook Unicorn reports a data fault
+ * with the PC at the block's start (every register as of the faulting
+ * instruction); replay.c then finds the instruction, at no cost to a run
+ * that does not fault.  With a memory hook (the cache model's; precise_hook)
+ * Unicorn syncs the PC before each load and store itself (sim/README.md
+ * "Precise faults").
  *
  * Trapped instructions: Unicorn 2.0.1 cannot hook RDTSC with UC_HOOK_INSN and
  * raises #UD for RDPMC.  When a block is first decoded and holds such an
@@ -207,6 +208,7 @@ static block_entry *block_lookup(sim_machine *m, uint64_t addr, uint32_t size, b
     b->addr = addr;
     b->size = size;
     b->st = decode_range(m, addr, size, UINT64_MAX, b);
+    if (m->recover) sim_replay_analyse(m, b);
     m->nblocks++;
     *is_new = true;
     return b;
@@ -321,19 +323,24 @@ NOINLINE static void on_block_slow(uc_engine *uc, uint64_t addr, uint32_t size, 
     }
     m->last_block = b;
     m->last_block_addr = addr;
+    if (b->save) sim_replay_save(m, b); /* what a replay of it would need (replay.c) */
 }
 
-/* Counts the run of the block at addr: when it is in the front table with
- * runs already pending and more cycles left than it costs, here; anything
- * else in on_block_slow (a tail call: the hot path saves no registers).
+/* Counts the run of the block at addr: when it is in the front table, saves
+ * nothing for a replay and more cycles are left than it costs, here (a first
+ * pending run joins the dirty list); anything else in on_block_slow (a tail
+ * call: the hot path saves no registers).
  * `steady`: the previous block's branch left the predictor as it was, so a
  * block that went to itself is a steady loop from now on (sim_int.h). */
 static inline void count_run(uc_engine *uc, uint64_t addr, uint32_t size, sim_machine *m, bool steady) {
     block_entry *prev = m->last_block;
     block_entry *b = m->front[front_index(addr)];
-    if (b && b->addr == addr && b->size == size && b->runs && m->budget > b->st.cycles) {
+    if (b && b->addr == addr && b->size == size && !b->save && m->budget > b->st.cycles && (b->runs || m->running)) {
         m->budget -= b->st.cycles;
-        b->runs++;
+        if (b->runs++ == 0) { /* its first run since the last flush (a gate call flushes them all) */
+            b->dirty_next = m->dirty;
+            m->dirty = b;
+        }
         m->last_block = b;
         m->last_block_addr = addr;
         m->loop_size = steady && b == prev ? size : NO_LOOP;
@@ -377,6 +384,13 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
 static bool on_memerr(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *ud) {
     (void)uc, (void)value;
     sim_machine *m = ud;
+    if (m->replaying) { /* replay.c: the replay's fault, nothing mapped */
+        /* guarded code (x86): the replayed block's instructions were checked when it was translated */
+        if (type == UC_MEM_FETCH_PROT && sim_wx_guarded(m, addr)) return true;
+        m->replay_addr = addr;
+        m->replay_type = (int)type;
+        return false;
+    }
     /* The OS heap reads as mapped zeros everywhere (sim_heap_cover): map and retry. */
     bool unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_FETCH_UNMAPPED;
     uint64_t mapped = m->heap_mapped;
@@ -398,6 +412,11 @@ static void gate_enter(sim_machine *m, uint64_t at);
  * ISA's gate-entering interrupt goes to the gate; every other one ends the call. */
 static void on_intr(uc_engine *uc, uint32_t intno, void *ud) {
     sim_machine *m = ud;
+    if (m->replaying) { /* replay.c: a replay never enters the gate or ends a call */
+        m->replay_refused = true;
+        uc_emu_stop(uc);
+        return;
+    }
     if (m->isa->gate_intno >= 0 && (int)intno == m->isa->gate_intno) {
         /* the PC is after the entering instruction */
         gate_enter(m, sim_reg(m, m->isa->reg_pc) - m->isa->gate_entry_len);
@@ -479,8 +498,12 @@ static void gate_serve(sim_machine *m, uint64_t at) {
 
 /* x64 `syscall` (RIP is the syscall's address in the hook). */
 static void on_syscall(uc_engine *uc, void *ud) {
-    (void)uc;
     sim_machine *m = ud;
+    if (m->replaying) {
+        m->replay_refused = true;
+        uc_emu_stop(uc);
+        return;
+    }
     gate_enter(m, sim_reg(m, m->isa->reg_pc));
 }
 
@@ -513,12 +536,29 @@ static void set_fault(sim_thread *t, sim_fault_kind kind, uint64_t address, uint
         if (uc_mem_read(t->m->uc, address + (uint64_t)i, &f->bytes[i], 1) != UC_ERR_OK) break;
         f->nbytes = i + 1;
     }
+    /* The CPU as the exception leaves it, its PC at the exception address (sim_fault_reg; the PC is
+     * set in the engine around the save: Unicorn 2.0.1's uc_context_reg_write crashes on ARM). */
+    sim_machine *m = t->m;
+    uint64_t pc = sim_reg(m, m->isa->reg_pc);
+    if (pc != address) sim_reg_set(m, m->isa->reg_pc, address);
+    if (t->fault_ctx || uc_context_alloc(m->uc, &t->fault_ctx) == UC_ERR_OK) uc_context_save(m->uc, t->fault_ctx);
+    if (pc != address) sim_reg_set(m, m->isa->reg_pc, pc);
+}
+
+bool sim_fault_reg(const sim_thread *t, int reg, uint64_t *v) {
+    *v = 0;
+    return t->fault.kind != SIM_FAULT_NONE && t->fault_ctx && uc_context_reg_read(t->fault_ctx, reg, v) == UC_ERR_OK;
 }
 
 static void trap_serve(uc_engine *uc, uint64_t addr, trap *tr);
 static void on_trap(uc_engine *uc, uint64_t addr, uint32_t size, void *ud) {
     (void)size;
     trap *tr = ud;
+    if (tr->m->replaying) { /* replay.c: a replay serves nothing */
+        tr->m->replay_refused = true;
+        uc_emu_stop(uc);
+        return;
+    }
     flush_runs(tr->m); /* what follows is taken back, and the clock is read */
     trap_serve(uc, addr, tr);
     budget_refresh(tr->m);
@@ -619,14 +659,17 @@ sim_err sim_cpu_init(sim_machine *m) {
     if (m->cfg.cache &&
         uc_hook_add(m->uc, &m->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_mem), m, 1, 0) != UC_ERR_OK)
         return SIM_ERR_UNICORN;
-    /* Precise faults: on x86 any memory hook makes Unicorn sync the PC before
-     * each memory instruction, so a hook on a never-mapped address suffices;
-     * on ARM64 the PC is synced only when a hook is called, so the hook must
-     * cover all memory (an empty callback per access).  ARM (A32) syncs it in
-     * neither case: its data faults report the block start (sim/README.md). */
+    /* Precise faults.  With no memory hook (the default) a data fault's instruction is found when
+     * it happens, by replay.c, at no cost to a run that does not fault.  With a memory hook (the
+     * cache model's, or precise_hook's) the engine finds it itself: on x86 any memory hook makes
+     * Unicorn sync the PC before each memory instruction, so a hook on a never-mapped address
+     * suffices; on ARM64 the PC is synced only for an access the hook's range covers, so it must
+     * cover all memory (an empty callback per access).  ARM (A32) syncs it in neither case: its
+     * data faults report the block start (sim/README.md). */
+    m->recover = m->cfg.precise_faults && !m->cfg.cache && !m->cfg.precise_hook && isa->replay_of;
     uint64_t probe_lo = SIM_HOOK_PROBE, probe_hi = SIM_HOOK_PROBE;
     if (isa->arch == SIM_ARCH_ARM64) probe_lo = 1, probe_hi = 0;
-    if (m->cfg.precise_faults && !m->cfg.cache && isa->arch != SIM_ARCH_ARM &&
+    if (m->cfg.precise_faults && m->cfg.precise_hook && !m->cfg.cache && isa->arch != SIM_ARCH_ARM &&
         uc_hook_add(m->uc, &m->h_probe, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, HOOK(on_probe), m, probe_lo, probe_hi) !=
             UC_ERR_OK)
         return SIM_ERR_UNICORN;
@@ -644,6 +687,17 @@ sim_err sim_cpu_init(sim_machine *m) {
     sim_err se = sim_cpu_exits_sync(m);
     if (se != SIM_OK) return se;
     return gate_map(m);
+}
+
+sim_err sim_cpu_block_hook(sim_machine *m, bool on) {
+    if (!on) {
+        if (m->h_block && uc_hook_del(m->uc, m->h_block) != UC_ERR_OK) return SIM_ERR_UNICORN;
+        m->h_block = 0;
+        return SIM_OK;
+    }
+    if (m->h_block) return SIM_OK;
+    return uc_hook_add(m->uc, &m->h_block, UC_HOOK_BLOCK, HOOK(on_block), m, 1, 0) == UC_ERR_OK ? SIM_OK
+                                                                                                : SIM_ERR_UNICORN;
 }
 
 static bool is_exit(const sim_machine *m, uint64_t a) {
@@ -826,6 +880,7 @@ void sim_cpu_fini(sim_machine *m) {
     free(m->exits);
     m->exits = NULL;
     m->nexits = m->capexits = m->synced_exits = 0;
+    sim_replay_fini(m);
     sim_engine_close(m->isa->uc_arch, m->isa->uc_mode, m->uc, m->uc_uses, m->clean);
     if (m->clean) uc_context_free(m->clean);
     m->clean = NULL;
@@ -987,6 +1042,10 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
             m->last_block = NULL; /* the jump that got here retired */
             loop_forget(m);
         } else {
+            if (m->recover && m->memerr_type) { /* the engine reports the block's start: find the instruction */
+                uint64_t at = sim_replay_fault(m, m->memerr_type, m->memerr_addr);
+                if (at != UINT64_MAX) rip = at;
+            }
             rip = settle_partial_block(m, t, rip, false);
         }
         break;
@@ -1060,6 +1119,10 @@ uint64_t sim_guard_stops(const sim_machine *m) { return m->guard_stops; }
 static int written_code(sim_machine *m, sim_thread *t, uc_err e, uint64_t *rip) {
     if (e != UC_ERR_WRITE_PROT && e != UC_ERR_FETCH_PROT) return 0;
     bool fetch = e == UC_ERR_FETCH_PROT;
+    if (!fetch && m->recover && m->memerr_type) { /* the engine reports the block's start: find the store */
+        uint64_t at = sim_replay_fault(m, m->memerr_type, m->memerr_addr);
+        if (at != UINT64_MAX) *rip = at;
+    }
     int r = sim_wx_fault(m, fetch, m->memerr_addr, *rip, t->error, sizeof t->error);
     if (r <= 0) return r;
     if (fetch) {

@@ -37,6 +37,27 @@ typedef enum trap_kind {
     TRAP_CLOCK,   /* ARM64 mrs Xt, PMCCNTR_EL0 / CNTVCT_EL0: Xt = virtual clock */
 } trap_kind;
 
+/* What the fault recovery (sim/replay.c) needs of one instruction, in bits of the ISA's replay
+ * register set (sim_isa.replay_regs; the last two bits are "a segment register" and "any other
+ * register": state the set does not hold, which a replay can only restore with the whole CPU
+ * context). */
+typedef struct replay_insn {
+    uint64_t rd, wr; /* registers read, written */
+    uint64_t kill;   /* written whole: their old value is dead after it */
+    uint64_t fault;  /* registers that decide whether it faults: its memory addresses, a rep count, a divisor */
+    uint64_t data;   /* registers it writes with what it read from memory (not a pointer it moves) */
+    uint64_t src;    /* registers it stores to memory as they are (mov [m], r; push r; str) */
+    bool mem;        /* it reads or writes data memory: a data fault can come from it */
+    bool simple;     /* one access, at base register + displacement (no index): [base_bit + disp, + size) */
+    int8_t base_bit;
+    int32_t disp;
+    uint32_t size;
+    uint8_t df;  /* x86: 1 reads the flags for the direction flag only (a string instruction), 2 loads
+                    the direction flag from memory (popf) */
+    bool atomic; /* an atomic access (x86 xchg with memory, LOCK; ARM64 store-exclusive): Unicorn
+                    calls no memory hook for it and does not sync the PC before it */
+} replay_insn;
+
 typedef struct sim_isa sim_isa;
 struct sim_isa {
     sim_arch arch;
@@ -91,6 +112,21 @@ struct sim_isa {
     void (*ctx_set)(sim_machine *m, const sim_context *c);
     /* Serves a trapped instruction (not TRAP_PRIV/TRAP_ILLEGAL). */
     void (*serve)(sim_machine *m, sim_thread *t, trap_kind k, int reg);
+    /* Fault recovery (sim/replay.c; NULL: the engine's own fault address stands, ARM): one decoded
+     * instruction's registers, and the Unicorn ids of the replay set's first nreplay_regs bits
+     * (the set's two bits above them stand for segment and other registers). */
+    void (*replay_of)(csh cs, const cs_insn *in, replay_insn *r);
+    const int *replay_regs;
+    int nreplay_regs;
+    /* The bit of a flags register the engine does not keep at a fault (x86: Unicorn 2.0.1 leaves
+     * EFLAGS computed from a stale lazy-flags state, system bits included, when a block stops at a
+     * data fault), or -1; and the value a replay starts from when the block saved none (x86: 0x202,
+     * IF and the reserved bit). */
+    int replay_flags;
+    uint64_t replay_flags_start;
+    /* The data address and size of an atomic instruction (replay_insn.atomic) from the engine's
+     * registers; false when it cannot say. */
+    bool (*replay_ea)(sim_machine *m, const cs_insn *in, uint64_t *ea, uint32_t *size);
 };
 
 extern const sim_isa sim_isa_x64, sim_isa_x86, sim_isa_arm64, sim_isa_arm;

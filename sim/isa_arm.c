@@ -401,6 +401,134 @@ static void a64_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) {
 
 static void a32_serve(sim_machine *m, sim_thread *t, trap_kind k, int reg) { (void)m, (void)t, (void)k, (void)reg; }
 
+/* ---- fault recovery (sim/replay.c): registers of one ARM64 instruction ------------------------- */
+
+/* The replay set: x0-x30, sp, the flags (bits 0-32); bits 33 and 34 stand for a segment register
+ * (none on ARM64) and any other register (SIMD, system). */
+static const int replay_a64[] = {
+    UC_ARM64_REG_X0,  UC_ARM64_REG_X1,  UC_ARM64_REG_X2,  UC_ARM64_REG_X3,  UC_ARM64_REG_X4,  UC_ARM64_REG_X5,
+    UC_ARM64_REG_X6,  UC_ARM64_REG_X7,  UC_ARM64_REG_X8,  UC_ARM64_REG_X9,  UC_ARM64_REG_X10, UC_ARM64_REG_X11,
+    UC_ARM64_REG_X12, UC_ARM64_REG_X13, UC_ARM64_REG_X14, UC_ARM64_REG_X15, UC_ARM64_REG_X16, UC_ARM64_REG_X17,
+    UC_ARM64_REG_X18, UC_ARM64_REG_X19, UC_ARM64_REG_X20, UC_ARM64_REG_X21, UC_ARM64_REG_X22, UC_ARM64_REG_X23,
+    UC_ARM64_REG_X24, UC_ARM64_REG_X25, UC_ARM64_REG_X26, UC_ARM64_REG_X27, UC_ARM64_REG_X28, UC_ARM64_REG_X29,
+    UC_ARM64_REG_X30, UC_ARM64_REG_SP,  UC_ARM64_REG_NZCV};
+#define A64_NREPLAY 33
+
+/* Store-exclusives: QEMU makes them atomic compare-and-swaps (no memory hook, no PC sync). */
+static bool a64_store_exclusive(unsigned id) {
+    switch (id) {
+    case ARM64_INS_STXR:
+    case ARM64_INS_STXRB:
+    case ARM64_INS_STXRH:
+    case ARM64_INS_STXP:
+    case ARM64_INS_STLXR:
+    case ARM64_INS_STLXRB:
+    case ARM64_INS_STLXRH:
+    case ARM64_INS_STLXP: return true;
+    default: return false;
+    }
+}
+
+/* Bit of capstone register r (a w register is its x register: writing it clears the top), or -1 for
+ * the zero registers. */
+static int a64_bit(unsigned r) {
+    if (r >= ARM64_REG_X0 && r <= ARM64_REG_X28) return (int)(r - ARM64_REG_X0);
+    if (r >= ARM64_REG_W0 && r <= ARM64_REG_W30) return (int)(r - ARM64_REG_W0);
+    switch (r) {
+    case ARM64_REG_X29: return 29;
+    case ARM64_REG_X30: return 30;
+    case ARM64_REG_SP:
+    case ARM64_REG_WSP: return 31;
+    case ARM64_REG_NZCV: return 32;
+    case ARM64_REG_XZR:
+    case ARM64_REG_WZR:
+    case ARM64_REG_INVALID: return -1;
+    default: return A64_NREPLAY + 1;
+    }
+}
+
+static void a64_replay(csh cs, const cs_insn *in, replay_insn *r) {
+    memset(r, 0, sizeof *r);
+    const uint64_t other = UINT64_C(1) << (A64_NREPLAY + 1);
+    const cs_arm64 *x = &in->detail->arm64;
+    cs_regs rr, ww;
+    uint8_t nr = 0, nw = 0;
+    if (cs_regs_access(cs, in, rr, &nr, ww, &nw) != CS_ERR_OK) { /* unknown: it may touch anything */
+        r->rd = r->wr = r->fault = other;
+        r->mem = true;
+        return;
+    }
+    for (int i = 0; i < nr; i++) {
+        int bit = a64_bit(rr[i]);
+        if (bit >= 0) r->rd |= UINT64_C(1) << bit;
+    }
+    for (int i = 0; i < nw; i++) {
+        int bit = a64_bit(ww[i]);
+        if (bit < 0) continue;
+        r->wr |= UINT64_C(1) << bit;
+        if (bit < 32) r->kill |= UINT64_C(1) << bit; /* x and w writes set the whole register; the flags may */
+    }
+    bool prefetch = in->id == ARM64_INS_PRFM || in->id == ARM64_INS_PRFUM;
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_arm64_op *op = &x->operands[i];
+        if (op->type != ARM64_OP_MEM || prefetch) continue;
+        r->mem = true;
+        unsigned regs[2] = {op->mem.base, op->mem.index};
+        for (int k = 0; k < 2; k++) {
+            int bit = a64_bit(regs[k]);
+            if (bit >= 0) r->fault |= UINT64_C(1) << bit;
+        }
+    }
+    if (r->mem) /* what the memory it read goes to: its register operands written (not a written-back base) */
+        for (int i = 0; i < x->op_count; i++)
+            if (x->operands[i].type == ARM64_OP_REG && (x->operands[i].access & CS_AC_WRITE)) {
+                int bit = a64_bit(x->operands[i].reg);
+                if (bit >= 0) r->data |= UINT64_C(1) << bit;
+            }
+    r->atomic = a64_store_exclusive(in->id);
+    for (int i = 0; i < x->op_count; i++) /* one access at base + displacement: 16 bytes at most */
+        if (x->operands[i].type == ARM64_OP_MEM && !prefetch) {
+            const arm64_op_mem *mo = &x->operands[i].mem;
+            int bit = a64_bit(mo->base);
+            r->simple = mo->index == ARM64_REG_INVALID && bit >= 0 && bit < 32;
+            r->base_bit = (int8_t)bit;
+            r->disp = mo->disp;
+            r->size = 16;
+        }
+    bool store = false;
+    for (int i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == ARM64_OP_MEM && (x->operands[i].access & CS_AC_WRITE)) store = true;
+    if (store && !r->atomic && (in->id == ARM64_INS_STR || in->id == ARM64_INS_STP || in->id == ARM64_INS_STUR))
+        for (int i = 0; i < x->op_count; i++) /* registers stored as they are */
+            if (x->operands[i].type == ARM64_OP_REG && (x->operands[i].access & CS_AC_READ)) {
+                int bit = a64_bit(x->operands[i].reg);
+                if (bit >= 0) r->src |= UINT64_C(1) << bit;
+            }
+}
+
+/* A store-exclusive's address (its base register) and size (byte, halfword, the data register's
+ * width, twice that for a pair). */
+static bool a64_ea(sim_machine *m, const cs_insn *in, uint64_t *ea, uint32_t *size) {
+    const cs_arm64 *x = &in->detail->arm64;
+    int regs = 0;
+    bool wide = false;
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_arm64_op *op = &x->operands[i];
+        if (op->type == ARM64_OP_REG && i > 0) regs++, wide = op->reg >= ARM64_REG_X0 && op->reg <= ARM64_REG_X28;
+        if (op->type == ARM64_OP_REG && i > 0 && (op->reg == ARM64_REG_X29 || op->reg == ARM64_REG_X30)) wide = true;
+        if (op->type != ARM64_OP_MEM) continue;
+        int bit = a64_bit(op->mem.base);
+        if (bit < 0 || bit > 31) return false;
+        *ea = sim_reg(m, replay_a64[bit]) + (uint64_t)(int64_t)op->mem.disp;
+        unsigned id = in->id;
+        *size = id == ARM64_INS_STXRB || id == ARM64_INS_STLXRB   ? 1
+                : id == ARM64_INS_STXRH || id == ARM64_INS_STLXRH ? 2
+                                                                  : (wide ? 8u : 4u) * (uint32_t)(regs > 1 ? 2 : 1);
+        return true;
+    }
+    return false;
+}
+
 const sim_isa sim_isa_arm64 = {
     .arch = SIM_ARCH_ARM64,
     .name = "arm64",
@@ -430,6 +558,11 @@ const sim_isa sim_isa_arm64 = {
     .intr_fault = arm_intr_fault,
     .intr_is_trap = arm_is_trap,
     .serve = a64_serve,
+    .replay_of = a64_replay,
+    .replay_regs = replay_a64,
+    .nreplay_regs = A64_NREPLAY,
+    .replay_flags = -1,
+    .replay_ea = a64_ea,
 };
 
 const sim_isa sim_isa_arm = {

@@ -564,6 +564,236 @@ static sim_err placed32(sim_machine *m, uint64_t addr, const uint8_t *bytes, siz
     return placed(m, addr, bytes, n, false);
 }
 
+/* ---- fault recovery (sim/replay.c): registers of one instruction --------------------------------- */
+
+/* The replay set: the general registers in encoding order, then the flags (bit 16 on x64, 8 on
+ * x86); the two bits above stand for a segment register and any other register. */
+static const int replay64[] = {UC_X86_REG_RAX, UC_X86_REG_RCX,   UC_X86_REG_RDX, UC_X86_REG_RBX, UC_X86_REG_RSP,
+                               UC_X86_REG_RBP, UC_X86_REG_RSI,   UC_X86_REG_RDI, UC_X86_REG_R8,  UC_X86_REG_R9,
+                               UC_X86_REG_R10, UC_X86_REG_R11,   UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
+                               UC_X86_REG_R15, UC_X86_REG_EFLAGS};
+static const int replay32[] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX,   UC_X86_REG_ESP,
+                               UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EFLAGS};
+
+/* The general register (0-15, encoding order) capstone register r is part of, or -1; *whole: a
+ * write of r sets all of it (64- and 32-bit forms; 8- and 16-bit writes keep the rest). */
+static int x86_gpr(unsigned r, bool *whole) {
+    static const unsigned q[16] = {X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
+                                   X86_REG_RSI, X86_REG_RDI, X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+                                   X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15};
+    static const unsigned d[16] = {X86_REG_EAX,  X86_REG_ECX,  X86_REG_EDX,  X86_REG_EBX, X86_REG_ESP,  X86_REG_EBP,
+                                   X86_REG_ESI,  X86_REG_EDI,  X86_REG_R8D,  X86_REG_R9D, X86_REG_R10D, X86_REG_R11D,
+                                   X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D};
+    static const unsigned w[16] = {X86_REG_AX,   X86_REG_CX,   X86_REG_DX,   X86_REG_BX,  X86_REG_SP,   X86_REG_BP,
+                                   X86_REG_SI,   X86_REG_DI,   X86_REG_R8W,  X86_REG_R9W, X86_REG_R10W, X86_REG_R11W,
+                                   X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W};
+    static const unsigned b[16] = {X86_REG_AL,   X86_REG_CL,   X86_REG_DL,   X86_REG_BL,  X86_REG_SPL,  X86_REG_BPL,
+                                   X86_REG_SIL,  X86_REG_DIL,  X86_REG_R8B,  X86_REG_R9B, X86_REG_R10B, X86_REG_R11B,
+                                   X86_REG_R12B, X86_REG_R13B, X86_REG_R14B, X86_REG_R15B};
+    *whole = true;
+    for (int i = 0; i < 16; i++)
+        if (r == q[i] || r == d[i]) return i;
+    *whole = false;
+    for (int i = 0; i < 16; i++)
+        if (r == w[i] || r == b[i]) return i;
+    switch (r) {
+    case X86_REG_AH: return 0;
+    case X86_REG_CH: return 1;
+    case X86_REG_DH: return 2;
+    case X86_REG_BH: return 3;
+    default: return -1;
+    }
+}
+
+/* Bit of capstone register r in a replay set of `n` general registers (16 or 8), or -1 for one that
+ * is no state (rip, eip, riz). */
+static int x86_bit(unsigned r, int n, bool *whole) {
+    int g = x86_gpr(r, whole);
+    if (g >= 0) return g < n ? g : n + 2; /* r8-r15 do not exist in 32-bit mode */
+    *whole = false;
+    switch (r) {
+    case X86_REG_RIP:
+    case X86_REG_EIP:
+    case X86_REG_IP:
+    case X86_REG_RIZ:
+    case X86_REG_EIZ:
+    case X86_REG_INVALID: return -1;
+    case X86_REG_EFLAGS: return n;
+    case X86_REG_CS:
+    case X86_REG_DS:
+    case X86_REG_ES:
+    case X86_REG_FS:
+    case X86_REG_GS:
+    case X86_REG_SS: return n + 1;
+    default: return n + 2;
+    }
+}
+
+/* Instructions that read or write data memory without a memory operand (the stack, string
+ * instructions, xlat). */
+static bool x86_implicit_memory(unsigned id) {
+    switch (id) {
+    case X86_INS_PUSH:
+    case X86_INS_PUSHF:
+    case X86_INS_PUSHFD:
+    case X86_INS_PUSHFQ:
+    case X86_INS_PUSHAL:
+    case X86_INS_PUSHAW:
+    case X86_INS_POP:
+    case X86_INS_POPF:
+    case X86_INS_POPFD:
+    case X86_INS_POPFQ:
+    case X86_INS_POPAL:
+    case X86_INS_POPAW:
+    case X86_INS_CALL:
+    case X86_INS_RET:
+    case X86_INS_RETF:
+    case X86_INS_ENTER:
+    case X86_INS_LEAVE:
+    case X86_INS_XLATB: return true;
+    default: return is_string_insn(id);
+    }
+}
+
+static void x86_replay(csh cs, const cs_insn *in, replay_insn *r, int n) {
+    memset(r, 0, sizeof *r);
+    const uint64_t other = UINT64_C(1) << (n + 2);
+    const cs_x86 *x = &in->detail->x86;
+    unsigned id = in->id;
+    bool no_access = id == X86_INS_LEA || id == X86_INS_NOP || id == X86_INS_PREFETCH || id == X86_INS_PREFETCHW ||
+                     id == X86_INS_PREFETCHT0 || id == X86_INS_PREFETCHT1 || id == X86_INS_PREFETCHT2 ||
+                     id == X86_INS_PREFETCHNTA;
+    cs_regs rr, ww;
+    uint8_t nr = 0, nw = 0;
+    if (cs_regs_access(cs, in, rr, &nr, ww, &nw) != CS_ERR_OK) { /* unknown: it may touch anything */
+        r->rd = r->wr = r->fault = other;
+        r->mem = true;
+        return;
+    }
+    bool whole;
+    for (int i = 0; i < nr; i++) {
+        int bit = x86_bit(rr[i], n, &whole);
+        if (bit >= 0) r->rd |= UINT64_C(1) << bit;
+    }
+    for (int i = 0; i < nw; i++) {
+        int bit = x86_bit(ww[i], n, &whole);
+        if (bit < 0) continue;
+        r->wr |= UINT64_C(1) << bit;
+        if (whole && bit < n) r->kill |= UINT64_C(1) << bit; /* else a part: the rest comes from before */
+    }
+    r->mem = x86_implicit_memory(id);
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type != X86_OP_MEM || no_access) continue;
+        r->mem = true;
+        unsigned regs[3] = {op->mem.base, op->mem.index, op->mem.segment};
+        for (int k = 0; k < 3; k++) {
+            int bit = x86_bit(regs[k], n, &whole);
+            if (bit >= 0) r->fault |= UINT64_C(1) << bit;
+        }
+    }
+    if (r->mem) { /* the stack pointer, a string instruction's rsi, rdi and count, xlat's rbx and al */
+        for (int i = 0; i < in->detail->regs_read_count; i++) {
+            int bit = x86_bit(in->detail->regs_read[i], n, &whole);
+            if (bit >= 0) r->fault |= UINT64_C(1) << bit;
+        }
+        /* what the memory it read goes to: its register operands written, the flags, and implicit
+         * registers other than the pointers it moves (cmpxchg's rax, lods' al) */
+        for (int i = 0; i < x->op_count; i++)
+            if (x->operands[i].type == X86_OP_REG && (x->operands[i].access & CS_AC_WRITE)) {
+                int bit = x86_bit(x->operands[i].reg, n, &whole);
+                if (bit >= 0) r->data |= UINT64_C(1) << bit;
+            }
+        uint64_t moved = UINT64_C(1) << 1 | UINT64_C(1) << 4 | UINT64_C(1) << 6 | UINT64_C(1) << 7; /* cx sp si di */
+        for (int i = 0; i < in->detail->regs_write_count; i++) {
+            int bit = x86_bit(in->detail->regs_write[i], n, &whole);
+            if (bit >= 0) r->data |= (UINT64_C(1) << bit) & ~moved;
+        }
+    }
+    if (id == X86_INS_DIV || id == X86_INS_IDIV || id == X86_INS_BOUND || id == X86_INS_INTO)
+        r->fault |= r->rd; /* divide error: the divisor and the quotient's size; bound; into: the flags */
+    r->atomic = r->mem && (x->prefix[0] == X86_PREFIX_LOCK || id == X86_INS_XCHG);
+    /* one access at a base register and displacement: a memory operand, or the stack */
+    int nmemop = 0;
+    for (int i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM && !no_access) {
+            const cs_x86_op *op = &x->operands[i];
+            int bit = x86_bit(op->mem.base, n, &whole);
+            nmemop++;
+            r->simple = op->mem.index == X86_REG_INVALID && op->mem.segment == X86_REG_INVALID && bit >= 0 && bit < n &&
+                        op->mem.disp >= INT32_MIN && op->mem.disp <= INT32_MAX;
+            r->base_bit = (int8_t)bit;
+            r->disp = (int32_t)op->mem.disp;
+            r->size = op->size ? op->size : 1;
+        }
+    unsigned w = n == 16 ? 8 : 4;
+    bool stack = id == X86_INS_PUSH || id == X86_INS_POP || id == X86_INS_CALL || id == X86_INS_RET;
+    if (stack) {
+        r->simple = nmemop == 0; /* push [m], pop [m], call [m]: two accesses */
+        r->base_bit = 4;         /* rsp, esp */
+        r->disp = id == X86_INS_PUSH || id == X86_INS_CALL ? -(int32_t)w : 0;
+        r->size = w;
+    } else if (nmemop != 1 || x86_implicit_memory(id)) {
+        r->simple = false;
+    }
+    if (is_string_insn(id)) r->df = 1;
+    if (id == X86_INS_POPF || id == X86_INS_POPFD || id == X86_INS_POPFQ) r->df = 2;
+    if (id == X86_INS_MOV || id == X86_INS_PUSH) /* a register stored as it is */
+        for (int i = 0; i < x->op_count; i++)
+            if (x->operands[i].type == X86_OP_REG && (x->operands[i].access & CS_AC_READ) &&
+                (id == X86_INS_PUSH || (x->operands[0].type == X86_OP_MEM))) {
+                int bit = x86_bit(x->operands[i].reg, n, &whole);
+                if (bit >= 0 && whole) r->src |= UINT64_C(1) << bit;
+            }
+    switch (id) { /* they set all six arithmetic flags from their operands alone */
+    case X86_INS_ADD:
+    case X86_INS_ADC:
+    case X86_INS_SUB:
+    case X86_INS_SBB:
+    case X86_INS_CMP:
+    case X86_INS_AND:
+    case X86_INS_OR:
+    case X86_INS_XOR:
+    case X86_INS_TEST:
+    case X86_INS_NEG: r->kill |= UINT64_C(1) << n; break;
+    default: break;
+    }
+}
+
+/* The memory operand's address: base + index x scale + displacement (rip-relative: from the next
+ * instruction), fs or gs base on x64. */
+static bool x86_ea(sim_machine *m, const cs_insn *in, uint64_t *ea, uint32_t *size) {
+    const cs_x86 *x = &in->detail->x86;
+    bool x64 = m->isa->ptr == 8, whole;
+    for (int i = 0; i < x->op_count; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type != X86_OP_MEM) continue;
+        uint64_t a = (uint64_t)op->mem.disp;
+        if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP) {
+            a += in->address + in->size;
+        } else if (op->mem.base != X86_REG_INVALID) {
+            int g = x86_gpr(op->mem.base, &whole);
+            if (g < 0 || g >= (x64 ? 16 : 8)) return false;
+            a += sim_reg(m, m->isa->replay_regs[g]);
+        }
+        if (op->mem.index != X86_REG_INVALID) {
+            int g = x86_gpr(op->mem.index, &whole);
+            if (g < 0 || g >= (x64 ? 16 : 8)) return false;
+            a += sim_reg(m, m->isa->replay_regs[g]) * (uint64_t)op->mem.scale;
+        }
+        if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS) {
+            if (!x64) return false;
+            a += sim_reg(m, op->mem.segment == X86_REG_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE);
+        }
+        *ea = x64 ? a : (uint32_t)a;
+        *size = op->size ? op->size : 1;
+        return true;
+    }
+    return false;
+}
+static void x86_replay64(csh cs, const cs_insn *in, replay_insn *r) { x86_replay(cs, in, r, 16); }
+static void x86_replay32(csh cs, const cs_insn *in, replay_insn *r) { x86_replay(cs, in, r, 8); }
+
 const sim_isa sim_isa_x64 = {
     .arch = SIM_ARCH_X64,
     .name = "x64",
@@ -596,6 +826,12 @@ const sim_isa sim_isa_x64 = {
     .serve = x86_serve,
     .ctx_get = x86_ctx_get,
     .ctx_set = x86_ctx_set,
+    .replay_of = x86_replay64,
+    .replay_regs = replay64,
+    .nreplay_regs = 17,
+    .replay_flags = 16,
+    .replay_flags_start = 0x202,
+    .replay_ea = x86_ea,
 };
 
 const sim_isa sim_isa_x86 = {
@@ -629,4 +865,10 @@ const sim_isa sim_isa_x86 = {
     .serve = x86_serve,
     .ctx_get = x86_ctx_get,
     .ctx_set = x86_ctx_set,
+    .replay_of = x86_replay32,
+    .replay_regs = replay32,
+    .nreplay_regs = 9,
+    .replay_flags = 8,
+    .replay_flags_start = 0x202,
+    .replay_ea = x86_ea,
 };

@@ -219,6 +219,7 @@ void sim_machine_free(sim_machine *m) {
     if (!m) return;
     for (int i = 0; i < m->nthreads; i++) {
         if (m->threads[i]->ctx) uc_context_free(m->threads[i]->ctx);
+        if (m->threads[i]->fault_ctx) uc_context_free(m->threads[i]->fault_ctx);
         free(m->threads[i]);
     }
     free(m->threads);

@@ -95,7 +95,10 @@ typedef struct sim_config {
     uint64_t slice;            /* lock-step round with several CPUs, cycles */
     uint64_t max_cycles;       /* total guest cycles a run may use (0 = default) */
     uint32_t stack_size;       /* per-thread guest stack, bytes (0 = default) */
-    bool precise_faults;       /* exact fault address and partial-block count (costs speed; see README) */
+    bool precise_faults;       /* exact fault address and partial-block count (see README "Precise faults") */
+    bool precise_hook;         /* with precise_faults: the engine's own precise mode, a memory hook for the whole
+                                  run (every data access slower), instead of the replay at a fault; the reference
+                                  the tests hold the replay to (sim/README.md "Precise faults") */
     pmu_config pmc;            /* event on each PMC */
     pmu_cost_params cost;      /* cost tables, predictor and cache geometry (pmu_model/README.md) */
     bool predictor;            /* model branch prediction: branch-misses and their penalty */
@@ -285,6 +288,12 @@ sim_err sim_call_begin(sim_thread *t, uint64_t entry, const uint64_t *args, int 
 sim_call_status sim_call_continue(sim_thread *t);
 uint64_t sim_call_result(const sim_thread *t);
 const sim_fault *sim_call_fault(const sim_thread *t);
+/* Register `reg` (a Unicorn register id of the machine's ISA) of the CPU as t's last guest
+ * exception left it: the state an exception handler's CONTEXT holds, every register as of the
+ * faulting instruction's start (a trap: after the trapping instruction), with the PC at the
+ * exception address (sim/README.md "Precise faults").  False (*v = 0) when t has not faulted or the
+ * register does not exist. */
+bool sim_fault_reg(const sim_thread *t, int reg, uint64_t *v);
 /* The faulting instruction of f (a fault of a thread of m) decoded: its
  * length in bytes, with "mnemonic operands" in text; 0 (text "") when the
  * bytes do not decode (an unmapped or invalid instruction). */

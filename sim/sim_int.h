@@ -46,7 +46,17 @@ typedef struct block_entry {
     pmu_block_stats st;
     uint64_t runs;                  /* runs counted but not yet added to the bank and clock (cpu.c) */
     struct block_entry *dirty_next; /* the machine's list of blocks with runs > 0 */
+    /* Fault recovery (replay.c): what the block hook saves at each entry so that a data fault's
+     * instruction can be found by replaying the block: SAVE_NONE (a fault state alone decides it),
+     * SAVE_REGS (the registers in save_mask, bits of the ISA's replay set) or SAVE_ALL (the whole
+     * CPU context). */
+    uint8_t save;
+    uint8_t otest; /* replay.c: no save; a fault's instruction is the first one that, alone from the
+                      fault's state, gives the same fault */
+    uint64_t save_mask;
 } block_entry;
+
+enum { SAVE_NONE = 0, SAVE_REGS, SAVE_ALL };
 
 /* The direct-mapped front of the block table (cpu.c): most blocks are found there. */
 #define SIM_BLOCK_FRONT 1024u
@@ -105,7 +115,8 @@ struct sim_thread {
     bool ready_notify;      /* readied by creation, a wake-up or a timeout (may preempt), not by leaving a CPU */
     int stack_slot;         /* the stack slot it holds during a guest call, -1 none */
     uint64_t stack_lo, stack_hi;
-    uc_context *ctx; /* saved CPU state while not on the CPU (allocated on first use) */
+    uc_context *ctx;       /* saved CPU state while not on the CPU (allocated on first use) */
+    uc_context *fault_ctx; /* the CPU at its last fault's start (sim_fault_reg; allocated on first use) */
     bool in_call;
     uint64_t rip; /* where the call resumes */
     uint64_t result;
@@ -245,6 +256,19 @@ struct sim_machine {
      * last_block, the pending runs or the predictor otherwise sets it so. */
     uint32_t loop_size;
 
+    /* Fault recovery without a memory hook (replay.c, sim/README.md "Precise faults"). */
+    bool recover;                   /* precise faults and no memory hook: a data fault is replayed */
+    bool replaying;                 /* a replay runs: the hooks leave the machine alone */
+    const block_entry *saved_block; /* the block whose entry state is saved below */
+    uint64_t saved_regs[64];        /* its SAVE_REGS registers, by bit of the replay set */
+    uc_context *saved_ctx;          /* its SAVE_ALL context */
+    struct replay_access *journal;  /* the accesses of the replay running (replay.c) */
+    int njournal, capjournal;
+    int replay_type; /* the replay's fault (on_memerr while replaying) */
+    uint64_t replay_addr;
+    bool replay_refused;                /* the replay reached a hook that would act (a trap, the gate) */
+    uint64_t replays, replay_fallbacks; /* faults a replay searched, and those the fallback found (tests) */
+
     /* per-run stop bookkeeping */
     uint64_t stop_at; /* the executing CPU stops at the first block boundary at or after this time */
     stop_reason stop;
@@ -268,6 +292,20 @@ sim_err sim_region_add(sim_machine *m, uint64_t base, uint64_t size, uint32_t pr
  * False when Unicorn refuses (host memory). */
 bool sim_heap_cover(sim_machine *m, uint64_t addr, uint64_t n);
 /* cpu.c */
+/* The block hook off (a replay runs; translations made meanwhile have no block hook, and replay.c
+ * removes them) and on again. */
+sim_err sim_cpu_block_hook(sim_machine *m, bool on);
+/* replay.c */
+/* A new block's SAVE_* and save_mask (m->recover only). */
+void sim_replay_analyse(sim_machine *m, block_entry *b);
+/* Saves what block b (save != SAVE_NONE) needs at its entry: called by the block hook. */
+void sim_replay_save(sim_machine *m, const block_entry *b);
+/* A data fault of the `type` (uc_mem_type) at `addr` stopped the engine inside the last counted
+ * block, whose registers the engine holds as of the faulting instruction's start and whose PC it
+ * reports as the block's start: the faulting instruction's address (the engine's PC set to it,
+ * every register and all memory as they were), or UINT64_MAX when there is no block to search. */
+uint64_t sim_replay_fault(sim_machine *m, int type, uint64_t addr);
+void sim_replay_fini(sim_machine *m);
 sim_err sim_cpu_init(sim_machine *m);
 void sim_cpu_fini(sim_machine *m);
 /* A stop address for the engine (where translation must not go). */
