@@ -84,10 +84,14 @@ uint64_t hcp_k32_VirtualAlloc(hcp_ctx *c, const hcp_k32_VirtualAlloc_args *a) {
     if (want) { /* inside a region already made: a commit of its pages (committed ones get the protection) */
         hcp_vregion *r = va_find(p, want);
         if (r && (type & MEM_COMMIT) && size <= r->base + r->size - want) {
-            uint64_t lo = want & ~(uint64_t)0xFFF, hi = (want + size + 0xFFFu) & ~(uint64_t)0xFFF;
+            uint64_t lo = want & ~(uint64_t)0xFFF, hi = (want + size + 0xFFFu) & ~(uint64_t)0xFFF, fresh = 0;
+            for (uint64_t pg = lo; pg < hi; pg += 0x1000) fresh += r->pages[(pg - r->base) / 0x1000] ? 0 : 0x1000;
+            if (!hcp_process_charge(p, fresh)) return hcp_fail(c, ERROR_COMMITMENT_LIMIT); /* the budget */
             sim_err e = sim_protect_pages(c->m, lo, hi - lo, (unsigned)prot);
-            if (e != SIM_OK)
+            if (e != SIM_OK) {
+                hcp_process_uncharge(p, fresh);
                 return hcp_fail(c, e == SIM_ERR_MAPPINGS ? ERROR_NOT_ENOUGH_MEMORY : ERROR_INVALID_ADDRESS);
+            }
             for (uint64_t pg = lo; pg < hi; pg += 0x1000) r->pages[(pg - r->base) / 0x1000] = a->flProtect;
             return lo;
         }
@@ -110,7 +114,12 @@ uint64_t hcp_k32_VirtualAlloc(hcp_ctx *c, const hcp_k32_VirtualAlloc_args *a) {
     /* MEM_RESERVE alone: the pages are reserved (no access, PAGE_* 0) until a MEM_COMMIT; MEM_COMMIT
      * without MEM_RESERVE at no address reserves and commits, as Windows does */
     bool commit = type & MEM_COMMIT;
+    if (commit && !hcp_process_charge(p, len)) { /* committed pages take the memory budget; reserved ones not */
+        free(pages);
+        return hcp_fail(c, ERROR_COMMITMENT_LIMIT);
+    }
     if (base + len > top || sim_map_fixed(c->m, base, len, commit ? (unsigned)prot : 0u, NULL, 0) != SIM_OK) {
+        if (commit) hcp_process_uncharge(p, len);
         free(pages);
         return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
     }
@@ -127,6 +136,8 @@ uint64_t hcp_k32_VirtualFree(hcp_ctx *c, const hcp_k32_VirtualFree_args *a) {
         if (a->lpAddress != r->base || a->dwSize) return hcp_fail(c, ERROR_INVALID_PARAMETER);
         sim_protect_fixed(c->m, r->base, r->size, 0); /* its pages fault from now on; the range stays taken */
         r->released = true;
+        for (uint64_t i = 0; i < r->size / 0x1000; i++)
+            if (r->pages[i]) hcp_process_uncharge(c->p, 0x1000); /* its committed pages leave the budget */
         return 1;
     }
     /* MEM_DECOMMIT: the pages of [lpAddress, lpAddress + dwSize) (dwSize 0 at the base: the whole
@@ -145,6 +156,7 @@ uint64_t hcp_k32_VirtualFree(hcp_ctx *c, const hcp_k32_VirtualFree_args *a) {
             sim_mem_write(c->m, pg, zero, sizeof zero) != SIM_OK || sim_protect_pages(c->m, pg, 0x1000, 0) != SIM_OK)
             return hcp_fail(c, ERROR_NOT_ENOUGH_MEMORY);
         *pp = 0;
+        hcp_process_uncharge(c->p, 0x1000);
     }
     return 1;
 }

@@ -102,27 +102,45 @@ bool sim_pages_fixed(const sim_machine *m, uint64_t addr, uint64_t size) {
     return true;
 }
 
+/* Pages [lo, hi) of fixed regions, not becoming executable, get `prot`: the engine's protection
+ * changes in one call for the whole run (a call per page would split Unicorn's region once per
+ * page, copying what follows each time). */
+static sim_err protect_run(sim_machine *m, uint64_t lo, uint64_t hi, unsigned prot) {
+    if (lo == hi) return SIM_OK;
+    if (!room_for_split(m)) return SIM_ERR_MAPPINGS;
+    if (uc_mem_protect(m->uc, lo, hi - lo, uc_prot_of(m, (uint8_t)prot)) != UC_ERR_OK) return SIM_ERR_UNICORN;
+    for (uint64_t a = lo; a < hi; a += SIM_PAGE) {
+        region *r = fixed_at(m, a);
+        uint8_t *pp = &r->pp[(a - r->base) / SIM_PAGE];
+        if (*pp & SIM_PROT_EXEC) sim_cpu_forget_code(m, a, a + SIM_PAGE);
+        *pp = (uint8_t)prot;
+    }
+    return SIM_OK;
+}
+
 sim_err sim_protect_pages(sim_machine *m, uint64_t addr, uint64_t size, unsigned prot) {
     if (prot > 7 || !sim_pages_fixed(m, addr, size)) return SIM_ERR_ARG;
+    uint64_t run = addr; /* the pages [run, a) wait for one engine call */
     for (uint64_t a = addr; a < addr + size; a += SIM_PAGE) {
         region *r = fixed_at(m, a);
         uint8_t *pp = &r->pp[(a - r->base) / SIM_PAGE];
         uint8_t old = *pp;
+        if (!(prot & SIM_PROT_EXEC) && uc_prot_of(m, old) != uc_prot_of(m, (uint8_t)prot))
+            continue; /* joins the run */
+        sim_err e = protect_run(m, run, a, prot);
+        if (e != SIM_OK) return e;
+        run = a + SIM_PAGE;
         *pp = (uint8_t)prot;
-        sim_err e;
         if (prot & SIM_PROT_EXEC)
             e = to_code(m, r, a); /* its bytes may be new */
-        else if (uc_prot_of(m, old) != uc_prot_of(m, *pp))
-            e = set_uc(m, a, uc_prot_of(m, *pp));
-        else
-            e = SIM_OK;
-        if ((old & SIM_PROT_EXEC) && !(prot & SIM_PROT_EXEC)) sim_cpu_forget_code(m, a, a + SIM_PAGE);
+        else if ((old & SIM_PROT_EXEC) && !(prot & SIM_PROT_EXEC))
+            sim_cpu_forget_code(m, a, a + SIM_PAGE);
         if (e != SIM_OK) {
             *pp = old;
             return e;
         }
     }
-    return SIM_OK;
+    return protect_run(m, run, addr + size, prot);
 }
 
 int sim_page_prot(const sim_machine *m, uint64_t addr) {

@@ -8,7 +8,10 @@
 # runtime's start-up took, under 1 MiB), and the 1024 - 336 = 688 MiB left of the budget 688 more
 # segments of one block each: 1023.  Threads: each takes 1 MiB of the budget for its stack until it
 # exits; with the heap's first segment charged, 1024 - 16 = 1008 fit, and when they have ended one
-# more can be made.  With --max-memory 268435456 the 256 MiB buffer does not fit (its segment and
+# more can be made.  VirtualAlloc: committed pages take the budget, reserved ones not: with the
+# heap's first segment charged, 1008 / 16 = 63 regions of 16 MiB are committed, the next commit
+# fails with ERROR_COMMITMENT_LIMIT (1455), a 64 MiB reservation still works, and releasing a
+# region gives its 16 MiB back.  With --max-memory 268435456 the 256 MiB buffer does not fit (its segment and
 # the first one: 272 MiB) and malloc says so.
 CLAUSE=PE-MEMORY
 . scenarios/tests/lib/tap.sh
@@ -28,6 +31,10 @@ for bits in 64 32; do
   printf 'threads: 1008, then NULL with last error 8\nafter they ended, another: yes\n' > want.txt
   tr -d "$cr" < out.txt | cmp -s - want.txt && [ "$st" = 0 ]
   result $? "$exe threads: KERNEL32.dll!CreateThread: 1008 threads, then NULL with ERROR_NOT_ENOUGH_MEMORY; the program goes on, and once they ended another can be made (status $st)" "$(cat out.txt err.txt)"
+  $HCPSIM run "$exe" virtual > out.txt 2> err.txt; st=$?
+  printf 'committed 16 MiB regions: 63, then NULL with last error 1455\nreserve 64 MiB: ok\nafter releasing one, commit 16 MiB: ok\n' > want.txt
+  tr -d "$cr" < out.txt | cmp -s - want.txt && [ "$st" = 0 ]
+  result $? "$exe virtual: KERNEL32.dll!VirtualAlloc: 63 committed regions of 16 MiB, then NULL with ERROR_COMMITMENT_LIMIT; a reservation still works; a released region's memory comes back (status $st)" "$(cat out.txt err.txt)"
   $HCPSIM run --max-memory 268435456 "$exe" > out.txt 2> err.txt; st=$?
   [ "$st" = 0 ] && [ "$(head -1 out.txt | tr -d "$cr")" = "malloc 256 MiB: NULL" ]
   result $? "$exe --max-memory 268435456: the 256 MiB buffer does not fit the budget: NULL (status $st)" "$(head -2 out.txt)"

@@ -1,7 +1,8 @@
 /* greedy.c — a program that takes memory until there is none (scenarios/tests/pe_memory.sh): the
  * heap grows as Windows' does, a large buffer works, an allocation past the memory budget fails
- * (NULL, errno ENOMEM) and the program goes on, and so does CreateThread (NULL,
- * ERROR_NOT_ENOUGH_MEMORY).  With the argument "threads" it only creates threads. */
+ * (NULL, errno ENOMEM) and the program goes on, and so do CreateThread (NULL,
+ * ERROR_NOT_ENOUGH_MEMORY) and VirtualAlloc (NULL, ERROR_COMMITMENT_LIMIT).  With the argument
+ * "threads" it only creates threads, with "virtual" it only commits virtual memory. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,20 @@ int main(int argc, char **argv) {
         HANDLE again = CreateThread(NULL, 0, waiter, NULL, 0, NULL);
         printf("after they ended, another: %s\n", again ? "yes" : "no");
         if (again) WaitForSingleObject(again, INFINITE);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "virtual") == 0) {
+        static char *r[1024];
+        int n = 0;
+        while (n < 1024 && (r[n] = VirtualAlloc(NULL, 16u << 20, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE)) != NULL)
+            r[n++][0] = 1;
+        DWORD err = GetLastError();
+        printf("committed 16 MiB regions: %d, then NULL with last error %lu\n", n, err);
+        char *big = VirtualAlloc(NULL, 64u << 20, MEM_RESERVE, PAGE_NOACCESS);
+        printf("reserve 64 MiB: %s\n", big ? "ok" : "NULL");
+        VirtualFree(r[0], 0, MEM_RELEASE);
+        char *again = VirtualAlloc(NULL, 16u << 20, MEM_COMMIT, PAGE_READWRITE);
+        printf("after releasing one, commit 16 MiB: %s\n", again ? "ok" : "NULL");
         return 0;
     }
     /* a 256 MiB buffer, its first and last bytes written */
