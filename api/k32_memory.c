@@ -2,6 +2,7 @@
  * (api/README.md "Windows programs": "Memory", "Heaps", "System"). */
 #include <stdlib.h>
 
+#include "api/layouts.h"
 #include "api/exports_gen.h"
 #include "api/files_int.h"
 
@@ -186,12 +187,12 @@ uint64_t hcp_k32_VirtualProtect(hcp_ctx *c, const hcp_k32_VirtualProtect_args *a
     return 1;
 }
 
-/* MEMORY_BASIC_INFORMATION: 48 bytes (x64), 28 (x86); a region is a run of pages of one
+/* MEMORY_BASIC_INFORMATION (api/layouts.h); a region is a run of pages of one
  * protection in one allocation. */
 uint64_t hcp_k32_VirtualQuery(hcp_ctx *c, const hcp_k32_VirtualQuery_args *a) {
     hcp_process *p = c->p;
     uint64_t at = a->lpAddress & ~(uint64_t)0xFFF;
-    unsigned n = c->w == 8 ? 48 : 28;
+    unsigned n = hcp_lay_off(HCP_L_MBI__size, c->w == 8);
     if (a->dwLength < n) return hcp_fail(c, ERROR_BAD_LENGTH);
     uint64_t alloc = 0, size = 0x1000, base, np;
     uint32_t aprot = 0, state = MEM_FREE, prot = PAGE_NOACCESS, type = 0;
@@ -214,23 +215,14 @@ uint64_t hcp_k32_VirtualQuery(hcp_ctx *c, const hcp_k32_VirtualQuery_args *a) {
         type = MEM_PRIVATE;
     }
     uint8_t b[48] = {0};
-    if (c->w == 8) {
-        hcp_put64(b, at);
-        hcp_put64(b + 8, alloc);
-        hcp_put32(b + 16, aprot);
-        hcp_put64(b + 24, size);
-        hcp_put32(b + 32, state);
-        hcp_put32(b + 36, state == MEM_FREE ? PAGE_NOACCESS : prot);
-        hcp_put32(b + 40, type);
-    } else {
-        hcp_put32(b, (uint32_t)at);
-        hcp_put32(b + 4, (uint32_t)alloc);
-        hcp_put32(b + 8, aprot);
-        hcp_put32(b + 12, (uint32_t)size);
-        hcp_put32(b + 16, state);
-        hcp_put32(b + 20, state == MEM_FREE ? PAGE_NOACCESS : prot);
-        hcp_put32(b + 24, type);
-    }
+    bool x64 = c->w == 8;
+    hcp_lay_put(b, HCP_L_MBI_BaseAddress, x64, at);
+    hcp_lay_put(b, HCP_L_MBI_AllocationBase, x64, alloc);
+    hcp_lay_put(b, HCP_L_MBI_AllocationProtect, x64, aprot);
+    hcp_lay_put(b, HCP_L_MBI_RegionSize, x64, size);
+    hcp_lay_put(b, HCP_L_MBI_State, x64, state);
+    hcp_lay_put(b, HCP_L_MBI_Protect, x64, state == MEM_FREE ? PAGE_NOACCESS : prot);
+    hcp_lay_put(b, HCP_L_MBI_Type, x64, type);
     return hcp_wr(c, a->lpBuffer, b, n) ? n : 0;
 }
 
@@ -269,31 +261,21 @@ uint64_t hcp_k32_HeapReAlloc(hcp_ctx *c, const hcp_k32_HeapReAlloc_args *a) {
 
 /* ---- the system ---- */
 
-/* SYSTEM_INFO: 48 bytes (x64), 36 (x86). */
+/* SYSTEM_INFO (api/layouts.h). */
 uint64_t hcp_k32_GetSystemInfo(hcp_ctx *c, const hcp_k32_GetSystemInfo_args *a) {
     uint8_t b[48] = {0};
     int n = sim_cpu_count(c->m);
     uint64_t mask = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
     bool x64 = c->w == 8;
-    hcp_put16(b, x64 ? 9 : 0); /* PROCESSOR_ARCHITECTURE_AMD64 / _INTEL */
-    hcp_put32(b + 4, 0x1000);  /* dwPageSize */
-    if (x64) {
-        hcp_put64(b + 8, 0x10000);
-        hcp_put64(b + 16, UINT64_C(0x7FFFFFFEFFFF));
-        hcp_put64(b + 24, mask);
-        hcp_put32(b + 32, (uint32_t)n);
-        hcp_put32(b + 36, 8664); /* PROCESSOR_AMD_X8664 */
-        hcp_put32(b + 40, 0x10000);
-        hcp_put16(b + 44, 6);
-    } else {
-        hcp_put32(b + 8, 0x10000);
-        hcp_put32(b + 12, 0x7FFEFFFF);
-        hcp_put32(b + 16, (uint32_t)mask);
-        hcp_put32(b + 20, (uint32_t)n);
-        hcp_put32(b + 24, 586); /* PROCESSOR_INTEL_PENTIUM */
-        hcp_put32(b + 28, 0x10000);
-        hcp_put16(b + 32, 6);
-    }
-    hcp_wr(c, a->lpSystemInfo, b, x64 ? 48 : 36);
+    hcp_lay_put(b, HCP_L_SI_wProcessorArchitecture, x64, x64 ? 9 : 0); /* PROCESSOR_ARCHITECTURE_AMD64 / _INTEL */
+    hcp_lay_put(b, HCP_L_SI_dwPageSize, x64, 0x1000);
+    hcp_lay_put(b, HCP_L_SI_lpMinimumApplicationAddress, x64, 0x10000);
+    hcp_lay_put(b, HCP_L_SI_lpMaximumApplicationAddress, x64, x64 ? UINT64_C(0x7FFFFFFEFFFF) : 0x7FFEFFFF);
+    hcp_lay_put(b, HCP_L_SI_dwActiveProcessorMask, x64, mask);
+    hcp_lay_put(b, HCP_L_SI_dwNumberOfProcessors, x64, (uint32_t)n);
+    hcp_lay_put(b, HCP_L_SI_dwProcessorType, x64, x64 ? 8664 : 586); /* PROCESSOR_AMD_X8664, _INTEL_PENTIUM */
+    hcp_lay_put(b, HCP_L_SI_dwAllocationGranularity, x64, 0x10000);
+    hcp_lay_put(b, HCP_L_SI_wProcessorLevel, x64, 6);
+    hcp_wr(c, a->lpSystemInfo, b, hcp_lay_off(HCP_L_SI__size, x64));
     return 0;
 }

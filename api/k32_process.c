@@ -3,6 +3,7 @@
  * programs"). */
 #include <stdlib.h>
 
+#include "api/layouts.h"
 #include "api/sync_int.h"
 
 uint64_t hcp_k32_GetLastError(hcp_ctx *c) { return hcp_GetLastError(c->os); }
@@ -45,8 +46,8 @@ uint64_t hcp_k32_ExitProcess(hcp_ctx *c, const hcp_k32_ExitProcess_args *a) {
 
 uint64_t hcp_k32_GetStartupInfoA(hcp_ctx *c, const hcp_k32_GetStartupInfoA_args *a) {
     uint8_t b[104] = {0}; /* STARTUPINFOA: cb, the rest 0 (no STARTF_ flags) */
-    unsigned n = c->w == 8 ? 104 : 68;
-    hcp_put32(b, n);
+    unsigned n = hcp_lay_off(HCP_L_STARTUPINFOA__size, c->w == 8);
+    hcp_lay_put(b, HCP_L_STARTUPINFOA_cb, c->w == 8, n);
     hcp_wr(c, a->lpStartupInfo, b, n);
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/files_int.h"
+#include "api/layouts.h"
 #include "api/seh_int.h"
 #include "api/sync_int.h"
 #include "api/system.h"
@@ -97,6 +98,10 @@ static void wr(blk *k, uint64_t at, uint64_t v, unsigned w) {
         hcp_put16(k->b + (at - k->base), (uint16_t)v);
 }
 
+/* Field FIELD of guest structure S at guest address `at` (api/layouts.h), in the process block. */
+#define LAY(at, S, FIELD, v) \
+    hcp_lay_put(k.b + ((at) - k.base), HCP_L_##S##_##FIELD, x64, (uint64_t)(v))
+
 static bool needs_quotes(const char *s) { return !*s || strpbrk(s, " \t\"") != NULL; }
 
 #define DATA_BLOCK 0x10000u
@@ -169,12 +174,12 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     }
     free(envs);
     /* msvcrt's variables */
-    d->file_size = x64 ? 48 : 32;
+    d->file_size = hcp_lay_off(HCP_L_FILE__size, x64);
     d->iob = put(&k, NULL, 20 * d->file_size, 16); /* _iob[20] (_IOB_ENTRIES); 0-2 are open */
     /* _flag: _IOREAD for stdin, _IOWRT for the others; _file = i */
     for (unsigned i = 0; i < 3; i++) {
-        wr(&k, d->iob + i * d->file_size + (x64 ? 24 : 12), i == 0 ? 0x1 : 0x2, 4);
-        wr(&k, d->iob + i * d->file_size + (x64 ? 28 : 16), i, 4);
+        LAY(d->iob + i * d->file_size, FILE, _flag, i == 0 ? 0x1 : 0x2);
+        LAY(d->iob + i * d->file_size, FILE, _file, i);
     }
     d->v_initenv = put(&k, NULL, w, 16);
     wr(&k, d->v_initenv, d->envp, w);
@@ -202,29 +207,31 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     d->clocale = put_a(&k, "C");
     /* RTL_USER_PROCESS_PARAMETERS: StandardInput/Output/Error, ImagePathName, CommandLine, Environment */
     uint64_t pp = d->params;
-    wr(&k, pp + 0, 0x400, 4); /* MaximumLength */
-    wr(&k, pp + 4, 0x400, 4); /* Length */
-    wr(&k, pp + 8, 0x1, 4);   /* Flags: RTL_USER_PROC_PARAMS_NORMALIZED */
-    for (unsigned i = 0; i < 3; i++) wr(&k, pp + (x64 ? 0x20 : 0x18) + i * w, 0, w);
-    uint64_t img = pp + (x64 ? 0x60 : 0x38), cl = pp + (x64 ? 0x70 : 0x40);
-    wr(&k, img, path_bytes, 2);
-    wr(&k, img + 2, path_bytes + 2, 2);
-    wr(&k, img + w, d->image_w, w);
-    wr(&k, cl, cmd_bytes, 2);
-    wr(&k, cl + 2, cmd_bytes + 2, 2);
-    wr(&k, cl + w, d->cmdline_w, w);
-    wr(&k, pp + (x64 ? 0x80 : 0x48), d->env_w, w);
+    LAY(pp, PP, MaximumLength, 0x400);
+    LAY(pp, PP, Length, 0x400);
+    LAY(pp, PP, Flags, 0x1); /* RTL_USER_PROC_PARAMS_NORMALIZED */
+    LAY(pp, PP, StandardInput, 0);
+    LAY(pp, PP, StandardOutput, 0);
+    LAY(pp, PP, StandardError, 0);
+    uint64_t img = pp + hcp_lay_off(HCP_L_PP_ImagePathName, x64), cl = pp + hcp_lay_off(HCP_L_PP_CommandLine, x64);
+    LAY(img, US, Length, path_bytes);
+    LAY(img, US, MaximumLength, path_bytes + 2);
+    LAY(img, US, Buffer, d->image_w);
+    LAY(cl, US, Length, cmd_bytes);
+    LAY(cl, US, MaximumLength, cmd_bytes + 2);
+    LAY(cl, US, Buffer, d->cmdline_w);
+    LAY(pp, PP, Environment, d->env_w);
     /* PEB: ImageBaseAddress, ProcessParameters, ProcessHeap (the runtime heap), NumberOfProcessors */
-    wr(&k, d->peb + (x64 ? 0x10 : 0x08), p->base, w);
-    wr(&k, d->peb + (x64 ? 0x20 : 0x10), pp, w);
-    wr(&k, d->peb + (x64 ? 0xB8 : 0x64), (uint32_t)sim_cpu_count(m), 4);
-    wr(&k, d->peb + (x64 ? 0x118 : 0xA4), 10, 4); /* OSMajorVersion */
+    LAY(d->peb, PEB, ImageBaseAddress, p->base);
+    LAY(d->peb, PEB, ProcessParameters, pp);
+    LAY(d->peb, PEB, NumberOfProcessors, (uint32_t)sim_cpu_count(m));
+    LAY(d->peb, PEB, OSMajorVersion, 10);
     /* TEB: NT_TIB (ExceptionList, StackBase and StackLimit at each call, Self), ClientId, PEB, TLS array */
-    wr(&k, d->teb, x64 ? 0 : 0xFFFFFFFFu, w);
-    wr(&k, d->teb + (x64 ? 0x30 : 0x18), d->teb, w);
-    wr(&k, d->teb + (x64 ? 0x40 : 0x20), HCP_ETW_PROCESS_ID, w);
-    wr(&k, d->teb + (x64 ? 0x60 : 0x30), d->peb, w);
-    wr(&k, d->teb + (x64 ? 0x58 : 0x2C), d->tls_array, w);
+    LAY(d->teb, TEB, ExceptionList, x64 ? 0 : 0xFFFFFFFFu); /* x86: the end of the SEH chain */
+    LAY(d->teb, TEB, Self, d->teb);
+    LAY(d->teb, TEB, UniqueProcess, HCP_ETW_PROCESS_ID);
+    LAY(d->teb, TEB, ProcessEnvironmentBlock, d->peb);
+    LAY(d->teb, TEB, ThreadLocalStoragePointer, d->tls_array);
     sim_err se = sim_mem_write(m, base, k.b, k.used);
     free(k.b);
     if (se != SIM_OK) return fail(err, cap, "writing the process block: %s", sim_strerror(se));
@@ -411,9 +418,9 @@ static void teb_ids(hcp_process *p, uint64_t teb, sim_thread *t) {
     bool x64 = p->pe.pe32plus;
     uint8_t b[8];
     hcp_put64(b, teb);
-    sim_mem_write(p->os->m, teb + (x64 ? 0x30 : 0x18), b, x64 ? 8 : 4);
+    sim_mem_write(p->os->m, teb + hcp_lay_off(HCP_L_TEB_Self, x64), b, hcp_lay_size(HCP_L_TEB_Self, x64));
     hcp_put64(b, sim_thread_id(t));
-    sim_mem_write(p->os->m, teb + (x64 ? 0x48 : 0x24), b, x64 ? 8 : 4);
+    sim_mem_write(p->os->m, teb + hcp_lay_off(HCP_L_TEB_UniqueThread, x64), b, hcp_lay_size(HCP_L_TEB_UniqueThread, x64));
 }
 
 int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
@@ -422,7 +429,7 @@ int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
     if (!r) return -1;
     r->tls_array = p->d.tls_array;
     teb_ids(p, p->d.teb, t);
-    return sim_thread_set_env(t, p->d.teb, x64 ? 8 : 4, x64 ? 16 : 8) == SIM_OK ? 0 : -1;
+    return sim_thread_set_env(t, p->d.teb, hcp_lay_off(HCP_L_TEB_StackBase, x64), hcp_lay_off(HCP_L_TEB_StackLimit, x64)) == SIM_OK ? 0 : -1;
 }
 
 /* A page for a new thread's TEB: an exited thread's, else the next of an arena of TEB_ARENA pages
@@ -452,11 +459,8 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
     if (sim_mem_read(p->os->m, p->d.teb, b, sizeof b) != SIM_OK) return -1;
     /* its own TLS array: a copy of each module's template (the image's and its DLLs') */
     arr = teb + 0x800;
-    hcp_put64(b + (x64 ? 0x58 : 0x2C), arr);
-    if (x64)
-        hcp_put64(b, 0); /* ExceptionList */
-    else
-        hcp_put32(b, 0xFFFFFFFFu);
+    hcp_lay_put(b, HCP_L_TEB_ThreadLocalStoragePointer, x64, arr);
+    hcp_lay_put(b, HCP_L_TEB_ExceptionList, x64, x64 ? 0 : 0xFFFFFFFFu);
     if (sim_mem_write(p->os->m, teb, b, sizeof b) != SIM_OK) return -1;
     /* the TLS blocks go in the TEB page after the array while they fit (a TEB page is used again
      * by a later thread: the template and its zeros are written each time), else in memory of their
@@ -484,7 +488,7 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
     if (!r) return -1;
     r->tls_array = arr;
     teb_ids(p, teb, t);
-    return sim_thread_set_env(t, teb, x64 ? 8 : 4, x64 ? 16 : 8) == SIM_OK ? 0 : -1;
+    return sim_thread_set_env(t, teb, hcp_lay_off(HCP_L_TEB_StackBase, x64), hcp_lay_off(HCP_L_TEB_StackLimit, x64)) == SIM_OK ? 0 : -1;
 }
 
 hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t) {

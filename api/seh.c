@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "api/layouts.h"
 #include "api/exports_gen.h"
 #include "api/seh_int.h"
 
@@ -237,7 +238,8 @@ bool hcp_excrec_read(hcp_ctx *c, uint64_t at, hcp_excrec *e) {
 bool hcp_seh_on_stack(hcp_ctx *c, uint64_t sp) {
     hcp_pthread *th = hcp_process_thread(c->p, c->t);
     uint64_t base, limit;
-    if (!th || !hcp_rdp(c, th->teb + c->w, &base) || !hcp_rdp(c, th->teb + 2ull * c->w, &limit)) return false;
+    if (!th || !hcp_rdp(c, th->teb + hcp_lay_off(HCP_L_TEB_StackBase, c->w == 8), &base) ||
+        !hcp_rdp(c, th->teb + hcp_lay_off(HCP_L_TEB_StackLimit, c->w == 8), &limit)) return false;
     return sp >= limit && sp <= base;
 }
 

@@ -1,11 +1,60 @@
 /* api/tests/layout_test.c — structure layouts, constants and the NTSTATUS ->
  * Win32 table, against HCP-SPEC §3.1, §3.3, §5 and edge cases 1-3, 57, 58. */
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "api/hcp_api.h"
+#include "api/layouts.h"
 #include "conformance/tap.h"
 
-int main(void) {
+/* The guest layouts' rows (api/layouts.h) as static assertions in C for mingw-w64: each row its
+ * headers name compiles only when the offset (or size) is theirs, for the ISA it is compiled for
+ * (scenarios/tests/pe_layouts.sh compiles it with both compilers). */
+static void mingw_asserts(void) {
+    printf("#include <stddef.h>\n#include <stdio.h>\n#include <windows.h>\n#include <winternl.h>\n");
+    printf("#ifdef _WIN64\n#define ISA(x64, x86) (x64)\n#else\n#define ISA(x64, x86) (x86)\n#endif\n");
+    for (int i = 0; i < HCP_L_COUNT; i++) {
+        const hcp_lay_row *r = &hcp_lay_rows[i];
+        if (!r->mingw[0]) continue;
+        printf("_Static_assert(%s == ISA(%u, %u), \"%s.%s\");\n", r->mingw, r->off[1], r->off[0], r->structure,
+               r->field);
+    }
+}
+
+/* The table's own rules: a field ends inside its structure when the table gives the structure's
+ * size, and no two fields of a structure overlap. */
+static void table_rules(void) {
+    tap_clause("API-GUEST-LAYOUTS");
+    for (int isa = 0; isa < 2; isa++) {
+        int bad = 0;
+        for (int i = 0; i < HCP_L_COUNT; i++) {
+            const hcp_lay_row *a = &hcp_lay_rows[i];
+            for (int j = 0; j < HCP_L_COUNT; j++) {
+                const hcp_lay_row *b = &hcp_lay_rows[j];
+                if (i == j || strcmp(a->structure, b->structure) != 0) continue;
+                if (!strcmp(b->field, "_size") && a->off[isa] + a->size[isa] > b->off[isa]) bad++;
+                if (strcmp(a->field, "_size") && strcmp(b->field, "_size") && a->off[isa] < b->off[isa] + b->size[isa] &&
+                    b->off[isa] < a->off[isa] + a->size[isa])
+                    bad++;
+            }
+        }
+        is_u64((uint64_t)bad, 0, isa ? "x64: every field inside its structure, none overlapping another"
+                                     : "x86: every field inside its structure, none overlapping another");
+    }
+    uint8_t b[48];
+    memset(b, 0xEE, sizeof b);
+    hcp_lay_put(b, HCP_L_MBI_RegionSize, false, UINT64_C(0x1122334455667788));
+    is_u64(hcp_get32(b + 12) | (uint64_t)b[16] << 32, UINT64_C(0xEE55667788),
+           "hcp_lay_put writes the field's size alone (x86 RegionSize: 4 bytes at 12)");
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--mingw") == 0) {
+        mingw_asserts();
+        return 0;
+    }
+    table_rules();
     tap_clause("HCP-LAYOUT-PERFORMANCE-DATA");
     is_u64(sizeof(PERFORMANCE_DATA), 288, "sizeof(PERFORMANCE_DATA)");
     is_u64(offsetof(PERFORMANCE_DATA, Size), 0, "Size");
