@@ -138,16 +138,56 @@ static const char *end_name(lhcp_end e) {
     return "error";
 }
 
-/* The options hcpsim run reads (machine options aside: lhcp_is_machine_option). */
-static const char *const run_opts[] = {"--seed",        "--unsafe-io",        "--trace",        "--report",
-                                       "--trace-limit", "--report-intervals", "--report-calls", "--lua-instructions",
-                                       "--lua-memory",  "--werror",           "--progress",     "--no-progress"};
-#define NRUN_OPTS (int)(sizeof run_opts / sizeof run_opts[0])
+/* The options hcpsim run reads (machine options aside: lhcp_is_machine_option), one table: it
+ * drives the parser, `hcpsim help run`, the unknown-option message and its suggestions (and
+ * through those, scenarios/tests/manpage.sh's check of the man page and the completion). */
+enum run_opt_id {
+    RO_SEED,
+    RO_UNSAFE_IO,
+    RO_TRACE,
+    RO_REPORT,
+    RO_TRACE_LIMIT,
+    RO_REPORT_INTERVALS,
+    RO_REPORT_CALLS,
+    RO_LUA_INSTRUCTIONS,
+    RO_LUA_MEMORY,
+    RO_WERROR,
+    RO_PROGRESS,
+    RO_NO_PROGRESS,
+    NRUN_OPTS
+};
+static const struct run_opt {
+    const char *name, *arg, *help; /* arg NULL: a flag */
+} run_table[NRUN_OPTS] = {
+    [RO_SEED] = {"--seed", "N", "the scenario seed: math.random starts from it (default 1)"},
+    [RO_UNSAFE_IO] = {"--unsafe-io", NULL, "open Lua's io library (files); only for scenarios you wrote"},
+    [RO_TRACE] = {"--trace", "PATH", "a Perfetto/Chrome trace-event JSON of the schedule and counters"},
+    [RO_REPORT] = {"--report", "PATH", "a run report; its format from the extension: " REP_FORMAT_EXTENSIONS},
+    [RO_TRACE_LIMIT] = {"--trace-limit", "N", "events per trace file (default 10000000), then the run ends"},
+    [RO_REPORT_INTERVALS] = {"--report-intervals", "N", "schedule intervals kept per machine in the report (then truncated)"},
+    [RO_REPORT_CALLS] = {"--report-calls", "N", "API calls kept per machine in the report (then truncated)"},
+    [RO_LUA_INSTRUCTIONS] = {"--lua-instructions", "N", "Lua instructions a run may execute (default 5000000000)"},
+    [RO_LUA_MEMORY] = {"--lua-memory", "BYTES", "bytes of Lua heap (default 1073741824)"},
+    [RO_WERROR] = {"--werror", NULL, "a warning (what the documentation forbids, Windows lets pass) ends the run"},
+    [RO_PROGRESS] = {"--progress", NULL, "progress lines on stderr after 2 s of host time (default: on a terminal)"},
+    [RO_NO_PROGRESS] = {"--no-progress", NULL, "no progress lines"},
+};
+
+static int run_option(const char *a) {
+    for (int i = 0; i < NRUN_OPTS; i++)
+        if (strcmp(a, run_table[i].name) == 0) return i;
+    return -1;
+}
 
 static bool is_run_option(const char *a) {
+    return run_option(a) >= 0 || (a[0] == '-' && a[1] == '-' && lhcp_is_machine_option(a + 2));
+}
+
+/* "--seed N, --unsafe-io, ..." for the unknown-option message. */
+static void run_options_list(FILE *f) {
     for (int i = 0; i < NRUN_OPTS; i++)
-        if (strcmp(a, run_opts[i]) == 0) return true;
-    return a[0] == '-' && a[1] == '-' && lhcp_is_machine_option(a + 2);
+        fprintf(f, "%s%s%s%s", i ? ", " : "", run_table[i].name, run_table[i].arg ? " " : "",
+                run_table[i].arg ? run_table[i].arg : "");
 }
 
 /* A program that failed got arguments spelled like hcpsim's own options: they were its own (a
@@ -194,52 +234,48 @@ static int cmd_run(int argc, char **argv) {
         const char *a = argv[i];
         if (opts && strcmp(a, "--") == 0) {
             opts = false;
-        } else if (opts && strcmp(a, "--seed") == 0) {
-            if (i + 1 >= argc || !parse_u64(argv[i + 1], &seed)) {
-                fprintf(stderr, "hcpsim: --seed needs a non-negative integer\n");
+        } else if (opts && run_option(a) >= 0) {
+            int id = run_option(a);
+            const struct run_opt *o = &run_table[id];
+            if (o->arg && (i + 1 >= argc || !argv[i + 1][0]) && strcmp(o->arg, "PATH") == 0) {
+                fprintf(stderr, "hcpsim: %s needs a file path%s\n", a,
+                        id == RO_REPORT ? " ending in " REP_FORMAT_EXTENSIONS : "");
                 free(sargs);
                 free(mopts);
                 return EXIT_ERROR;
             }
-            i++;
-        } else if (opts && strcmp(a, "--unsafe-io") == 0) {
-            unsafe_io = true;
-        } else if (opts && strcmp(a, "--werror") == 0) {
-            werror = true;
-        } else if (opts && (strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0)) {
-            progress = a[2] == 'p';
-        } else if (opts && (strcmp(a, "--trace-limit") == 0 || strcmp(a, "--lua-instructions") == 0 ||
-                            strcmp(a, "--lua-memory") == 0 || strcmp(a, "--report-intervals") == 0 ||
-                            strcmp(a, "--report-calls") == 0)) {
-            uint64_t *v = strcmp(a, "--trace-limit") == 0        ? &trace_limit
-                          : strcmp(a, "--lua-instructions") == 0 ? &lua_instructions
-                          : strcmp(a, "--lua-memory") == 0       ? &lua_memory
-                          : strcmp(a, "--report-intervals") == 0 ? &report_intervals
-                                                                 : &report_calls;
-            if (opt_positive(argc, argv, &i, a, v)) {
-                free(sargs);
-                free(mopts);
-                return EXIT_ERROR;
+            uint64_t *v = NULL;
+            bool bad = false;
+            switch ((enum run_opt_id)id) {
+            case RO_SEED:
+                if (i + 1 >= argc || !parse_u64(argv[i + 1], &seed)) {
+                    fprintf(stderr, "hcpsim: --seed needs a non-negative integer\n");
+                    bad = true;
+                }
+                i++;
+                break;
+            case RO_UNSAFE_IO: unsafe_io = true; break;
+            case RO_WERROR: werror = true; break;
+            case RO_PROGRESS: progress = 1; break;
+            case RO_NO_PROGRESS: progress = 0; break;
+            case RO_TRACE: trace_path = argv[++i]; break;
+            case RO_REPORT:
+                report_path = argv[++i];
+                if (rep_report_format(report_path, &report_fmt) != 0) {
+                    fprintf(stderr, "hcpsim: --report %s: unknown report format (the extension must be one of %s)\n",
+                            report_path, REP_FORMAT_EXTENSIONS);
+                    bad = true;
+                }
+                break;
+            case RO_TRACE_LIMIT: v = &trace_limit; break;
+            case RO_REPORT_INTERVALS: v = &report_intervals; break;
+            case RO_REPORT_CALLS: v = &report_calls; break;
+            case RO_LUA_INSTRUCTIONS: v = &lua_instructions; break;
+            case RO_LUA_MEMORY: v = &lua_memory; break;
+            case NRUN_OPTS: break;
             }
-        } else if (opts && strcmp(a, "--trace") == 0) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "hcpsim: --trace needs a file path\n");
-                free(sargs);
-                free(mopts);
-                return EXIT_ERROR;
-            }
-            trace_path = argv[++i];
-        } else if (opts && strcmp(a, "--report") == 0) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "hcpsim: --report needs a file path ending in %s\n", REP_FORMAT_EXTENSIONS);
-                free(sargs);
-                free(mopts);
-                return EXIT_ERROR;
-            }
-            report_path = argv[++i];
-            if (rep_report_format(report_path, &report_fmt) != 0) {
-                fprintf(stderr, "hcpsim: --report %s: unknown report format (the extension must be one of %s)\n",
-                        report_path, REP_FORMAT_EXTENSIONS);
+            if (v && opt_positive(argc, argv, &i, a, v)) bad = true;
+            if (bad) {
                 free(sargs);
                 free(mopts);
                 return EXIT_ERROR;
@@ -254,7 +290,9 @@ static int cmd_run(int argc, char **argv) {
             mopts[nmopts++] = argv[i] + 2;
             mopts[nmopts++] = argv[++i];
         } else if (opts && a[0] == '-' && a[1] == '-') {
-            const char *near = hcp_suggest(a, run_opts, NRUN_OPTS);
+            const char *names[NRUN_OPTS];
+            for (int k = 0; k < NRUN_OPTS; k++) names[k] = run_table[k].name;
+            const char *near = hcp_suggest(a, names, NRUN_OPTS);
             char mnear[80] = "";
             const char *opt = near ? NULL : hcp_option_suggest(a + 2);
             if (opt) { /* a machine option, as --name-with-dashes */
@@ -263,11 +301,10 @@ static int cmd_run(int argc, char **argv) {
                     if (*c == '_') *c = '-';
                 near = mnear;
             }
-            fprintf(stderr,
-                    "hcpsim: unknown option '%s'%s%s%s (valid: --seed N, --unsafe-io, --trace PATH, --report PATH, "
-                    "--trace-limit N, --report-intervals N, --report-calls N, --lua-instructions N, --lua-memory "
-                    "BYTES, --werror, --progress, --no-progress, --; machine options for programs: hcpsim help run)\n",
-                    a, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+            fprintf(stderr, "hcpsim: unknown option '%s'%s%s%s (valid: ", a, near ? " (did you mean '" : "",
+                    near ? near : "", near ? "'?)" : "");
+            run_options_list(stderr);
+            fprintf(stderr, ", --; machine options for programs: hcpsim help run)\n");
             free(sargs);
             free(mopts);
             return EXIT_ERROR;
@@ -1059,17 +1096,7 @@ static const struct {
             "Every word after PROGRAM.exe is the program's, also one spelt like an hcpsim option, as for\n"
             "valgrind and wine: hcpsim's options go before the program ('--' may end them there).\n"
             "For a scenario, options are read up to '--', also after FILE.lua; later words reach it as arg[1..].\n"
-            "  --seed N                 the scenario seed: math.random starts from it (default 1)\n"
-            "  --report PATH            a run report; its format from the extension: .json .md .html\n"
-            "  --trace PATH             a Perfetto/Chrome trace-event JSON of the schedule and counters\n"
-            "  --trace-limit N          events per trace file (default 10000000), then the run ends\n"
-            "  --report-intervals N     schedule intervals kept per machine in the report (then truncated)\n"
-            "  --report-calls N         API calls kept per machine in the report (then truncated)\n"
-            "  --lua-instructions N     Lua instructions a run may execute (default 5000000000)\n"
-            "  --lua-memory BYTES       bytes of Lua heap (default 1073741824)\n"
-            "  --unsafe-io              open Lua's io library (files); only for scenarios you wrote\n"
-            "  --werror                 a warning (what the documentation forbids, Windows lets pass) ends the run\n"
-            "  --progress, --no-progress  progress lines on stderr after 2 s of host time (default: on a terminal)\n"
+            "%RUN-OPTIONS%"
             "Machine options (Windows programs only; a scenario sets them in hcp.machine{}): --NAME VALUE\n"
             "for each machine option (hcpsim describe lists their ranges and defaults), dashes or\n"
             "underscores: --platform P, --semantics documented|observed (a program's default: observed),\n"
@@ -1171,7 +1198,19 @@ static int cmd_help(const char *command) {
                 char help[] = "--help", *args[] = {help, NULL};
                 return rep_diff_main(1, args);
             }
-            fputs(helps[i].text, stdout);
+            const char *mark = strstr(helps[i].text, "%RUN-OPTIONS%");
+            if (mark) { /* run's own options, from their table */
+                fwrite(helps[i].text, 1, (size_t)(mark - helps[i].text), stdout);
+                for (int k = 0; k < NRUN_OPTS; k++) {
+                    char head[40];
+                    snprintf(head, sizeof head, "%s%s%s", run_table[k].name, run_table[k].arg ? " " : "",
+                             run_table[k].arg ? run_table[k].arg : "");
+                    printf("  %-24s %s\n", head, run_table[k].help);
+                }
+                fputs(mark + strlen("%RUN-OPTIONS%"), stdout);
+            } else {
+                fputs(helps[i].text, stdout);
+            }
             if (strcmp(command, "describe") == 0) printf("Platforms: %s\n", hcp_platform_names());
             return 0;
         }

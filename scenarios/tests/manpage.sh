@@ -57,6 +57,19 @@ missing=""
 for o in --pmc --counters --timeout --cwd --env --stdin --timezone --debug-output; do echo "$help_run" | grep -q -- "$o" || missing="$missing $o"; done
 result "$([ -z "$missing" ]; echo $?)" "hcpsim help run describes the program options" "missing:$missing"
 
+# run's own options come from one table (scenarios/main.c run_table): its help describes each,
+# and the report formats the code accepts are named by the help and the man page alike
+missing=""
+for o in $run_opts; do echo "$help_run" | grep -q -- "^  $o" || missing="$missing help:$o"; done
+exts=$($HCPSIM run --report x.none x.lua 2>&1 | sed -n 's/.*must be one of \(.*\))$/\1/p' | tr -d ',')
+for e in $exts; do
+  echo "$help_run" | grep -- '^  --report ' | grep -qF -- "$e" || missing="$missing help:$e"
+  grep -qF -- "\fB$e\fR" "$man" || missing="$missing man:$e"
+done
+result "$([ -n "$exts" ] && [ -z "$missing" ]; echo $?)" \
+  "hcpsim help run describes each of its own options, and it and the man page name every report format ($(echo $exts))" \
+  "missing:$missing"
+
 # the other commands: each option their help describes
 for c in check describe diff bench; do
   # the options of its usage line and of its option lines ("  --NAME ..."), not those its prose names
