@@ -51,7 +51,6 @@ void hcp_os_free(hcp_os *os) {
     free(os);
 }
 
-sim_machine *hcp_os_machine(const hcp_os *os) { return os->m; }
 hcp_semantics hcp_os_semantics(const hcp_os *os) { return os->sem; }
 void hcp_os_set_platform(hcp_os *os, const hcp_platform *p) { os->plat = p ? p : hcp_platform_at(0); }
 const hcp_platform *hcp_os_platform(const hcp_os *os) { return os->plat; }

@@ -211,7 +211,6 @@ typedef struct hcp_os hcp_os;
  * NULL on host memory exhaustion.  hcp_os_free(NULL) is a no-op. */
 hcp_os *hcp_os_new(sim_machine *m, hcp_semantics s);
 void hcp_os_free(hcp_os *os);
-sim_machine *hcp_os_machine(const hcp_os *os);
 hcp_semantics hcp_os_semantics(const hcp_os *os);
 /* The platform profile whose OS behaviour this OS follows (api/platform.h);
  * win10-x64 until set.  Set it before any thread exists. */

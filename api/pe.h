@@ -101,9 +101,8 @@ uint64_t hcp_process_exit_callbacks(hcp_process *p, sim_thread *t, uint32_t code
 bool hcp_process_thread_exited(hcp_process *p, const sim_thread *t, uint32_t *code);
 /* Forgets t's ExitThread (its detach calls follow: one of them may call ExitThread again). */
 void hcp_process_thread_reset_exit(hcp_process *p, const sim_thread *t);
-/* The threads of the process still alive, and the process's size in guest memory. */
+/* The threads of the process still alive. */
 int hcp_process_live_threads(hcp_process *p);
-uint32_t hcp_process_image_size(const hcp_process *p);
 /* Export i of the image (0, 1, ...): its name and address; false past the end. */
 bool hcp_process_export(const hcp_process *p, int i, const char **name, uint64_t *addr);
 /* Ends the process with `code` from outside a guest call (the last thread

@@ -528,7 +528,6 @@ int hcp_process_live_threads(hcp_process *p) {
     return n;
 }
 
-uint32_t hcp_process_image_size(const hcp_process *p) { return p->pe.size_of_image; }
 
 bool hcp_process_export(const hcp_process *p, int i, const char **name, uint64_t *addr) {
     if (i < 0 || i >= p->nexports) return false;

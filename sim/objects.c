@@ -90,7 +90,6 @@ sim_object *sim_thread_object(sim_thread *t) {
     return t->self_obj;
 }
 
-sim_object_type sim_object_type_of(const sim_object *o) { return o->type; }
 sim_thread *sim_mutex_owner(const sim_object *mx) { return mx->owner; }
 uint32_t sim_mutex_recursion(const sim_object *mx) { return mx->recursion; }
 int sim_object_waiters(const sim_object *o) {

@@ -544,7 +544,6 @@ sim_object *sim_event_new(sim_machine *m, bool manual, bool initial);
 sim_object *sim_mutex_new(sim_machine *m, bool initial_owner);
 sim_object *sim_semaphore_new(sim_machine *m, int32_t initial, int32_t max);
 sim_object *sim_thread_object(sim_thread *t);
-sim_object_type sim_object_type_of(const sim_object *o);
 uint32_t sim_object_id(const sim_object *o);
 
 /* A mutex's owner (NULL: free) and recursion count; the threads waiting on an object. */
