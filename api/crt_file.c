@@ -2,7 +2,11 @@
  * (_open, _read, _write, _lseek, _close, ...), opening, reading, positioning and closing FILE
  * streams, their flags, perror, remove/rename, temporary files and _stat, on KERNEL32's files
  * (api/fs.c) as msvcrt sits on them: fopen is _open is CreateFile with FILE_SHARE_READ |
- * FILE_SHARE_WRITE, and errno is what msvcrt's _dosmaperr makes of the Win32 error. */
+ * FILE_SHARE_WRITE, and errno is what msvcrt's _dosmaperr makes of the Win32 error.
+ *
+ * Longer than 800 lines: the descriptor layer and the FILE streams on it share the flag and
+ * errno mapping; they are kept together so that fopen's mode parsing and _open's flags stay one rule.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -9,7 +9,11 @@
  * found exactly).  pe_crt.sh checks thousands of arguments against mpmath's values at 2,400 bits.
  * errno and special values follow msvcrt (Wine's tests and sources, listed differences apart):
  * EDOM with the indefinite NaN (0xFFF8000000000000) for a domain error, ERANGE for an overflow
- * (HUGE_VAL) or a pole; an underflow leaves errno. */
+ * (HUGE_VAL) or a pole; an underflow leaves errno.
+ *
+ * Longer than 800 lines: the double-double arithmetic, the range reductions and the series of
+ * every function share their helpers; the correctness argument above covers the file as a whole.
+ */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

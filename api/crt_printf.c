@@ -7,7 +7,12 @@
  * unless _CRT_INTERNAL_PRINTF_STANDARD_ROUNDING asks for ties to even.  The engine reads the
  * variadic arguments from the call's argument words or from a va_list in guest memory, and
  * writes code units (bytes or UTF-16) to a buffer that may have a limit, as the CRT's string
- * callback does: a write that does not fit is cut at the limit and ends the formatting. */
+ * callback does: a write that does not fit is cut at the limit and ends the formatting.
+ *
+ * Longer than 800 lines: one engine serves both runtimes' parsers and every conversion, and its
+ * rules (flags, widths, precision, the legacy spellings) are read together; split, each half would
+ * need the other's state.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -19,7 +19,11 @@
  * boot time for a file it has not touched), its index a number given in the order the program
  * first meets it, the volume serial fixed; directory listings are sorted as NTFS sorts them
  * (upper-cased UTF-16, "." and ".." first); no host path, owner, inode, permission bit (but
- * read-only) or host time reaches the program. */
+ * read-only) or host time reaches the program.
+ *
+ * Longer than 800 lines: path resolution, the host lookup and the open-file table are one
+ * security boundary (nothing outside C:\hcpsim reachable), kept in one file to be reviewed as one.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>

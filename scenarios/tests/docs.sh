@@ -176,5 +176,15 @@ result $? "every member scenarios/API.md names exists" "unknown: $(tr '\n' ' ' <
 result $? "no document, comment or catalogue row points outside the repository" \
   "$(head -5 "$dir/outside" | tr '\n' '|')"
 
+# Source files stay readable: a C file under api/ longer than 800 lines says why at its top
+# ("Longer than 800 lines: ..." within its first 30 lines).
+: >"$dir/long"
+for f in "$top"/api/*.c; do
+  [ "$(wc -l <"$f")" -gt 800 ] || continue
+  head -30 "$f" | grep -q "Longer than 800 lines:" || echo "${f#$top/}" >>"$dir/long"
+done
+[ ! -s "$dir/long" ]
+result $? "every api/ source over 800 lines gives its reason at its top" "$(tr '\n' ' ' <"$dir/long")"
+
 echo "1..$n"
 [ "$fail" = 0 ]
