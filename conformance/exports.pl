@@ -12,6 +12,9 @@
 # KERNEL32.dll!CreateThread: ..."), then one line that fails when a passing line names a
 # "DLL!Name:" the spec does not have (a test of a function that is gone or misspelt).  A stub row
 # (known, not implemented) needs a test too: one that shows a call of it stops the run naming it.
+# Then one line per documented outcome of api/outcomes.tsv (beside the spec): ok when a passing
+# line names the row and, after it, the outcome by its name, as "error N", as "(N)", or (N >= 100)
+# as the number standing alone.
 use strict;
 use warnings;
 
@@ -38,6 +41,23 @@ while (<$s>) {
 }
 close $s;
 
+# The documented outcomes (api/outcomes.tsv): row, outcome name, number, source.
+(my $outfile = $spec) =~ s{[^/]*$}{outcomes.tsv};
+my @outcomes;
+if (open my $o, '<', $outfile) {
+    while (<$o>) {
+        chomp;
+        next if /^\s*(#|$)/;
+        my ($r, $name, $num, $src) = split /\t/;
+        die "exports.pl: $outfile:$.: want ROW, OUTCOME, NUMBER, SOURCE (tab-separated)\n"
+            unless defined $src && $num =~ /^\d+$/;
+        die "exports.pl: $outfile:$.: $r is not a row of the spec\n" unless $row{lc $r};
+        push @outcomes, [$row{lc $r}, $name, $num];
+    }
+    close $o;
+}
+my @passing; # the passing lines that name a row: [row (lower case), the line's text after it]
+
 my (%named, %unknown);
 opendir my $dh, $tapdir or die "exports.pl: $tapdir: $!\n";
 for my $f (sort grep { /\.tap$/ && $_ ne 'conformance_exports.pl.tap' } readdir $dh) {
@@ -47,7 +67,7 @@ for my $f (sort grep { /\.tap$/ && $_ ne 'conformance_exports.pl.tap' } readdir 
         next unless /^ok \d+/ && !/#\s*(SKIP|TODO)/i;
         while (/\b([A-Za-z0-9_.-]+\.dll)!(\w+):/g) {
             my $k = lc "$1!$2";
-            if ($row{$k}) { $named{$k} = 1 } else { $unknown{"$1!$2"} = $t }
+            if ($row{$k}) { $named{$k} = 1; push @passing, [$k, substr($_, pos($_))] } else { $unknown{"$1!$2"} = $t }
         }
     }
     close $in;
@@ -64,5 +84,18 @@ my @stale = sort keys %unknown;
 printf "%s %d - every DLL!Name a passing test names is a row of the export spec (%d rows) [PE-IMPORT-TABLE]\n",
     @stale ? 'not ok' : 'ok', $n, scalar @rows;
 print "# not in the spec: $_ (named by $unknown{$_})\n" for @stale;
+# each documented outcome: a passing line names the row and then the outcome, by its name, as
+# "error N" or as "(N)", or a number of three digits or more standing alone (WAIT_TIMEOUT's 258)
+my $missed = 0;
+for my $oc (@outcomes) {
+    my ($r, $name, $num) = @$oc;
+    my $hit = grep {
+        $_->[0] eq lc $r && ($_->[1] =~ /\b\Q$name\E\b/ || $_->[1] =~ /\berror \Q$num\E\b/ || $_->[1] =~ /\(\Q$num\E\)/ || ($num >= 100 && $_->[1] =~ /(?<![\w.])\Q$num\E(?![\w.])/))
+    } @passing;
+    $n++;
+    $missed++ unless $hit;
+    printf "%s %d - %s: its documented outcome %s (%s) has a passing test [PE-IMPORT-OUTCOMES]\n",
+        $hit ? 'ok' : 'not ok', $n, $r, $name, $num;
+}
 print "1..$n\n";
-exit(grep({ !$named{lc $_} } @rows) || @stale ? 1 : 0);
+exit(grep({ !$named{lc $_} } @rows) || @stale || $missed ? 1 : 0);
