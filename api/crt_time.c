@@ -1,19 +1,19 @@
 /* api/crt_time.c — the C runtime's time functions, from the virtual clock (api/README.md "The
- * C runtime": "time").  The simulated system's time zone is UTC without daylight saving time
- * (as GetTimeZoneInformation would report it: bias 0, "Coordinated Universal Time"); _timezone,
- * _daylight and _tzname start as msvcrt's do (Pacific time) until _tzset, which the local-time
- * functions call as msvcrt calls it.  time() is GetSystemTimeAsFileTime's time in seconds (whole
+ * C runtime": "time").  The time zone is the process's (hcpsim run --timezone; UTC by default),
+ * as GetTimeZoneInformation reports it; _timezone, _daylight and _tzname start as msvcrt's do
+ * (Pacific time) until _tzset, which the local-time functions call as msvcrt calls it; local
+ * times apply the zone's daylight saving rules of the time itself.  time() is GetSystemTimeAsFileTime's time in seconds (whole
  * clock ticks), clock() the milliseconds of virtual time since the process started.  Dates use
  * the proleptic Gregorian calendar; msvcrt's range is 1970-01-01 to 3000-12-31 23:59:59 UTC. */
 #include <stdlib.h>
 
 #include "api/crt_int.h"
+#include "api/files_int.h"
 
 #define TICKS_PER_SEC 10000000ull
 #define EPOCH_1601_TO_1970 11644473600ll /* seconds */
 #define MAX_TIME64 32535215999ll         /* _MAX__TIME64_T: 3000-12-31 23:59:59 */
 #define MAX_TIME32 0x7FFFFFFFll
-#define UTC_NAME "Coordinated Universal Time"
 
 /* ---- the clock ---- */
 
@@ -144,18 +144,33 @@ static bool wr_tm(hcp_ctx *c, uint64_t at, const ctm *t) {
 
 /* ---- the time zone ---- */
 
-/* _tzset: TZ is not in the simulated environment, so the system's zone: UTC, no daylight time. */
+/* _tzset: TZ is not in the simulated environment, so the system's zone, as msvcrt takes it from
+ * GetTimeZoneInformation (hcpsim run --timezone; UTC by default): _timezone its bias in seconds,
+ * _daylight whether it has daylight saving time, _dstbias the daylight bias in seconds (0
+ * without), _tzname its standard and daylight names (at most 63 characters each). */
 static void tzset(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
     if (!r) return;
-    hcp_wr32(c, r->ad.timezone, 0);
-    hcp_wr32(c, r->ad.daylight, 0);
-    hcp_wr32(c, r->ad.dstbias, 0);
+    int32_t bias, dst_bias;
+    bool has_dst;
+    const char *names[2];
+    hcp_tz_zone(c->p, &bias, &dst_bias, &has_dst, &names[0], &names[1]);
+    hcp_wr32(c, r->ad.timezone, (uint32_t)(bias * 60));
+    hcp_wr32(c, r->ad.daylight, has_dst);
+    hcp_wr32(c, r->ad.dstbias, has_dst ? (uint32_t)(dst_bias * 60) : 0);
     for (int i = 0; i < 2; i++) {
         uint64_t s;
-        if (hcp_rdp(c, r->ad.tzname + (uint64_t)i * c->w, &s)) hcp_wr(c, s, UTC_NAME, sizeof UTC_NAME);
+        char name[64];
+        snprintf(name, sizeof name, "%s", names[i]);
+        if (hcp_rdp(c, r->ad.tzname + (uint64_t)i * c->w, &s)) hcp_wr(c, s, name, strlen(name) + 1);
     }
     r->tz_set = true;
+}
+
+/* Local seconds of UTC seconds t in the process's zone, and whether daylight time is in force. */
+static int64_t to_local(hcp_ctx *c, int64_t t, bool *dst) {
+    uint64_t ft = (uint64_t)(t + EPOCH_1601_TO_1970) * TICKS_PER_SEC;
+    return t - (int64_t)hcp_tz_bias_at(c->p, ft, dst) * 60;
 }
 static void tzset_once(hcp_ctx *c) {
     hcp_crt *r = hcp_crt_of(c);
@@ -259,13 +274,14 @@ static uint32_t to_tm(hcp_ctx *c, uint64_t res, uint64_t secs, bool local, unsig
         hcp_crt_set_errno(c, CRT_EINVAL);
         return CRT_EINVAL;
     }
+    bool dst = false;
     if (local) {
         tzset_once(c);
-        hcp_crt *r = hcp_crt_of(c);
-        t -= r ? rd_var(c, r->ad.timezone) : 0;
+        t = to_local(c, t, &dst);
     }
     ctm o;
     breakdown(t, &o);
+    o.isdst = dst;
     wr_tm(c, res, &o);
     return 0;
 }
@@ -306,19 +322,23 @@ static uint64_t make_time(hcp_ctx *c, uint64_t at, bool local) {
     int64_t secs = days_from_civil(year + 1900, mon + 1, 1) * 86400 + (int64_t)t.sec + (int64_t)t.min * 60 +
                    (int64_t)t.hour * 3600 + ((int64_t)t.mday - 1) * 86400;
     if (local) {
+        /* local to UTC as msvcrt's mktime does: the standard bias, and the daylight bias too when
+         * tm_isdst > 0, or when it is negative and daylight time is in force then; the tm is
+         * rewritten as localtime gives the result */
         tzset_once(c);
         hcp_crt *r = hcp_crt_of(c);
-        int32_t zone = r ? rd_var(c, r->ad.timezone) : 0;
-        if (secs >= -EPOCH_1601_TO_1970) {
-            ctm o;
-            /* the local fields of the normalised time; UTC has no daylight time to add */
-            if (secs >= 0) {
-                breakdown(secs, &o);
-                o.isdst = 0;
-                wr_tm(c, at, &o);
-            }
-        }
+        int32_t zone = r ? rd_var(c, r->ad.timezone) : 0, dstbias = r ? rd_var(c, r->ad.dstbias) : 0;
         secs += zone;
+        bool dst = t.isdst > 0;
+        if (t.isdst < 0 && secs + dstbias >= -EPOCH_1601_TO_1970) to_local(c, secs + dstbias, &dst);
+        if (dst) secs += dstbias;
+        if (secs >= 0) {
+            ctm o;
+            bool now_dst = false;
+            breakdown(to_local(c, secs, &now_dst), &o);
+            o.isdst = now_dst;
+            wr_tm(c, at, &o);
+        }
     } else if (secs >= 0) {
         ctm o;
         breakdown(secs, &o);

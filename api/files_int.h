@@ -152,6 +152,10 @@ const char *hcp_tz_names(void);     /* "UTC, ..." for messages */
 /* Local time = UTC time - bias: the bias in minutes at UTC FILETIME t, and whether daylight
  * saving time is in force (the process's zone).  The C runtime's localtime asks this. */
 int32_t hcp_tz_bias_at(hcp_process *p, uint64_t utc, bool *dst);
+/* The process's zone as GetTimeZoneInformation gives it: its bias and daylight bias (minutes),
+ * whether it has daylight saving time, its standard and daylight names.  The C runtime's _tzset. */
+void hcp_tz_zone(hcp_process *p, int32_t *bias, int32_t *dst_bias, bool *has_dst, const char **std_name,
+                 const char **dst_name);
 
 /* ---- modules (k32_module.c) ---- */
 /* The spec's name of the simulated system DLL whose module handle is h ("KERNEL32.dll"), or NULL. */

@@ -220,6 +220,17 @@ int32_t hcp_tz_bias_at(hcp_process *p, uint64_t utc, bool *dst) {
     return bias_at(&z, utc, dst);
 }
 
+void hcp_tz_zone(hcp_process *p, int32_t *bias, int32_t *dst_bias, bool *has_dst, const char **std_name,
+                 const char **dst_name) {
+    int i = p->x->tz;
+    const tz_zone *z = &zones[i < 0 || i >= NZONES ? 0 : i];
+    *bias = z->bias;
+    *dst_bias = z->dst_bias;
+    *has_dst = z->dst.month != 0;
+    *std_name = z->std_name;
+    *dst_name = z->dst_name;
+}
+
 /* 100-ns units since boot on the calling CPU's clock; the system time (a clock tick's). */
 static uint64_t now_100ns(hcp_ctx *c) {
     return sim_mul_div(sim_clock(c->m), 10000000u, sim_machine_config(c->m)->frequency);

@@ -80,8 +80,9 @@ for z in "W. Europe Standard Time|W. Europe Standard Time, bias -60, id 1" \
   zone=${z%%|*}
   want=${z#*|}
   mkdir -p tz && $HCPSIM run --cwd tz --env ZZ_HCP=from-outside --timezone "$zone" sysinfo64.exe > o.txt 2> err.txt; st=$?
-  [ "$st" = 0 ] && grep -q "^time zone \[hcpsim\]: $want" o.txt && grep -q "^ok FileTimeToLocalFileTime: UTC - bias \[hcpsim\]" o.txt
-  result $? "--timezone '$zone': $want; FileTimeToLocalFileTime and every other check hold" "status $st: $(grep 'time zone\|not ok' o.txt | head -3)"
+  [ "$st" = 0 ] && grep -q "^time zone \[hcpsim\]: $want" o.txt && grep -q "^ok FileTimeToLocalFileTime: UTC - bias \[hcpsim\]" o.txt &&
+    grep -q "^ok msvcrt.dll!_localtime64: " o.txt && grep -q "^ok msvcrt.dll!_mktime64: " o.txt && ! grep -q "^not ok" o.txt
+  result $? "--timezone '$zone': $want; FileTimeToLocalFileTime, the C runtime's localtime and mktime, and every other check hold" "status $st: $(grep 'time zone\|not ok' o.txt | head -3)"
 done
 $HCPSIM run --timezone Mars/Base sysinfo64.exe > o.txt 2> err.txt; st=$?
 [ "$st" = 2 ] && grep -q "^hcpsim: --timezone Mars/Base: unknown time zone (valid: 'UTC' (Etc/UTC), " err.txt

@@ -10,6 +10,7 @@
 #define __USE_MINGW_ANSI_STDIO 0
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -374,6 +375,19 @@ static void times(BOOL sim) {
         char zone[64];
         WideCharToMultiByte(CP_ACP, 0, cur.StandardName, -1, zone, sizeof zone, NULL, NULL);
         printf("time zone [hcpsim]: %s, bias %ld, id %lu\n", zone, cur.Bias, id);
+    }
+    /* the C runtime's local time is the zone's (msvcrt's _tzset asks GetTimeZoneInformation) */
+    {
+        time_t now = time(NULL);
+        SYSTEMTIME lt;
+        GetLocalTime(&lt);
+        struct tm tmv = *localtime(&now);
+        check(C "_localtime64: the hour and minute GetLocalTime gives, tm_isdst as the zone id says",
+              tmv.tm_hour == lt.wHour && tmv.tm_min == lt.wMinute && tmv.tm_isdst == (id == TIME_ZONE_ID_DAYLIGHT),
+              "%d:%d dst %d, %u:%u id %lu", tmv.tm_hour, tmv.tm_min, tmv.tm_isdst, lt.wHour, lt.wMinute, id);
+        tmv.tm_isdst = -1;
+        check(C "_mktime64: of that local time: the same time_t", mktime(&tmv) == now, "%lld %lld",
+              (long long)mktime(&tmv), (long long)now);
     }
     FILETIME lf, back;
     check(K "FileTimeToLocalFileTime: the local time of the current bias", FileTimeToLocalFileTime(&f, &lf), "FALSE");
