@@ -156,20 +156,33 @@ static int field_ascii(hcp_pfout *o, const char *s, spec *f) {
 /* ---- strings and characters ---- */
 
 /* A string argument of n units (n < 0: up to its terminator, no further than the precision) of
- * 1- or 2-byte units at guest address at, into host units; NULL after a failure. */
+ * 1- or 2-byte units at guest address at, into host units; NULL after a failure.  Read in pieces
+ * (64 units, then twice as many each time, never past the end of the page the next unit
+ * starts in, so no more heap is mapped than the string's own bytes map); a piece that cannot be read whole is read again unit by unit, so
+ * a failure names the same address as a unit-by-unit read. */
 static uint16_t *read_units(hcp_ctx *c, uint64_t at, bool two, int n, int prec, int *len) {
-    size_t cap = 64, k = 0;
+    size_t us = two ? 2 : 1, cap = 64, k = 0;
+    size_t want = n >= 0 ? (size_t)n : prec >= 0 ? (size_t)prec : SIZE_MAX; /* units at most */
     uint16_t *u = malloc(cap * sizeof *u);
-    while (u && (n < 0 ? (prec < 0 || (int)k < prec) : (int)k < n)) {
-        uint8_t b[2] = {0, 0};
-        if (!hcp_rd(c, at + k * (two ? 2 : 1), b, two ? 2 : 1)) {
-            free(u);
-            return NULL;
+    uint8_t piece[4096];
+    size_t step = 64; /* units read at once: 64, then doubling up to a page */
+    while (u && k < want) {
+        uint64_t a = at + k * us;
+        size_t room = (0x1000 - (size_t)(a & 0xFFF)) / us, m = want - k < room ? want - k : room, got;
+        if (m > step) m = step;
+        if (step < sizeof piece / us) step *= 2;
+        if (m && sim_mem_read(c->m, a, piece, m * us) == SIM_OK) {
+            got = m;
+        } else { /* the last units of a page, a unit across pages, or an unreadable piece */
+            if (!hcp_rd(c, a, piece, us)) {
+                free(u);
+                return NULL;
+            }
+            got = 1;
         }
-        uint16_t ch = two ? hcp_get16(b) : b[0];
-        if (n < 0 && !ch) break;
-        if (k == cap) {
-            cap *= 2;
+        bool end = false;
+        if (k + got > cap) {
+            while (k + got > cap) cap *= 2;
             uint16_t *nu = realloc(u, cap * sizeof *nu);
             if (!nu) {
                 free(u);
@@ -177,12 +190,20 @@ static uint16_t *read_units(hcp_ctx *c, uint64_t at, bool two, int n, int prec, 
             }
             u = nu;
         }
-        u[k++] = ch;
-        if (k >= HCP_MAX_STR) {
-            hcp_bad(c, at + k * (two ? 2 : 1), false);
-            free(u);
-            return NULL;
+        for (size_t i = 0; i < got; i++) {
+            uint16_t ch = two ? hcp_get16(piece + 2 * i) : piece[i];
+            if (n < 0 && !ch) {
+                end = true;
+                break;
+            }
+            u[k++] = ch;
+            if (k >= HCP_MAX_STR) {
+                hcp_bad(c, at + k * us, false);
+                free(u);
+                return NULL;
+            }
         }
+        if (end) break;
     }
     *len = (int)k;
     return u;
