@@ -23,7 +23,7 @@ struct hcp_ctx {
     sim_thread *t;
     unsigned w; /* the guest's pointer size: 4 or 8 */
     const hcp_export *ex;
-    char fn[96];  /* "msvcrt.dll!printf", for failure messages */
+    char fn[96];  /* "msvcrt.dll!printf", for failure messages (empty until one needs it) */
     bool failed;  /* the call stopped the run (hcp_process_failure says why) */
     bool pending; /* the call waits: its thread gave its CPU away (hcp_blocking) */
     /* What the call returns when its thread runs again (NULL: the wait's result, 0 for VOID). */
