@@ -178,6 +178,7 @@ bool hcp_rd(hcp_ctx *c, uint64_t at, void *b, size_t n) {
     return !n || sim_mem_read(c->m, at, b, n) == SIM_OK || hcp_bad(c, at, false);
 }
 bool hcp_wr(hcp_ctx *c, uint64_t at, const void *b, size_t n) {
+    c->args_n = 0; /* what hcp_varg read ahead may have changed */
     return !n || sim_mem_write(c->m, at, b, n) == SIM_OK || hcp_bad(c, at, true);
 }
 bool hcp_wr16(hcp_ctx *c, uint64_t at, uint16_t v) {

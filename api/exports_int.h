@@ -30,6 +30,11 @@ struct hcp_ctx {
     uint64_t (*resume)(hcp_ctx *c);
     uint64_t work; /* units of work done (hcp_work), priced by the row's work= rate */
     bool after;    /* guest code runs when the call returns (hcp_after_commit, api/crt_after.c) */
+    /* Variadic arguments read ahead (hcp_varg, api/crt_printf.c): args_n bytes of guest memory
+     * from args_at, as they were when read; every write through hcp_wr empties it. */
+    uint64_t args_at;
+    uint32_t args_n;
+    uint8_t args_b[64];
 };
 
 /* The variadic arguments of a `...` function: the argument word the first one is in. */
