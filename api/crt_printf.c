@@ -35,14 +35,25 @@ static bool read_ahead(hcp_ctx *c, uint64_t at, unsigned n, uint8_t *b) {
     return true;
 }
 
-/* Argument word k of the call: a stack word from the read-ahead. */
+/* Argument word k of the call: a stack word from the read-ahead.  Stack words follow each other
+ * (sim_gate_arg_addr), so a word after the read-ahead's first (word args_k1 - 1) is found
+ * without asking where it is. */
 static void arg_word(hcp_ctx *c, int k, uint64_t *v) {
     uint64_t at;
     uint8_t b[8];
-    if (sim_gate_arg_addr(c->t, k, &at) == SIM_OK && read_ahead(c, at, c->w, b))
-        *v = c->w == 8 ? hcp_get64(b) : hcp_get32(b);
-    else
+    int k0 = (int)c->args_k1 - 1;
+    if (c->args_n && k0 >= 0 && k >= k0) {
+        at = c->args_at + (uint64_t)(k - k0) * c->w;
+    } else if (sim_gate_arg_addr(c->t, k, &at) != SIM_OK) {
+        hcp_word(c, k, v); /* a register */
+        return;
+    }
+    if (!read_ahead(c, at, c->w, b)) {
         hcp_word(c, k, v);
+        return;
+    }
+    if (c->args_at == at) c->args_k1 = (uint32_t)k + 1;
+    *v = c->w == 8 ? hcp_get64(b) : hcp_get32(b);
 }
 
 uint64_t hcp_varg(hcp_vargs *v, bool wide) {
@@ -51,6 +62,7 @@ uint64_t hcp_varg(hcp_vargs *v, bool wide) {
     if (v->mem) {
         uint8_t b[8] = {0};
         unsigned n = c->w == 8 ? 8 : wide ? 8 : 4;
+        c->args_k1 = 0; /* the read-ahead holds no argument words */
         if (!read_ahead(c, v->at, n, b)) hcp_rd(c, v->at, b, n);
         v->at += n;
         return n == 8 ? hcp_get64(b) : hcp_get32(b);
@@ -137,11 +149,39 @@ typedef struct spec {
     bool ll, native, wstr, lng, sh, natural;
 } spec;
 
+/* The conversion classes (a switch: strchr per character cost more than the rest of the parser). */
+static bool is_int_conv(unsigned ch) {
+    switch (ch) {
+    case 'd':
+    case 'i':
+    case 'o':
+    case 'u':
+    case 'x':
+    case 'X': return true;
+    default: return false;
+    }
+}
+static bool is_fp_conv(unsigned ch) {
+    switch (ch) {
+    case 'a':
+    case 'A':
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G': return true;
+    default: return false;
+    }
+}
+/* The conversions a sign flag applies to (and '\0', as strchr's terminator matched it before). */
+static bool takes_sign(char ch) { return ch == 'd' || ch == 'i' || ch == '\0' || is_fp_conv((unsigned char)ch); }
+
 /* The fill before (`before`) or after a text of len units: the sign (only for d i a A e E f F g
  * G), '0' padding on the left with the 0 flag, spaces on the side the alignment leaves.  The
  * sign takes one column of the width; with the 0 flag it precedes the zeros. */
 static int fill(hcp_pfout *o, int len, spec *f, bool before) {
-    if (f->sign && !strchr("diaAeEfFgG", f->fmt)) f->sign = 0;
+    if (f->sign && !takes_sign(f->fmt)) f->sign = 0;
     int written = 0;
     if (before && f->sign) {
         f->width--;
@@ -619,7 +659,7 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
         }
         for (; i < flen; i++) { /* size prefixes */
             uint16_t ch = fmt[i], n1 = i + 1 < flen ? fmt[i + 1] : 0, n2 = i + 2 < flen ? fmt[i + 2] : 0;
-            bool conv_next = n1 && n1 < 128 && strchr("diouxX", (int)n1);
+            bool conv_next = is_int_conv(n1);
             if (ch == 'l' && n1 == 'l') {
                 f.ll = true;
                 i++;
@@ -696,7 +736,7 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
             }
             if (!hcp_wr32(c, at, (uint32_t)written)) goto fail;
             r = 0;
-        } else if (f.fmt && strchr("diouxX", f.fmt)) {
+        } else if (is_int_conv((unsigned char)f.fmt)) {
             if ((f.fmt == 'x' || f.fmt == 'X') && f.zero && f.alt && !f.left && f.prec < f.width - 2)
                 f.prec = f.width - 2; /* with '#' and '0' the zeros go after 0x */
             int64_t x;
@@ -712,7 +752,7 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
             int n = int_text(b, &f, x);
             r = field(o, b, n, &f);
             if (b != sb) free(b);
-        } else if (f.fmt && strchr("aAeEfFgG", f.fmt)) {
+        } else if (is_fp_conv((unsigned char)f.fmt)) {
             uint64_t bits = hcp_varg(v, true);
             double d;
             memcpy(&d, &bits, sizeof d);

@@ -33,7 +33,7 @@ struct hcp_ctx {
     /* Variadic arguments read ahead (hcp_varg, api/crt_printf.c): args_n bytes of guest memory
      * from args_at, as they were when read; every write through hcp_wr empties it. */
     uint64_t args_at;
-    uint32_t args_n;
+    uint32_t args_n, args_k1; /* args_k1: 1 + the argument word at args_at, 0 for none */
     uint8_t args_b[64];
 };
 
