@@ -106,7 +106,7 @@ static bool out_put(hcp_pfout *o, const uint16_t *s, size_t n) {
 }
 static bool out_rep(hcp_pfout *o, uint16_t ch, int k) {
     uint16_t b[64];
-    for (int i = 0; i < 64; i++) b[i] = ch;
+    for (int i = 0; i < 64 && i < k; i++) b[i] = ch;
     while (k > 0) {
         int m = k < 64 ? k : 64;
         if (!out_put(o, b, (size_t)m)) return false;
@@ -329,7 +329,12 @@ static int int_text(uint16_t *buf, spec *f, int64_t x) {
         f->alt = false;
         if (f->prec) tmp[i++] = '0';
     }
-    for (uint64_t v = u; v != 0; v /= base) tmp[i++] = dg[v % base];
+    if (base == 10) /* constant divisors: a multiply each, not a division */
+        for (uint64_t v = u; v != 0; v /= 10) tmp[i++] = dg[v % 10];
+    else if (base == 16)
+        for (uint64_t v = u; v != 0; v >>= 4) tmp[i++] = dg[v & 15];
+    else
+        for (uint64_t v = u; v != 0; v >>= 3) tmp[i++] = dg[v & 7];
     int n = 0;
     if (f->alt && base == 16) {
         buf[n++] = '0';
