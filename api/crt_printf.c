@@ -137,7 +137,6 @@ static bool narrow_into(const hcp_pfout *o, char *out) {
     return true;
 }
 
-
 /* ---- one conversion's flags, and the field around its text ---- */
 
 typedef struct spec {

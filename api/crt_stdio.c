@@ -70,7 +70,6 @@ hcp_file *hcp_crt_fd_file(hcp_ctx *c, int fd) {
 
 /* ---- errno ---- */
 
-
 int hcp_crt_errno_of(uint32_t w) { /* msvcrt's _dosmaperr */
     switch (w) {
     case ERROR_FILE_NOT_FOUND:

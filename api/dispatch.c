@@ -169,8 +169,8 @@ static const char *ctx_fn(hcp_ctx *c) {
 bool hcp_bad(hcp_ctx *c, uint64_t addr, bool write) {
     if (!c->failed && c->p)
         snprintf(c->p->failure, sizeof c->p->failure,
-                 "%s: %s: access violation %s 0x%llX (an unhandled exception in simulated OS code)", c->p->name, ctx_fn(c),
-                 write ? "writing" : "reading", (unsigned long long)addr);
+                 "%s: %s: access violation %s 0x%llX (an unhandled exception in simulated OS code)", c->p->name,
+                 ctx_fn(c), write ? "writing" : "reading", (unsigned long long)addr);
     c->failed = true;
     return false;
 }
