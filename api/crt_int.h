@@ -180,6 +180,7 @@ double hcp_crt_parse_double(const uint16_t *u, unsigned w, bool ucrt, size_t *en
 typedef struct hcp_pfout {
     uint16_t *u;
     size_t n, cap;
+    uint16_t *fixed; /* the caller's buffer u starts as (not freed; NULL: none, u starts NULL) */
     size_t limit;    /* units a buffer takes (SIZE_MAX: no limit) */
     bool overflow;   /* a write did not fit: the engine stopped there (c99: went on counting) */
     bool count_only; /* no buffer: units are counted, not kept */
@@ -203,8 +204,5 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmt, unsigned opts, hcp_vargs *v, hcp
  * output did not fit (crt_printf.c). */
 int64_t hcp_pf_to_mem(hcp_ctx *c, uint64_t dst, uint64_t count, uint64_t fmt, unsigned opts, hcp_vargs *v,
                       bool *overflow);
-/* The units o holds as bytes of the "C" locale (each unit below 256 is its byte); false when one
- * cannot be represented.  *out is malloc'd. */
-bool hcp_pf_narrow(const hcp_pfout *o, char **out);
 
 #endif

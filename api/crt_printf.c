@@ -23,19 +23,58 @@
 
 /* ---- arguments ---- */
 
+/* n bytes of guest memory at `at` from the call's read-ahead (c->args_b), read there first when
+ * they are not in it: 64 bytes, never past the end of the page `at` is in (so no more heap is
+ * mapped than the word itself maps).  False when that read fails: the caller reads the word as
+ * before, and a failure names the same address. */
+static bool read_ahead(hcp_ctx *c, uint64_t at, unsigned n, uint8_t *b) {
+    if (!(c->args_n && at >= c->args_at && at - c->args_at <= c->args_n - n)) {
+        size_t k = sizeof c->args_b, room = 0x1000 - (size_t)(at & 0xFFF);
+        if (k > room) k = room;
+        c->args_n = 0;
+        if (k < n || sim_mem_read(c->m, at, c->args_b, k) != SIM_OK) return false;
+        c->args_at = at;
+        c->args_n = (uint32_t)k;
+    }
+    memcpy(b, c->args_b + (at - c->args_at), n);
+    return true;
+}
+
+/* Argument word k of the call: a stack word from the read-ahead.  Stack words follow each other
+ * (sim_gate_arg_addr), so a word after the read-ahead's first (word args_k1 - 1) is found
+ * without asking where it is. */
+static void arg_word(hcp_ctx *c, int k, uint64_t *v) {
+    uint64_t at;
+    uint8_t b[8];
+    int k0 = (int)c->args_k1 - 1;
+    if (c->args_n && k0 >= 0 && k >= k0) {
+        at = c->args_at + (uint64_t)(k - k0) * c->w;
+    } else if (sim_gate_arg_addr(c->t, k, &at) != SIM_OK) {
+        hcp_word(c, k, v); /* a register */
+        return;
+    }
+    if (!read_ahead(c, at, c->w, b)) {
+        hcp_word(c, k, v);
+        return;
+    }
+    if (c->args_at == at) c->args_k1 = (uint32_t)k + 1;
+    *v = c->w == 8 ? hcp_get64(b) : hcp_get32(b);
+}
+
 uint64_t hcp_varg(hcp_vargs *v, bool wide) {
     hcp_ctx *c = v->c;
     uint64_t lo = 0, hi = 0;
     if (v->mem) {
         uint8_t b[8] = {0};
         unsigned n = c->w == 8 ? 8 : wide ? 8 : 4;
-        hcp_rd(c, v->at, b, n);
+        c->args_k1 = 0; /* the read-ahead holds no argument words */
+        if (!read_ahead(c, v->at, n, b)) hcp_rd(c, v->at, b, n);
         v->at += n;
         return n == 8 ? hcp_get64(b) : hcp_get32(b);
     }
-    hcp_word(c, v->k++, &lo);
+    arg_word(c, v->k++, &lo);
     if (c->w == 4 && wide) {
-        hcp_word(c, v->k++, &hi);
+        arg_word(c, v->k++, &hi);
         return (lo & 0xFFFFFFFFu) | hi << 32;
     }
     return lo;
@@ -54,11 +93,13 @@ static bool out_put(hcp_pfout *o, const uint16_t *s, size_t n) {
     if (!o->count_only && k) {
         if (o->n + k > o->cap) {
             size_t nc = (o->n + k) * 2 + 64;
-            uint16_t *nb = realloc(o->u, nc * sizeof *nb);
+            bool fixed = o->u && o->u == o->fixed;
+            uint16_t *nb = fixed ? malloc(nc * sizeof *nb) : realloc(o->u, nc * sizeof *nb);
             if (!nb) {
                 o->overflow = true;
                 return false;
             }
+            if (fixed) memcpy(nb, o->u, o->n * sizeof *nb);
             o->u = nb;
             o->cap = nc;
         }
@@ -70,7 +111,7 @@ static bool out_put(hcp_pfout *o, const uint16_t *s, size_t n) {
 }
 static bool out_rep(hcp_pfout *o, uint16_t ch, int k) {
     uint16_t b[64];
-    for (int i = 0; i < 64; i++) b[i] = ch;
+    for (int i = 0; i < 64 && i < k; i++) b[i] = ch;
     while (k > 0) {
         int m = k < 64 ? k : 64;
         if (!out_put(o, b, (size_t)m)) return false;
@@ -90,14 +131,14 @@ static bool out_ascii(hcp_pfout *o, const char *s, size_t n) {
     return true;
 }
 
-bool hcp_pf_narrow(const hcp_pfout *o, char **out) {
-    *out = malloc(o->n + 1);
-    if (!*out) return false;
+/* The units o holds as bytes of the "C" locale (each unit below 256 is its byte) into out (o->n + 1
+ * of them, NUL-terminated); false when one cannot be represented. */
+static bool narrow_into(const hcp_pfout *o, char *out) {
     for (size_t i = 0; i < o->n; i++) {
         if (o->u[i] > 0xFF) return false;
-        (*out)[i] = (char)o->u[i];
+        out[i] = (char)o->u[i];
     }
-    (*out)[o->n] = '\0';
+    out[o->n] = '\0';
     return true;
 }
 
@@ -112,11 +153,39 @@ typedef struct spec {
     bool ll, native, wstr, lng, sh, natural;
 } spec;
 
+/* The conversion classes (a switch: strchr per character cost more than the rest of the parser). */
+static bool is_int_conv(unsigned ch) {
+    switch (ch) {
+    case 'd':
+    case 'i':
+    case 'o':
+    case 'u':
+    case 'x':
+    case 'X': return true;
+    default: return false;
+    }
+}
+static bool is_fp_conv(unsigned ch) {
+    switch (ch) {
+    case 'a':
+    case 'A':
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G': return true;
+    default: return false;
+    }
+}
+/* The conversions a sign flag applies to (and '\0', as strchr's terminator matched it before). */
+static bool takes_sign(char ch) { return ch == 'd' || ch == 'i' || ch == '\0' || is_fp_conv((unsigned char)ch); }
+
 /* The fill before (`before`) or after a text of len units: the sign (only for d i a A e E f F g
  * G), '0' padding on the left with the 0 flag, spaces on the side the alignment leaves.  The
  * sign takes one column of the width; with the 0 flag it precedes the zeros. */
 static int fill(hcp_pfout *o, int len, spec *f, bool before) {
-    if (f->sign && !strchr("diaAeEfFgG", f->fmt)) f->sign = 0;
+    if (f->sign && !takes_sign(f->fmt)) f->sign = 0;
     int written = 0;
     if (before && f->sign) {
         f->width--;
@@ -161,33 +230,58 @@ static int field_ascii(hcp_pfout *o, const char *s, spec *f) {
 /* ---- strings and characters ---- */
 
 /* A string argument of n units (n < 0: up to its terminator, no further than the precision) of
- * 1- or 2-byte units at guest address at, into host units; NULL after a failure. */
-static uint16_t *read_units(hcp_ctx *c, uint64_t at, bool two, int n, int prec, int *len) {
-    size_t cap = 64, k = 0;
-    uint16_t *u = malloc(cap * sizeof *u);
-    while (u && (n < 0 ? (prec < 0 || (int)k < prec) : (int)k < n)) {
-        uint8_t b[2] = {0, 0};
-        if (!hcp_rd(c, at + k * (two ? 2 : 1), b, two ? 2 : 1)) {
-            free(u);
-            return NULL;
-        }
-        uint16_t ch = two ? hcp_get16(b) : b[0];
-        if (n < 0 && !ch) break;
-        if (k == cap) {
-            cap *= 2;
-            uint16_t *nu = realloc(u, cap * sizeof *nu);
-            if (!nu) {
-                free(u);
+ * 1- or 2-byte units at guest address at, into host units; NULL after a failure.  Read in pieces
+ * (64 units, then twice as many each time, never past the end of the page the next unit
+ * starts in, so no more heap is mapped than the string's own bytes map); a piece that cannot be
+ * read whole is read again unit by unit, so a failure names the same address as a unit-by-unit
+ * read.  The units go to `own` (own_cap of them, the caller's) while they fit, then to a heap
+ * block: the caller frees the result when it is not `own`. */
+static uint16_t *read_units(hcp_ctx *c, uint64_t at, bool two, int n, int prec, int *len, uint16_t *own,
+                            size_t own_cap) {
+    size_t us = two ? 2 : 1, cap = own_cap, k = 0;
+    size_t want = n >= 0 ? (size_t)n : prec >= 0 ? (size_t)prec : SIZE_MAX; /* units at most */
+    uint16_t *u = own;
+    uint8_t piece[4096];
+    size_t step = 64; /* units read at once: 64, then doubling up to a page */
+    while (u && k < want) {
+        uint64_t a = at + k * us;
+        size_t room = (0x1000 - (size_t)(a & 0xFFF)) / us, m = want - k < room ? want - k : room, got;
+        if (m > step) m = step;
+        if (step < sizeof piece / us) step *= 2;
+        if (m && sim_mem_read(c->m, a, piece, m * us) == SIM_OK) {
+            got = m;
+        } else { /* the last units of a page, a unit across pages, or an unreadable piece */
+            if (!hcp_rd(c, a, piece, us)) {
+                if (u != own) free(u);
                 return NULL;
             }
+            got = 1;
+        }
+        bool end = false;
+        if (k + got > cap) {
+            while (k + got > cap) cap *= 2;
+            uint16_t *nu = u == own ? malloc(cap * sizeof *nu) : realloc(u, cap * sizeof *nu);
+            if (!nu) {
+                if (u != own) free(u);
+                return NULL;
+            }
+            if (u == own) memcpy(nu, own, k * sizeof *nu);
             u = nu;
         }
-        u[k++] = ch;
-        if (k >= HCP_MAX_STR) {
-            hcp_bad(c, at + k * (two ? 2 : 1), false);
-            free(u);
-            return NULL;
+        for (size_t i = 0; i < got; i++) {
+            uint16_t ch = two ? hcp_get16(piece + 2 * i) : piece[i];
+            if (n < 0 && !ch) {
+                end = true;
+                break;
+            }
+            u[k++] = ch;
+            if (k >= HCP_MAX_STR) {
+                hcp_bad(c, at + k * us, false);
+                if (u != own) free(u);
+                return NULL;
+            }
         }
+        if (end) break;
     }
     *len = (int)k;
     return u;
@@ -239,7 +333,12 @@ static int int_text(uint16_t *buf, spec *f, int64_t x) {
         f->alt = false;
         if (f->prec) tmp[i++] = '0';
     }
-    for (uint64_t v = u; v != 0; v /= base) tmp[i++] = dg[v % base];
+    if (base == 10) /* constant divisors: a multiply each, not a division */
+        for (uint64_t v = u; v != 0; v /= 10) tmp[i++] = dg[v % 10];
+    else if (base == 16)
+        for (uint64_t v = u; v != 0; v >>= 4) tmp[i++] = dg[v & 15];
+    else
+        for (uint64_t v = u; v != 0; v >>= 3) tmp[i++] = dg[v & 7];
     int n = 0;
     if (f->alt && base == 16) {
         buf[n++] = '0';
@@ -500,7 +599,8 @@ static int parse_int(const uint16_t *s, int *i) {
 int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hcp_pfout *o) {
     bool wide = opts & PF_WIDE, msvcrt = opts & PF_MSVCRT, legacy = opts & PF_LEGACY_MSVCRT;
     int flen;
-    uint16_t *fmt = read_units(c, fmtp, wide, -1, -1, &flen);
+    uint16_t fbuf[256], sbuf[256];
+    uint16_t *fmt = read_units(c, fmtp, wide, -1, -1, &flen, fbuf, 256);
     if (!fmt) return -1;
     int64_t written = 0;
     int i = 0;
@@ -568,7 +668,7 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
         }
         for (; i < flen; i++) { /* size prefixes */
             uint16_t ch = fmt[i], n1 = i + 1 < flen ? fmt[i + 1] : 0, n2 = i + 2 < flen ? fmt[i + 2] : 0;
-            bool conv_next = n1 && n1 < 128 && strchr("diouxX", (int)n1);
+            bool conv_next = is_int_conv(n1);
             if (ch == 'l' && n1 == 'l') {
                 f.ll = true;
                 i++;
@@ -609,10 +709,10 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
                 r = field(o, nul, 6, &f);
             } else {
                 int len;
-                uint16_t *u = read_units(c, sp, w2, -1, f.prec, &len);
+                uint16_t *u = read_units(c, sp, w2, -1, f.prec, &len, sbuf, 256);
                 if (!u) goto fail;
                 r = string_out(o, u, len, &f, w2, opts);
-                free(u);
+                if (u != sbuf) free(u);
             }
         } else if (f.fmt == 'c' || f.fmt == 'C') {
             uint32_t ch = (uint32_t)arg_int(v);
@@ -645,7 +745,7 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
             }
             if (!hcp_wr32(c, at, (uint32_t)written)) goto fail;
             r = 0;
-        } else if (f.fmt && strchr("diouxX", f.fmt)) {
+        } else if (is_int_conv((unsigned char)f.fmt)) {
             if ((f.fmt == 'x' || f.fmt == 'X') && f.zero && f.alt && !f.left && f.prec < f.width - 2)
                 f.prec = f.width - 2; /* with '#' and '0' the zeros go after 0x */
             int64_t x;
@@ -661,7 +761,7 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
             int n = int_text(b, &f, x);
             r = field(o, b, n, &f);
             if (b != sb) free(b);
-        } else if (f.fmt && strchr("aAeEfFgG", f.fmt)) {
+        } else if (is_fp_conv((unsigned char)f.fmt)) {
             uint64_t bits = hcp_varg(v, true);
             double d;
             memcpy(&d, &bits, sizeof d);
@@ -691,11 +791,11 @@ int64_t hcp_pf_format(hcp_ctx *c, uint64_t fmtp, unsigned opts, hcp_vargs *v, hc
         written += r;
         i++;
     }
-    free(fmt);
+    if (fmt != fbuf) free(fmt);
     return c->failed ? -1 : written;
 fail:
 fail_errno:
-    free(fmt);
+    if (fmt != fbuf) free(fmt);
     return -1;
 }
 
@@ -706,17 +806,21 @@ fail_errno:
 uint64_t hcp_pf_to_file(hcp_ctx *c, uint64_t file, uint64_t fmt, unsigned opts, hcp_vargs *v) {
     int fd = hcp_file_fd(c, file);
     if (fd >= 0 && !hcp_stream_enter(c, file)) return 0;
+    uint16_t ob[512]; /* a line's output fits here: no host allocation for it */
+    char nb[sizeof ob / sizeof ob[0]];
     hcp_pfout o = {0};
+    o.u = o.fixed = ob;
+    o.cap = sizeof ob / sizeof ob[0];
     o.limit = SIZE_MAX;
     int64_t r = hcp_pf_format(c, fmt, opts, v, &o);
     if (!c->failed && fd >= 0 && o.n) {
-        char *b;
-        if (!hcp_pf_narrow(&o, &b) || hcp_stream_write(c, file, b, o.n) < 0)
+        char *b = o.n < sizeof nb ? nb : malloc(o.n + 1);
+        if (!b || !narrow_into(&o, b) || hcp_stream_write(c, file, b, o.n) < 0)
             r = -1; /* a wide function's character the code page cannot represent, or a failed write */
-        free(b);
+        if (b != nb) free(b);
     }
     if (fd >= 0) hcp_stream_leave(c, file);
-    free(o.u);
+    if (o.u != ob) free(o.u);
     hcp_work(c, o.n);
     if (fd < 0) return (uint32_t)-1;
     return (uint32_t)(int32_t)r;

@@ -70,7 +70,6 @@ hcp_file *hcp_crt_fd_file(hcp_ctx *c, int fd) {
 
 /* ---- errno ---- */
 
-
 int hcp_crt_errno_of(uint32_t w) { /* msvcrt's _dosmaperr */
     switch (w) {
     case ERROR_FILE_NOT_FOUND:
@@ -162,13 +161,13 @@ int64_t hcp_crt_write(hcp_ctx *c, int fd, const uint8_t *b, size_t n) {
     }
     if (n == 0) return 0;
     const uint8_t *out = b;
-    uint8_t *tmp = NULL;
+    uint8_t *tmp = NULL, small[1024]; /* a short text's CR LF form needs no host allocation */
     size_t m = n;
     if (d->text) {
         size_t nl = 0;
         for (size_t i = 0; i < n; i++) nl += b[i] == '\n';
         if (nl) {
-            tmp = malloc(n + nl);
+            tmp = n + nl <= sizeof small ? small : malloc(n + nl);
             if (!tmp) {
                 hcp_crt_set_errno(c, CRT_ENOMEM);
                 return -1;
@@ -189,7 +188,7 @@ int64_t hcp_crt_write(hcp_ctx *c, int fd, const uint8_t *b, size_t n) {
         off += done;
         if (!err && done < chunk) err = ERROR_DISK_FULL;
     }
-    free(tmp);
+    if (tmp != small) free(tmp);
     if (err) {
         hcp_crt_set_errno(c, hcp_crt_errno_of(err));
         return -1;

@@ -159,11 +159,18 @@ const char *hcp_export_cost(const hcp_export *e) {
 
 /* ---- guest memory ------------------------------------------------------------------------------- */
 
+/* The call's name for a failure message ("msvcrt.dll!printf"), made when first needed: a call
+ * that does not fail never formats it. */
+static const char *ctx_fn(hcp_ctx *c) {
+    if (!c->fn[0] && c->ex) snprintf(c->fn, sizeof c->fn, "%s!%s", c->ex->dll, c->ex->name);
+    return c->fn;
+}
+
 bool hcp_bad(hcp_ctx *c, uint64_t addr, bool write) {
     if (!c->failed && c->p)
         snprintf(c->p->failure, sizeof c->p->failure,
-                 "%s: %s: access violation %s 0x%llX (an unhandled exception in simulated OS code)", c->p->name, c->fn,
-                 write ? "writing" : "reading", (unsigned long long)addr);
+                 "%s: %s: access violation %s 0x%llX (an unhandled exception in simulated OS code)", c->p->name,
+                 ctx_fn(c), write ? "writing" : "reading", (unsigned long long)addr);
     c->failed = true;
     return false;
 }
@@ -171,6 +178,7 @@ bool hcp_rd(hcp_ctx *c, uint64_t at, void *b, size_t n) {
     return !n || sim_mem_read(c->m, at, b, n) == SIM_OK || hcp_bad(c, at, false);
 }
 bool hcp_wr(hcp_ctx *c, uint64_t at, const void *b, size_t n) {
+    c->args_n = 0; /* what hcp_varg read ahead may have changed */
     return !n || sim_mem_write(c->m, at, b, n) == SIM_OK || hcp_bad(c, at, true);
 }
 bool hcp_wr16(hcp_ctx *c, uint64_t at, uint16_t v) {
@@ -284,7 +292,7 @@ uint64_t hcp_blocking(hcp_ctx *c, uint32_t r, uint64_t (*resume)(hcp_ctx *c)) {
 
 uint64_t hcp_stop(hcp_ctx *c, const char *fmt, ...) {
     if (!c->failed && c->p) {
-        int n = snprintf(c->p->failure, sizeof c->p->failure, "%s: %s: ", c->p->name, c->fn);
+        int n = snprintf(c->p->failure, sizeof c->p->failure, "%s: %s: ", c->p->name, ctx_fn(c));
         if (n > 0 && (size_t)n < sizeof c->p->failure) {
             va_list ap;
             va_start(ap, fmt);
@@ -421,8 +429,7 @@ static void ctx_init(hcp_ctx *c, hcp_os *os, sim_thread *t, const hcp_export *e)
     c->m = os->m;
     c->t = t;
     c->w = hcp_ptr_size(os);
-    c->ex = e;
-    snprintf(c->fn, sizeof c->fn, "%s!%s", e->dll, e->name);
+    c->ex = e; /* c->fn stays empty until a failure message needs it (ctx_fn) */
 }
 
 /* The spec's DLL `dll` passes arguments cdecl (the caller pops them): its functions are. */

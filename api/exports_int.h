@@ -23,13 +23,18 @@ struct hcp_ctx {
     sim_thread *t;
     unsigned w; /* the guest's pointer size: 4 or 8 */
     const hcp_export *ex;
-    char fn[96];  /* "msvcrt.dll!printf", for failure messages */
+    char fn[96];  /* "msvcrt.dll!printf", for failure messages (empty until one needs it) */
     bool failed;  /* the call stopped the run (hcp_process_failure says why) */
     bool pending; /* the call waits: its thread gave its CPU away (hcp_blocking) */
     /* What the call returns when its thread runs again (NULL: the wait's result, 0 for VOID). */
     uint64_t (*resume)(hcp_ctx *c);
     uint64_t work; /* units of work done (hcp_work), priced by the row's work= rate */
     bool after;    /* guest code runs when the call returns (hcp_after_commit, api/crt_after.c) */
+    /* Variadic arguments read ahead (hcp_varg, api/crt_printf.c): args_n bytes of guest memory
+     * from args_at, as they were when read; every write through hcp_wr empties it. */
+    uint64_t args_at;
+    uint32_t args_n, args_k1; /* args_k1: 1 + the argument word at args_at, 0 for none */
+    uint8_t args_b[64];
 };
 
 /* The variadic arguments of a `...` function: the argument word the first one is in. */

@@ -794,6 +794,14 @@ sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v) {
     return m->isa->gate_arg(m, k, v);
 }
 
+sim_err sim_gate_arg_addr(sim_thread *t, int k, uint64_t *addr) {
+    sim_machine *m = t->m;
+    *addr = 0;
+    if (m->gate_thread != t) return SIM_ERR_STATE;
+    if (k < 0 || k > 0xFFFF) return SIM_ERR_ARG;
+    return m->isa->gate_arg_at(m, k, addr);
+}
+
 sim_err sim_gate_arg64(sim_thread *t, int *k, uint64_t *v) {
     const sim_isa *isa = t->m->isa;
     if (isa->ptr == 8) return sim_gate_arg(t, (*k)++, v);

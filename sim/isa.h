@@ -92,6 +92,8 @@ struct sim_isa {
     sim_err (*call_setup)(sim_machine *m, sim_thread *t, const uint64_t *args, int nargs, uint64_t *sp_out);
     /* Argument word k of a gate call, as the thunk's entry sees it. */
     sim_err (*gate_arg)(sim_machine *m, int k, uint64_t *v);
+    /* The guest address of argument word k when it is on the stack; SIM_ERR_ARG for a register. */
+    sim_err (*gate_arg_at)(sim_machine *m, int k, uint64_t *addr);
     /* A 64-bit argument of this 32-bit convention starts at an even word (AAPCS: an even
      * register or stack pair); else at the next word (x86). */
     bool pair_even;

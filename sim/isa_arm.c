@@ -343,21 +343,35 @@ static sim_err setup_a32(sim_machine *m, sim_thread *t, const uint64_t *args, in
 }
 
 /* At the thunk's svc: x0-x7, then [sp+8(k-8)] (the thunk pushes nothing). */
+static sim_err gate_arg_at_a64(sim_machine *m, int k, uint64_t *addr) {
+    if (k < 8) return SIM_ERR_ARG;
+    *addr = sim_reg(m, UC_ARM64_REG_SP) + 8 * (uint64_t)(k - 8);
+    return SIM_OK;
+}
 static sim_err gate_arg_a64(sim_machine *m, int k, uint64_t *v) {
     if (k < 8) {
         *v = sim_reg(m, UC_ARM64_REG_X0 + k);
         return SIM_OK;
     }
-    return sim_read_word(m, sim_reg(m, UC_ARM64_REG_SP) + 8 * (uint64_t)(k - 8), 8, v);
+    uint64_t at = 0;
+    gate_arg_at_a64(m, k, &at);
+    return sim_read_word(m, at, 8, v);
 }
 
 /* At the thunk's svc: r0-r3, then [sp+4(k-4)]. */
+static sim_err gate_arg_at_a32(sim_machine *m, int k, uint64_t *addr) {
+    if (k < 4) return SIM_ERR_ARG;
+    *addr = (uint32_t)sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 4);
+    return SIM_OK;
+}
 static sim_err gate_arg_a32(sim_machine *m, int k, uint64_t *v) {
     if (k < 4) {
         *v = (uint32_t)sim_reg(m, UC_ARM_REG_R0 + k);
         return SIM_OK;
     }
-    return sim_read_word(m, (uint32_t)sim_reg(m, UC_ARM_REG_SP) + 4 * (uint64_t)(k - 4), 4, v);
+    uint64_t at = 0;
+    gate_arg_at_a32(m, k, &at);
+    return sim_read_word(m, at, 4, v);
 }
 
 /* AAPCS64: floating-point arguments in d0-d7, counted apart from the integer ones; the
@@ -551,6 +565,7 @@ const sim_isa sim_isa_arm64 = {
     .gate_service = service_thunk,
     .call_setup = setup_a64,
     .gate_arg = gate_arg_a64,
+    .gate_arg_at = gate_arg_at_a64,
     .gate_fparg = gate_fparg_a64,
     .set_fp_result = set_fp_result_a64,
     .result = result_a64,
@@ -587,6 +602,7 @@ const sim_isa sim_isa_arm = {
     .gate_service = service_thunk,
     .call_setup = setup_a32,
     .gate_arg = gate_arg_a32,
+    .gate_arg_at = gate_arg_at_a32,
     .pair_even = true,
     .result = result_a32,
     .set_result = set_result_a32,

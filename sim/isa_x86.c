@@ -264,18 +264,31 @@ static sim_err setup32(sim_machine *m, sim_thread *t, const uint64_t *args, int 
 
 /* At the thunk's syscall: rcx, rdx, r8, r9, then [rsp+0x28+8(k-4)] ([rsp] is
  * the caller's return address, then 32 bytes of shadow space). */
+static sim_err gate_arg_at64(sim_machine *m, int k, uint64_t *addr) {
+    if (k < 4) return SIM_ERR_ARG;
+    *addr = sim_reg(m, UC_X86_REG_RSP) + 0x28 + 8 * (uint64_t)(k - 4);
+    return SIM_OK;
+}
 static sim_err gate_arg64(sim_machine *m, int k, uint64_t *v) {
     static const int reg[4] = {UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_R8, UC_X86_REG_R9};
     if (k < 4) {
         *v = sim_reg(m, reg[k]);
         return SIM_OK;
     }
-    return sim_read_word(m, sim_reg(m, UC_X86_REG_RSP) + 0x28 + 8 * (uint64_t)(k - 4), 8, v);
+    uint64_t at = 0;
+    gate_arg_at64(m, k, &at);
+    return sim_read_word(m, at, 8, v);
 }
 
 /* At the thunk's int 0x2e: [esp] is the caller's return address, word k at [esp+4+4k]. */
+static sim_err gate_arg_at32(sim_machine *m, int k, uint64_t *addr) {
+    *addr = (uint32_t)sim_reg(m, UC_X86_REG_ESP) + 4 + 4 * (uint64_t)k;
+    return SIM_OK;
+}
 static sim_err gate_arg32(sim_machine *m, int k, uint64_t *v) {
-    return sim_read_word(m, (uint32_t)sim_reg(m, UC_X86_REG_ESP) + 4 + 4 * (uint64_t)k, 4, v);
+    uint64_t at = 0;
+    gate_arg_at32(m, k, &at);
+    return sim_read_word(m, at, 4, v);
 }
 
 /* A floating-point argument at position k: xmm0-xmm3 for the first four, then the stack word. */
@@ -817,6 +830,7 @@ const sim_isa sim_isa_x64 = {
     .gate_service = service_eax,
     .call_setup = setup64,
     .gate_arg = gate_arg64,
+    .gate_arg_at = gate_arg_at64,
     .gate_fparg = gate_fparg64,
     .set_fp_result = set_fp_result64,
     .result = result64,
@@ -857,6 +871,7 @@ const sim_isa sim_isa_x86 = {
     .gate_service = service_eax32,
     .call_setup = setup32,
     .gate_arg = gate_arg32,
+    .gate_arg_at = gate_arg_at32,
     .set_fp_result = set_fp_result32,
     .result = result32,
     .set_result = set_result32,

@@ -370,6 +370,11 @@ sim_err sim_gate_arg(sim_thread *t, int k, uint64_t *v);
 /* Argument word k of the gate call with no upper bound on k (variadic callees:
  * printf's arguments), by the same convention; only inside the handler. */
 sim_err sim_gate_arg_any(sim_thread *t, int k, uint64_t *v);
+/* Where argument word k of the gate call is when it is on the stack (its guest address; the word
+ * is the ISA's pointer size), for a callee that reads many of them at once; SIM_ERR_ARG for a
+ * word in a register.  Every word after a stack word is on the stack, right after it.  Only
+ * inside the handler. */
+sim_err sim_gate_arg_addr(sim_thread *t, int k, uint64_t *addr);
 /* A 64-bit argument starting at word *k of the gate call: one word on 64-bit ISAs; two words, low
  * first, on 32-bit ones, from an even word on ARM (AAPCS); *k moves past it.  Only inside the
  * handler. */

@@ -17,7 +17,7 @@ pe=$(dirname "$top/${BUILD:-build}/hcpsim")/pe
 [ -d "$pe" ] || pe=$top/build/pe
 want=$top/scenarios/tests/pe_printf.wine.txt
 echo "TAP version 13"
-echo "1..10"
+echo "1..14"
 cp "$pe/printf64.exe" "$pe/printf32.exe" .
 $HCPSIM run printf64.exe > out64.txt 2> err.txt; st=$?
 [ "$st" = 0 ] && [ ! -s err.txt ]; result $? "printf64.exe runs to exit code 0 (status $st)" "$(cat err.txt)"
@@ -55,4 +55,25 @@ $HCPSIM run printfu32.exe > out32.txt 2> err.txt; st=$?
 grep -v '^p' "$wantu" | grep -v '^33:' > wantu_nop.txt
 grep -v '^p' out32.txt | grep -v '^33:' | cmp -s - wantu_nop.txt
 result $? "printfu32.exe: every line but the pointer-size one and line 33 as Wine's ucrtbase writes it on x86-64" "$(grep -v '^p' out32.txt | grep -v '^33:' | diff wantu_nop.txt - | head -10 | tr '\n' ' ')"
+# msvcrt's printf reading guest memory (scenarios/examples/pe/printfmem.c; api/README.md "The C
+# runtime": printf, host cost): it reads strings and arguments in pieces, so these are the edges of
+# those pieces.  The expected text follows from the C standard and the program's bytes (Wine 8.0's
+# msvcrt prints the same): a string ending on the last byte before unmapped memory, strings and a
+# wide string (at an odd address) across a page boundary, twelve arguments (stack words past the
+# registers), and %n rewriting the va_list word the next %d reads (4: "n:ab" written so far).  With
+# an argument the program prints a string whose terminator would be past the end of its
+# allocation: the run stops (status 125) naming the first byte past it, the address it printed.
+CLAUSE=PE-PRINTF
+cp "$pe/printfmem64.exe" "$pe/printfmem32.exe" .
+printf 'end:aaaaaa|\r\ncross:page-crossing|-cro|rossing        |\r\nwide:wide|\r\nargs:1 2 3 4 5 6 7 8 9 10 eleven z|\r\nn:ab4|\r\n' > wantmem.txt
+for b in 64 32; do
+  $HCPSIM run printfmem$b.exe > outmem.txt 2> err.txt; st=$?
+  [ "$st" = 0 ] && [ ! -s err.txt ] && cmp -s outmem.txt wantmem.txt
+  result $? "printfmem$b.exe: msvcrt.dll!printf: strings at page ends and across pages, 12 arguments, %n then the word it wrote (status $st)" "$(diff wantmem.txt outmem.txt | head -6 | tr '\n' ' ') $(cat err.txt)"
+  $HCPSIM run printfmem$b.exe x > outmem.txt 2> err.txt; st=$?
+  at=$(sed -n 's/^at:\(0x\)*//p' outmem.txt | tr -d '\r')
+  at=$(printf '%X' "$((0x${at:-0}))")
+  [ "$st" = 125 ] && grep -q "msvcrt.dll!printf: access violation reading 0x$at " err.txt
+  result $? "printfmem$b.exe: a string running into unmapped memory stops the run naming its first unreadable byte (0x$at, status $st)" "$(cat err.txt)"
+done
 exit $((fail > 0))
