@@ -2,9 +2,9 @@
  * C runtime": "time").  The time zone is the process's (hcpsim run --timezone; UTC by default),
  * as GetTimeZoneInformation reports it; _timezone, _daylight and _tzname start as msvcrt's do
  * (Pacific time) until _tzset, which the local-time functions call as msvcrt calls it; local
- * times apply the zone's daylight saving rules of the time itself.  time() is GetSystemTimeAsFileTime's time in seconds (whole
- * clock ticks), clock() the milliseconds of virtual time since the process started.  Dates use
- * the proleptic Gregorian calendar; msvcrt's range is 1970-01-01 to 3000-12-31 23:59:59 UTC. */
+ * times apply the zone's daylight saving rules of the time itself.  time() is GetSystemTimeAsFileTime's time in seconds
+ * (whole clock ticks), clock() the milliseconds of virtual time since the process started.  Dates use the proleptic
+ * Gregorian calendar; msvcrt's range is 1970-01-01 to 3000-12-31 23:59:59 UTC. */
 #include <stdlib.h>
 
 #include "api/crt_int.h"

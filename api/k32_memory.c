@@ -2,9 +2,9 @@
  * (api/README.md "Windows programs": "Memory", "Heaps", "System"). */
 #include <stdlib.h>
 
-#include "api/layouts.h"
 #include "api/exports_gen.h"
 #include "api/files_int.h"
+#include "api/layouts.h"
 
 #define MEM_COMMIT 0x1000u
 #define MEM_RESERVE 0x2000u

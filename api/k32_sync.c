@@ -189,9 +189,7 @@ uint32_t hcp_map_access(obj_type type, uint32_t access) {
         r = STANDARD_RIGHTS_READ | KEYEDEVENT_WAIT, w = STANDARD_RIGHTS_WRITE | KEYEDEVENT_WAKE,
         x = STANDARD_RIGHTS_EXECUTE;
         break;
-    case OBJ_FILE: /* FILE_GENERIC_READ, _WRITE, _EXECUTE */
-        r = 0x120089u, w = 0x120116u, x = 0x1200A0u;
-        break;
+    case OBJ_FILE: /* FILE_GENERIC_READ, _WRITE, _EXECUTE */ r = 0x120089u, w = 0x120116u, x = 0x1200A0u; break;
     case OBJ_NONE: return access;
     }
     uint32_t out = access & ~(GENERIC_READ | GENERIC_WRITE | GENERIC_EXECUTE | GENERIC_ALL | MAXIMUM_ALLOWED);

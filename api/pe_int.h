@@ -31,7 +31,7 @@ typedef struct hcp_proc_data {
     uint64_t clocale;   /* "C": setlocale's answer */
     uint64_t stubs;     /* guest code: _initterm, _cexit, exit */
     uint64_t stub_initterm, stub_cexit, stub_exit;
-    uint64_t stub_after; /* the after-call callback stub (api/crt_after.c) */
+    uint64_t stub_after;                      /* the after-call callback stub (api/crt_after.c) */
     uint64_t runner_page, runner, runner_ret; /* the call runner (api/runner.c) */
 } hcp_proc_data;
 

@@ -99,8 +99,7 @@ static void wr(blk *k, uint64_t at, uint64_t v, unsigned w) {
 }
 
 /* Field FIELD of guest structure S at guest address `at` (api/layouts.h), in the process block. */
-#define LAY(at, S, FIELD, v) \
-    hcp_lay_put(k.b + ((at) - k.base), HCP_L_##S##_##FIELD, x64, (uint64_t)(v))
+#define LAY(at, S, FIELD, v) hcp_lay_put(k.b + ((at)-k.base), HCP_L_##S##_##FIELD, x64, (uint64_t)(v))
 
 static bool needs_quotes(const char *s) { return !*s || strpbrk(s, " \t\"") != NULL; }
 
@@ -420,7 +419,8 @@ static void teb_ids(hcp_process *p, uint64_t teb, sim_thread *t) {
     hcp_put64(b, teb);
     sim_mem_write(p->os->m, teb + hcp_lay_off(HCP_L_TEB_Self, x64), b, hcp_lay_size(HCP_L_TEB_Self, x64));
     hcp_put64(b, sim_thread_id(t));
-    sim_mem_write(p->os->m, teb + hcp_lay_off(HCP_L_TEB_UniqueThread, x64), b, hcp_lay_size(HCP_L_TEB_UniqueThread, x64));
+    sim_mem_write(p->os->m, teb + hcp_lay_off(HCP_L_TEB_UniqueThread, x64), b,
+                  hcp_lay_size(HCP_L_TEB_UniqueThread, x64));
 }
 
 int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
@@ -429,7 +429,10 @@ int hcp_process_attach_thread(hcp_process *p, sim_thread *t) {
     if (!r) return -1;
     r->tls_array = p->d.tls_array;
     teb_ids(p, p->d.teb, t);
-    return sim_thread_set_env(t, p->d.teb, hcp_lay_off(HCP_L_TEB_StackBase, x64), hcp_lay_off(HCP_L_TEB_StackLimit, x64)) == SIM_OK ? 0 : -1;
+    return sim_thread_set_env(t, p->d.teb, hcp_lay_off(HCP_L_TEB_StackBase, x64),
+                              hcp_lay_off(HCP_L_TEB_StackLimit, x64)) == SIM_OK
+               ? 0
+               : -1;
 }
 
 /* A page for a new thread's TEB: an exited thread's, else the next of an arena of TEB_ARENA pages
@@ -488,7 +491,10 @@ int hcp_process_add_thread(hcp_process *p, sim_thread *t) {
     if (!r) return -1;
     r->tls_array = arr;
     teb_ids(p, teb, t);
-    return sim_thread_set_env(t, teb, hcp_lay_off(HCP_L_TEB_StackBase, x64), hcp_lay_off(HCP_L_TEB_StackLimit, x64)) == SIM_OK ? 0 : -1;
+    return sim_thread_set_env(t, teb, hcp_lay_off(HCP_L_TEB_StackBase, x64), hcp_lay_off(HCP_L_TEB_StackLimit, x64)) ==
+                   SIM_OK
+               ? 0
+               : -1;
 }
 
 hcp_pthread *hcp_process_thread(hcp_process *p, const sim_thread *t) {
@@ -527,7 +533,6 @@ int hcp_process_live_threads(hcp_process *p) {
     for (int i = 0; i < p->nthr; i++) n += sim_thread_state_of(p->thr[i].t) != SIM_TS_TERMINATED;
     return n;
 }
-
 
 bool hcp_process_export(const hcp_process *p, int i, const char **name, uint64_t *addr) {
     if (i < 0 || i >= p->nexports) return false;

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/layouts.h"
 #include "api/exports_gen.h"
+#include "api/layouts.h"
 #include "api/seh_int.h"
 
 #define MAX_NESTED 8 /* exceptions dispatched at once on one thread (one inside a handler of another...) */
@@ -239,7 +239,8 @@ bool hcp_seh_on_stack(hcp_ctx *c, uint64_t sp) {
     hcp_pthread *th = hcp_process_thread(c->p, c->t);
     uint64_t base, limit;
     if (!th || !hcp_rdp(c, th->teb + hcp_lay_off(HCP_L_TEB_StackBase, c->w == 8), &base) ||
-        !hcp_rdp(c, th->teb + hcp_lay_off(HCP_L_TEB_StackLimit, c->w == 8), &limit)) return false;
+        !hcp_rdp(c, th->teb + hcp_lay_off(HCP_L_TEB_StackLimit, c->w == 8), &limit))
+        return false;
     return sp >= limit && sp <= base;
 }
 

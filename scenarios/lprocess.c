@@ -120,7 +120,7 @@ typedef struct tstate {
     int stage;
     hcp_loader_call *calls;
     int ncalls, next;
-    uint32_t code; /* the thread's exit code, once stage 1 ended */
+    uint32_t code;       /* the thread's exit code, once stage 1 ended */
     bool exit_callbacks; /* a created thread's FLS callbacks have been called (stage 1, after its start routine) */
 } tstate;
 
@@ -194,7 +194,9 @@ static int tstep_k(lua_State *L, int status, lua_KContext ctx) {
             return lua_error(L);
         }
     } else if (ts->stage == 1) {
-        uint32_t rc = exited ? code : ts->exit_callbacks ? ts->code : (uint32_t)r; /* returned: ExitThread of its value */
+        uint32_t rc = exited               ? code
+                      : ts->exit_callbacks ? ts->code
+                                           : (uint32_t)r; /* returned: ExitThread of its value */
         uint64_t cb = 0;
         if (!ts->main && !exited && !ts->exit_callbacks) cb = hcp_process_exit_callbacks(lp->p, t, rc);
         if (cb) { /* the thread's FLS callbacks run as its guest code before it ends (api/ucb.c) */

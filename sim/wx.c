@@ -125,8 +125,7 @@ sim_err sim_protect_pages(sim_machine *m, uint64_t addr, uint64_t size, unsigned
         region *r = fixed_at(m, a);
         uint8_t *pp = &r->pp[(a - r->base) / SIM_PAGE];
         uint8_t old = *pp;
-        if (!(prot & SIM_PROT_EXEC) && uc_prot_of(m, old) != uc_prot_of(m, (uint8_t)prot))
-            continue; /* joins the run */
+        if (!(prot & SIM_PROT_EXEC) && uc_prot_of(m, old) != uc_prot_of(m, (uint8_t)prot)) continue; /* joins the run */
         sim_err e = protect_run(m, run, a, prot);
         if (e != SIM_OK) return e;
         run = a + SIM_PAGE;

@@ -34,13 +34,14 @@ static void table_rules(void) {
                 const hcp_lay_row *b = &hcp_lay_rows[j];
                 if (i == j || strcmp(a->structure, b->structure) != 0) continue;
                 if (!strcmp(b->field, "_size") && a->off[isa] + a->size[isa] > b->off[isa]) bad++;
-                if (strcmp(a->field, "_size") && strcmp(b->field, "_size") && a->off[isa] < b->off[isa] + b->size[isa] &&
-                    b->off[isa] < a->off[isa] + a->size[isa])
+                if (strcmp(a->field, "_size") && strcmp(b->field, "_size") &&
+                    a->off[isa] < b->off[isa] + b->size[isa] && b->off[isa] < a->off[isa] + a->size[isa])
                     bad++;
             }
         }
-        is_u64((uint64_t)bad, 0, isa ? "x64: every field inside its structure, none overlapping another"
-                                     : "x86: every field inside its structure, none overlapping another");
+        is_u64((uint64_t)bad, 0,
+               isa ? "x64: every field inside its structure, none overlapping another"
+                   : "x86: every field inside its structure, none overlapping another");
     }
     uint8_t b[48];
     memset(b, 0xEE, sizeof b);
