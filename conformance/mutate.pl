@@ -14,6 +14,7 @@
 # test files of make test one at a time, stopping at the first that fails (the
 # last killer is tried first): the same verdict as make test, much faster on
 # a loaded machine, but "killed by" names that one file only.
+# MUTATE_FIRST="pe_crt.sh pe_dll.sh ..." (file names) tries those files first.
 # Copies the repository's tracked files (and new files not yet committed, not
 # ignored ones) as they are in the working tree to a temporary directory,
 # builds there and runs `make test` once unmutated (it must pass), then for
@@ -459,12 +460,20 @@ print STDERR "mutate.pl: copied the tree to $tree; ", scalar(@run), " mutations,
 # make test in the copy: (exit status, failed test files, log file).
 my $n = 0;
 my @order; # --first: make test's files, the last one that failed first
+my $ordered = 0;
 sub first_failure {
     my ($log) = @_;
     my $built = system("make -C '$tree' --no-print-directory -j$jobs tests > '$log' 2>&1");
     return ($built, [], $log) if $built;
     @order = split ' ', `make -C '$tree' --no-print-directory -s --eval='mutate-tests: ; \@echo \$(ALL_TESTS)' mutate-tests` unless @order;
     die "mutate.pl: cannot list make test's files\n" unless @order;
+    if (!$ordered++ && $ENV{MUTATE_FIRST}) { # test files (by name) to try first, in this order
+        my @want = split ' ', $ENV{MUTATE_FIRST};
+        my %rank = map { $want[$_] => $_ + 1 } 0 .. $#want;
+        my $r = sub { $rank{ $_[0] =~ s{^.*/}{}r } // @want + 1 };
+        @order = map { $_->[0] } sort { $a->[1] <=> $b->[1] || $a->[2] <=> $b->[2] }
+          map { [$order[$_], $r->($order[$_]), $_] } 0 .. $#order; # the others keep make test's order
+    }
     for my $i (0 .. $#order) {
         my $f = $order[$i];
         my $st = system("cd '$tree' && HCPSIM=build/hcpsim HCPSIM_CLAUSES='$tree/conformance/clauses.tsv' "
