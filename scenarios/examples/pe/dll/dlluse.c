@@ -135,6 +135,16 @@ int main(void) {
     BOOL rawfree = FreeLibrary(raw);
     check(K "LoadLibraryExW: DONT_RESOLVE_DLL_REFERENCES: loaded without calling DllMain, freed without it too",
           raw && rawfree, "%p", (void *)raw);
+    /* Two DLLs told of one thread: DLL_THREAD_ATTACH in initialization order (hcpdll, then hcpdll2
+     * loaded after it), DLL_THREAD_DETACH in the reverse order (hcpdll2 first), as Windows and Wine
+     * walk the initialization-order list backwards for a detach. */
+    HMODULE both = LoadLibraryA("hcpdll2.dll");
+    t = CreateThread(NULL, 0, worker, NULL, 0, NULL);
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+    BOOL bothfree = FreeLibrary(both);
+    check(K "CreateThread: a thread while hcpdll2 is loaded again: both DLLs told of it (the order: pe_dll.sh)",
+          both && bothfree, "%p", (void *)both);
     SetLastError(0);
     HMODULE missing = LoadLibraryA("no_such_dll.dll");
     err = GetLastError();
