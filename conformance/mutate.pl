@@ -14,6 +14,7 @@
 # test files of make test one at a time, stopping at the first that fails (the
 # last killer is tried first): the same verdict as make test, much faster on
 # a loaded machine, but "killed by" names that one file only.
+# MUTATE_FIRST="pe_crt.sh pe_dll.sh ..." (file names) tries those files first.
 # Copies the repository's tracked files (and new files not yet committed, not
 # ignored ones) as they are in the working tree to a temporary directory,
 # builds there and runs `make test` once unmutated (it must pass), then for
@@ -289,6 +290,105 @@ my @MUTANTS = (
     ['current-process-not-waitable', 'the current process pseudo-handle is not a waitable object (a wait on it fails, as before issue 33)',
      ['api/handles.c', "    if (v == HCP_CURRENT_PROCESS) { /* the process: waitable, signalled when it ends */\n        if (want != OBJ_NONE && want != OBJ_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH;",
       "    if (v == HCP_CURRENT_PROCESS) { /* the process: waitable, signalled when it ends */\n        if (want != OBJ_PROCESS) return STATUS_OBJECT_TYPE_MISMATCH;"]],
+    # Issue 30's mutants: the Windows surface (the loader, exceptions, kernel32, ntdll, the C
+    # runtime, the marshaller); conformance/README.md "Issue 30's mutants: the Windows surface".
+    ['dispatch-handle-zero-extended', 'a HANDLE argument of a 32-bit guest is zero-extended, not sign-extended ((HANDLE)-2 is no longer the current thread)',
+     ['api/dispatch.c', "            x = hcp_handle_arg(os, x);\n", "            if (p32) x &= 0xFFFFFFFFu;\n"]],
+    ['dispatch-stdcall-pop-params', 'an x86 stdcall thunk pops 4 bytes per parameter, not per argument word (a 64-bit argument is two words)',
+     ['api/dispatch.c', 'sim_gate_set_pop(os->m, svc, 4u * (uint32_t)e->words);', 'sim_gate_set_pop(os->m, svc, 4u * (uint32_t)e->nparams);']],
+    ['reloc-offset-11-bits', 'a base relocation entry\'s page offset keeps 11 bits instead of 12',
+     ['api/pe_image.c', 'uint32_t at = page + (e & 0xFFFu);', 'uint32_t at = page + (e & 0x7FFu);']],
+    ['reloc-odd-block-accepted', 'a base relocation block of odd size is accepted instead of refused',
+     ['api/pe_image.c', 'if (bsize < 8 || bsize > size - off || bsize % 2)', 'if (bsize < 8 || bsize > size - off)']],
+    ['export-ordinal-no-base', 'an import by ordinal indexes the export table by the ordinal itself, forgetting the directory\'s Base',
+     ['api/pe_dll.c', "        idx = (int)(ordinal - mod->exp_base);\n", "        idx = (int)ordinal;\n"]],
+    ['detach-in-init-order', 'DLL_PROCESS_DETACH and DLL_THREAD_DETACH go to the DLLs in initialization order, not the reverse',
+     ['api/pe_dll.c', 'int mi = st->init[attach ? k : st->ninit - 1 - k];', 'int mi = st->init[k];']],
+    ['teb-x86-tls-slot', 'an x86 main thread\'s TEB keeps ThreadLocalStoragePointer at 0x30 instead of 0x2C',
+     ['api/pe_process.c', 'wr(&k, d->teb + (x64 ? 0x58 : 0x2C), d->tls_array, w);', 'wr(&k, d->teb + (x64 ? 0x58 : 0x30), d->tls_array, w);']],
+    ['check-export-kind-read-flag', 'hcpsim check calls an export a function when its section is readable (0x40000000), not executable',
+     ['api/pe_check.c', 'return (sc->flags & 0x20000000u) ? "function" : "data";', 'return (sc->flags & 0x40000000u) ? "function" : "data";']],
+    ['raise-x86-args-not-popped', 'RaiseException on x86 resumes a handler that continues with its four stdcall arguments still on the stack',
+     ['api/seh.c', 'ctx.gpr[HCP_SP] = sp + c->w + (c->w == 4 ? 16u : 0u);', 'ctx.gpr[HCP_SP] = sp + c->w;']],
+    ['seh-av-info-pc', 'an access violation\'s ExceptionInformation[1] is the faulting instruction\'s address, not the data address',
+     ['api/seh.c', 'e.info[1] = f->data;', 'e.info[1] = f->address;']],
+    ['unwind-alloc-small-no-8', 'x64 unwinding undoes UWOP_ALLOC_SMALL by 8 x info bytes instead of 8 x info + 8',
+     ['api/seh_x64.c', 'case UWOP_ALLOC_SMALL: x->gpr[HCP_SP] += 8ull * in + 8; break;', 'case UWOP_ALLOC_SMALL: x->gpr[HCP_SP] += 8ull * in; break;']],
+    ['x86-unwind-no-exit-flag', 'an x86 unwind without a target frame does not set EXCEPTION_EXIT_UNWIND in the handlers\' record',
+     ['api/seh_x86.c', 'EXCEPTION_UNWINDING | (u->target ? 0 : EXCEPTION_EXIT_UNWIND)', 'EXCEPTION_UNWINDING']],
+    ['csh-constant-filter-called', '__C_specific_handler calls a scope\'s constant filter EXCEPTION_EXECUTE_HANDLER (HandlerAddress 1) as code at image base + 1',
+     ['api/seh_csh.c', "        if (sr[2] == EXCEPTION_EXECUTE_HANDLER) goto unwind;\n", '']],
+    ['createfile-exists-open-always-only', 'CreateFile with CREATE_ALWAYS over an existing file leaves last error 0 instead of ERROR_ALREADY_EXISTS',
+     ['api/k32_file.c', 'existed && (disp == 2 || disp == 4) ? ERROR_ALREADY_EXISTS', 'existed && disp == 4 ? ERROR_ALREADY_EXISTS']],
+    ['readfile-overlapped-eof-true', 'ReadFile with an OVERLAPPED offset at or past the end returns TRUE with 0 bytes instead of ERROR_HANDLE_EOF',
+     ['api/k32_file.c', "    if (ov && !write && !done && n) return hcp_fail(c, ERROR_HANDLE_EOF); /* a read at or past the end */\n", '']],
+    ['vcommit-last-page-not-rounded', 'VirtualAlloc committing inside a reservation rounds the range\'s end down, leaving its last partial page reserved',
+     ['api/k32_memory.c', 'hi = (want + size + 0xFFFu) & ~(uint64_t)0xFFF;', 'hi = (want + size) & ~(uint64_t)0xFFF;']],
+    ['expand-count-without-nul', 'ExpandEnvironmentStrings returns (and checks the buffer against) the length without the terminating NUL',
+     ['api/k32_env.c', 'uint64_t need = o.n + 1; /* units (bytes for ANSI), the NUL included */', 'uint64_t need = o.n; /* mutant: the NUL left out */']],
+    ['gmhex-takes-no-reference', 'GetModuleHandleEx without UNCHANGED_REFCOUNT takes no reference on a dynamically loaded DLL',
+     ['api/k32_module.c', "        else if (!(flags & GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT))\n            c->p->mods[mi].refs++;\n", "        else if (!(flags & GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT))\n            (void)0;\n"]],
+    ['setpriority-highest-rejected', 'SetThreadPriority refuses THREAD_PRIORITY_HIGHEST (2) with ERROR_INVALID_PARAMETER',
+     ['api/k32_thread.c', 'if (!((n >= -2 && n <= 2) ||', 'if (!((n >= -2 && n < 2) ||']],
+    ['systime-day-off-by-one', 'SystemTimeToFileTime counts the day of the month from 0 (one day late)',
+     ['api/k32_time.c', "    days += d - 1;\n", "    days += d;\n"]],
+    ['tz-dst-start-daylight-bias', 'daylight saving time begins at the rule\'s daylight local time instead of its standard local time (an hour late)',
+     ['api/k32_tz.c', 'int64_t dst_start = (int64_t)rule_time(&z->dst, y) + to_utc_std;', 'int64_t dst_start = (int64_t)rule_time(&z->dst, y) + to_utc_dst;']],
+    ['named-exists-no-error', 'creating an object under a name already used returns its handle without setting ERROR_ALREADY_EXISTS',
+     ['api/k32_sync.c', "        set_inherit(c, h, sa_inherit(c, sa));\n        hcp_SetLastError(c->os, ERROR_ALREADY_EXISTS);\n", "        set_inherit(c, h, sa_inherit(c, sa));\n        hcp_SetLastError(c->os, ERROR_SUCCESS);\n"]],
+    ['srw-reader-passes-writer', 'a new shared SRW acquirer takes a shared-held lock even while a writer waits',
+     ['api/k32_srw.c', 'if (s && (s->excl || (excl && s->shared) || (!excl && waiters))) return false;', 'if (s && (s->excl || (excl && s->shared))) return false;']],
+    ['once-failed-stays-done', 'InitOnceComplete with INIT_ONCE_INIT_FAILED marks the once done (context 0) instead of uninitialized',
+     ['api/k32_once.c', "        nv = 0;\n    } else {\n        nv = ctx | 2;", "        nv = 2;\n    } else {\n        nv = ctx | 2;"]],
+    ['pool-maximum-ignored', 'the thread pool starts workers beyond SetThreadpoolThreadMaximum',
+     ['api/k32_pool.c', 'pool->nworkers < pool->max && ', '']],
+    ['sleepex0-runs-no-apc', 'SleepEx(0, TRUE) with queued APCs yields without running them (returns 0, not WAIT_IO_COMPLETION)',
+     ['api/k32_apc.c', "    if (a->bAlertable && hcp_apc_pending(c->os, c->t)) return win32_result(c, STATUS_USER_APC);\n", '']],
+    ['timer-apc-halves-swapped', 'a waitable timer\'s completion routine gets the due time\'s high DWORD as dwTimerLowValue and the low as dwTimerHighValue',
+     ['api/k32_timer.c', 'w->arg, ft & 0xFFFFFFFFu, ft >> 32, tag_of(o)', 'w->arg, ft >> 32, ft & 0xFFFFFFFFu, tag_of(o)']],
+    ['mbtowc-count-without-nul', 'MultiByteToWideChar with cbMultiByte -1 counts the characters without the terminating NUL',
+     ['api/k32_console.c', "        if (!(s = hcp_gstr(c, a->lpMultiByteStr, &len))) return 0;\n        len++;\n", "        if (!(s = hcp_gstr(c, a->lpMultiByteStr, &len))) return 0;\n"]],
+    ['modulefilename-exact-fits', 'GetModuleFileName with a buffer of exactly the name\'s length succeeds (no room for the NUL) instead of truncating with ERROR_INSUFFICIENT_BUFFER',
+     ['api/k32_system.c', 'if (n < size) { /* the whole name and its NUL */', 'if (n <= size) { /* the whole name and its NUL */']],
+    ['glpi-x86-record-32', 'GetLogicalProcessorInformation on x86 uses 32-byte records instead of 24',
+     ['api/k32_procinfo.c', 'unsigned rec = c->w == 8 ? 32 : 24; /* ProcessorMask, Relationship, a 16-byte union */', 'unsigned rec = 32; /* ProcessorMask, Relationship, a 16-byte union */']],
+    ['ntqit-basic-x86-size-32', 'NtQueryInformationThread(ThreadBasicInformation) on x86 wants 32 bytes instead of 28',
+     ['api/ntdll_sync.c', 'uint32_t n = w == 8 ? 48 : 28;', 'uint32_t n = w == 8 ? 48 : 32;']],
+    ['printf-space-beats-plus', 'printf lets a \' \' flag after \'+\' replace it ("%+ d" prints " 5", not "+5")',
+     ['api/crt_printf.c', "if (f.sign != '+') f.sign = (char)ch;", 'f.sign = (char)ch;']],
+    ['printf-prec0-zero-digit', 'printf prints "0" for a zero with precision 0 ("%.0d" must print nothing)',
+     ['api/crt_printf.c', "        if (f->prec) tmp[i++] = '0';\n", "        tmp[i++] = '0';\n"]],
+    ['scanf-eof-after-stored', 'sscanf returns EOF when the input ends after some fields were already stored, not their count',
+     ['api/crt_scanf.c', "input_end:\n    if (stored) goto done;\n", "input_end:\n"]],
+    ['scanf-i-decimal', 'scanf\'s %i reads as decimal, ignoring the 0x and 0 prefixes',
+     ['api/crt_scanf.c', "ptr ? 17 : conv == 'i' ? 0 : 10;", "ptr ? 17 : 10;"]],
+    ['strtol-base0-no-octal', 'strtol with base 0 reads a leading 0 as decimal, not octal',
+     ['api/crt_stdlib.c', 'if (!base) base = zero_first ? 8 : 10;', 'if (!base) base = 10;']],
+    ['itoa-negative-any-radix', '_itoa writes a negative value with a \'-\' in every radix, not only 10 (radix 16 must give the two\'s complement digits)',
+     ['api/crt_stdlib.c', 'bool neg = is_signed && radix == 10 && (int64_t)v < 0;', 'bool neg = is_signed && (int64_t)v < 0;']],
+    ['strrchr-nul-null', 'strrchr(s, 0) returns NULL instead of the terminator\'s address',
+     ['api/crt_string.c', "uint16_t ch = w == 1 ? (uint8_t)a->_Ch : (uint16_t)a->_Ch;\n    uint64_t r = 0;\n    if (!ch) {\n        r = a->_Str + n * w;\n",
+      "uint16_t ch = w == 1 ? (uint8_t)a->_Ch : (uint16_t)a->_Ch;\n    uint64_t r = 0;\n    if (!ch) {\n        r = 0;\n"]],
+    ['strstr-misses-suffix', 'strstr does not find a substring that ends at the string\'s end',
+     ['api/crt_string.c', 'for (size_t i = 0; i + m <= n; i++)', 'for (size_t i = 0; i + m < n; i++)']],
+    ['ctype-xdigit-G', 'isxdigit(\'G\') is true (the upper-case hex range ends at G)',
+     ['api/crt_ctype.c', "return (uint16_t)(C_UPPER | (c <= 'F' ? C_HEX : 0));", "return (uint16_t)(C_UPPER | (c <= 'G' ? C_HEX : 0));"]],
+    ['bsearch-misses-last', 'bsearch stops when one candidate is left (lo < hi) instead of comparing it',
+     ['api/crt_sort.c', "            while (s->lo <= s->hi) {\n                s->med = s->lo + (s->hi - s->lo) / 2;", "            while (s->lo < s->hi) {\n                s->med = s->lo + (s->hi - s->lo) / 2;"]],
+    ['time-epoch-wednesday', 'gmtime/localtime take 1970-01-01 for a Wednesday (tm_wday one less)',
+     ['api/crt_time.c', 'o->wday = (int32_t)((days + 4) % 7);', 'o->wday = (int32_t)((days + 3) % 7);']],
+    ['round-half-down', 'round() takes a positive half towards zero (round(2.5) = 2, not 3)',
+     ['api/crt_math.c', 'if (f >= 0.5) return t + 1;', 'if (f > 0.5) return t + 1;']],
+    ['text-read-keeps-cr', 'a text-mode read does not turn CR LF into LF',
+     ['api/crt_stdio.c', "            if (i + 1 < got && raw[i + 1] == '\\n') {\n                i++;\n", "            if (false) {\n                i++;\n"]],
+    ['heap-align-8', 'the heap rounds blocks to 8 bytes, so malloc results are 8-aligned, not 16-aligned as x64 needs',
+     ['api/crt_heap.c', 'uint64_t size = (n + 15) & ~(uint64_t)15;', 'uint64_t size = (n + 7) & ~(uint64_t)7;']],
+    ['raise-handler-stays', 'raise() leaves the signal\'s handler installed instead of resetting it to SIG_DFL before calling it',
+     ['api/crt_process.c', "    if (h == SIG_IGN) return 0;\n    r->sig[s] = SIG_DFL;\n", "    if (h == SIG_IGN) return 0;\n"]],
+    ['winmain-cmdline-ignores-quotes', '_get_narrow_winmain_command_line ends the program name at a blank inside quotes',
+     ['api/crt_ucrt.c', "        if (ch == '\"') quoted = !quoted;\n", '']],
+    ['wcmp-ci-prefix-equal', 'case-insensitive name comparison takes a name equal to another it is a prefix of',
+     ['api/wstr.c', 'return an == bn ? 0 : an < bn ? -1 : 1;', 'return 0;']],
 );
 
 my ($list, $check, $quick, $first, $keep, $baseline, @only) = (0, 0, 0, 0, 0, 1);
@@ -360,12 +460,20 @@ print STDERR "mutate.pl: copied the tree to $tree; ", scalar(@run), " mutations,
 # make test in the copy: (exit status, failed test files, log file).
 my $n = 0;
 my @order; # --first: make test's files, the last one that failed first
+my $ordered = 0;
 sub first_failure {
     my ($log) = @_;
     my $built = system("make -C '$tree' --no-print-directory -j$jobs tests > '$log' 2>&1");
     return ($built, [], $log) if $built;
     @order = split ' ', `make -C '$tree' --no-print-directory -s --eval='mutate-tests: ; \@echo \$(ALL_TESTS)' mutate-tests` unless @order;
     die "mutate.pl: cannot list make test's files\n" unless @order;
+    if (!$ordered++ && $ENV{MUTATE_FIRST}) { # test files (by name) to try first, in this order
+        my @want = split ' ', $ENV{MUTATE_FIRST};
+        my %rank = map { $want[$_] => $_ + 1 } 0 .. $#want;
+        my $r = sub { $rank{ $_[0] =~ s{^.*/}{}r } // @want + 1 };
+        @order = map { $_->[0] } sort { $a->[1] <=> $b->[1] || $a->[2] <=> $b->[2] }
+          map { [$order[$_], $r->($order[$_]), $_] } 0 .. $#order; # the others keep make test's order
+    }
     for my $i (0 .. $#order) {
         my $f = $order[$i];
         my $st = system("cd '$tree' && HCPSIM=build/hcpsim HCPSIM_CLAUSES='$tree/conformance/clauses.tsv' "

@@ -220,6 +220,16 @@ check_usage() { # name, stderr, arguments...
 }
 check_usage "no program" "hcpsim: check needs a program: hcpsim check [--json] [--dll-path DIR]... PROGRAM.exe"
 check_usage "an unknown option" "hcpsim: check: unknown option '--all' (valid: --json, --dll-path DIR)" --all made.exe
+# An export's kind in a DLL image: hcpdll.dll's hcpdll_data is DATA (hcpdll.def) and lies in a
+# section without IMAGE_SCN_MEM_EXECUTE (0x20000000, the PE format's mark of code); hcpdll_add is code.
+cp "$pe/dll64/dlluse.exe" "$pe/dll64/hcpdll.dll" "$pe/dll64/hcpdll2.dll" .
+$HCPSIM check --json dlluse.exe >dll.json 2>err.txt
+perl -MJSON::PP -e 'local $/; my $d = JSON::PP->new->decode(<STDIN>);
+  my ($h) = grep { $_->{name} eq "hcpdll.dll" } @{$d->{dlls}};
+  my %k = map { ($_->{name} // "") => ($_->{kind} // "") } @{$h->{imports}};
+  exit($k{hcpdll_data} eq "data" && $k{hcpdll_add} eq "function" ? 0 : 1)' <dll.json
+result $? "check dlluse.exe: hcpdll.dll's DATA export is data (its section is not executable), hcpdll_add a function" \
+  "$(grep -o '"name": *"hcpdll_[a-z]*"\|"kind": *"[a-z ]*"' dll.json | tr '\n' ' ' | head -c 300)"
 check_usage "--dll-path without a folder" "hcpsim: check: --dll-path needs a folder name" made.exe --dll-path
 check_usage "two programs" "hcpsim: check: one program at a time (got 'ord.exe' after 'made.exe')" made.exe ord.exe
 check_usage "a missing file" "hcpsim: check: cannot open nothere.exe: No such file or directory" nothere.exe

@@ -18,8 +18,9 @@ wine=$(command -v wine64 || command -v wine)
 # Entry-Point Function", "TLS callbacks" in the PE format): before the entry point, each DLL's TLS
 # callbacks then its DllMain with DLL_PROCESS_ATTACH and a non-NULL lpReserved (a static load); in
 # a new thread DLL_THREAD_ATTACH before its start routine, DLL_THREAD_DETACH when it returns
-# (lpReserved NULL); LoadLibrary of a DLL runs its DllMain before returning (lpReserved NULL for a
-# dynamic load), FreeLibrary of the last reference runs DLL_PROCESS_DETACH, a DLL that called
+# (lpReserved NULL; two DLLs told: attach in initialization order, detach in reverse); LoadLibrary
+# of a DLL runs its DllMain before returning (lpReserved NULL for a dynamic load), FreeLibrary
+# of the last reference runs DLL_PROCESS_DETACH, a DLL that called
 # DisableThreadLibraryCalls is told of no thread, LoadLibraryEx with DONT_RESOLVE_DLL_REFERENCES
 # calls no DllMain; at the process's end DLL_PROCESS_DETACH with a non-NULL lpReserved.
 want_events() {
@@ -40,6 +41,15 @@ hcpdll: TLS callback DLL_THREAD_DETACH
 hcpdll: DllMain DLL_THREAD_DETACH, lpReserved NULL
 hcpdll2: DllMain DLL_PROCESS_DETACH, lpReserved NULL
 hcpdll2: DllMain DLL_PROCESS_ATTACH, lpReserved NULL
+hcpdll2: DllMain DLL_PROCESS_DETACH, lpReserved NULL
+hcpdll2: DllMain DLL_PROCESS_ATTACH, lpReserved NULL
+hcpdll: TLS callback DLL_THREAD_ATTACH
+hcpdll: DllMain DLL_THREAD_ATTACH, lpReserved NULL
+hcpdll2: DllMain DLL_THREAD_ATTACH, lpReserved NULL
+worker: runs
+hcpdll2: DllMain DLL_THREAD_DETACH, lpReserved NULL
+hcpdll: TLS callback DLL_THREAD_DETACH
+hcpdll: DllMain DLL_THREAD_DETACH, lpReserved NULL
 hcpdll2: DllMain DLL_PROCESS_DETACH, lpReserved NULL
 main: 0 failed
 hcpdll: TLS callback DLL_PROCESS_DETACH

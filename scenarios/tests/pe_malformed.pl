@@ -75,6 +75,7 @@ emit('x64', 'the entry point outside executable sections', 'AddressOfEntryPoint 
 my $r0 = off_of($rel);
 emit('taken', 'a base relocation type hcpsim lacks', 'base relocation type 5 at RVA', put($r0 + 8, 'v', (5 << 12) | (u16($r0 + 8) & 0xFFF)));
 emit('taken', 'a base relocation block of size 6', 'has size 0x6 (it must be 8 or more', put($r0 + 4, 'V', 6));
+emit('taken', 'a base relocation block of odd size', 'has size 0x9 (it must be 8 or more, even', put($r0 + 4, 'V', 9));
 emit('taken', 'a base relocation outside the image', 'base relocation at RVA 0x7FFFF', put($r0, 'V', 0x7FFFF000));
 emit('taken', 'preferred base taken, relocations stripped', sprintf('its preferred base 0x%X is taken and it has no base relocations', $base), put($lf + 22, 'v', u16($lf + 22) | 1));
 my $i0 = off_of($imp);

@@ -54,6 +54,7 @@ KERNEL32.dll!InitializeSRWLock: KERNEL32.dll!TryAcquireSRWLockExclusive: on an e
 KERNEL32.dll!ReleaseSRWLockShared: two readers (1 1) keep a writer out (0) until both leave (1)
 KERNEL32.dll!AcquireSRWLockExclusive: 4 threads x 200 increments that yield inside the lock: 800, overlaps 0
 KERNEL32.dll!AcquireSRWLockShared: 3 readers hold it together: 3
+KERNEL32.dll!TryAcquireSRWLockShared: a shared lock a writer waits for: 0 (the writer got it 1)
 ntdll.dll!RtlAcquireSRWLockExclusive: ntdll.dll!RtlAcquireSRWLockShared: ntdll.dll!RtlReleaseSRWLockShared: ntdll.dll!RtlTryAcquireSRWLockExclusive: ntdll.dll!RtlTryAcquireSRWLockShared: ntdll.dll!RtlReleaseSRWLockExclusive: ntdll.dll!RtlInitializeSRWLock: 0 0 1
 KERNEL32.dll!SleepConditionVariableCS: KERNEL32.dll!WakeConditionVariable: 20 items through a one-item buffer: sum 210
 sim CS producer/consumer: consumer switch-ins 20, wait reasons $bit

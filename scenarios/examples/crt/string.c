@@ -103,8 +103,8 @@ static void narrow(void) {
            OFF(strchr(s, 0), s), OFF(strchr(s, 0x16F), s));
     printf(DLL "strrchr: 'o' %ld, 'z' %ld, '\\0' %ld\n", OFF(strrchr(s, 'o'), s), OFF(strrchr(s, 'z'), s),
            OFF(strrchr(s, 0), s));
-    printf(DLL "strstr: %ld %ld %ld %ld\n", OFF(strstr(s, "wor"), s), OFF(strstr(s, "xyz"), s), OFF(strstr(s, ""), s),
-           OFF(strstr("", "a"), ""));
+    printf(DLL "strstr: %ld %ld %ld %ld, at the end %ld\n", OFF(strstr(s, "wor"), s), OFF(strstr(s, "xyz"), s),
+           OFF(strstr(s, ""), s), OFF(strstr("", "a"), ""), OFF(strstr(s, "rld"), s));
     printf(DLL "strspn: %u %u; " DLL "strcspn: %u %u\n", (unsigned)strspn("aabbc", "ab"), (unsigned)strspn("x", "ab"),
            (unsigned)strcspn("hello", "lo"), (unsigned)strcspn("hello", "xyz"));
     printf(DLL "strpbrk: %ld %ld\n", OFF(strpbrk(s, "ow"), s), OFF(strpbrk(s, "xyz"), s));

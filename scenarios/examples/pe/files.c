@@ -193,6 +193,12 @@ int main(void) {
     char two[2] = {0, 0};
     check(K "ReadFile: with an OVERLAPPED on a synchronous handle, from its Offset",
           ReadFile(h, two, 2, &got, &ov) && got == 2 && two[0] == 'b' && two[1] == 'c', "%lu %c", got, two[0]);
+    ov.Offset = 3; /* the end of the 3-byte file */
+    SetLastError(0);
+    BOOL eof = ReadFile(h, two, 2, &got, &ov);
+    DWORD eoferr = GetLastError();
+    check(K "ReadFile: with an OVERLAPPED whose Offset is the end of the file: FALSE, ERROR_HANDLE_EOF, 0 bytes",
+          !eof && eoferr == ERROR_HANDLE_EOF && got == 0, "%d %lu %lu", eof, eoferr, got);
     CloseHandle(h);
     check(K "CreateFileA: a folder without FILE_FLAG_BACKUP_SEMANTICS: ERROR_ACCESS_DENIED",
           open_err(".", GENERIC_READ, FILE_SHARE_READ, OPEN_EXISTING, 0) == ERROR_ACCESS_DENIED, "%lu",

@@ -407,7 +407,17 @@ int main(int argc, char **argv) {
     VOID(NTAPI * rtl_raise)(PEXCEPTION_RECORD) = (void *)GetProcAddress(nt, "RtlRaiseException");
     raised_seen = 0;
     h = add_veh(1, count_handler);
+#ifndef _WIN64
+    void *sp0, *sp1;
+    __asm__ volatile("mov %%esp, %0" : "=r"(sp0) : : "memory");
+#endif
     RaiseException(0xE0000006u, 0, 0, NULL);
+#ifndef _WIN64
+    __asm__ volatile("mov %%esp, %0" : "=r"(sp1) : : "memory");
+    check(K "RaiseException (x86, stdcall): a handler that continues: it returns with its four arguments popped "
+            "(ESP as before the call)",
+          sp0 == sp1, "%p %p", sp0, sp1);
+#endif
     EXCEPTION_RECORD rr = {0};
     rr.ExceptionCode = 0xE0000006u;
     rtl_raise(&rr);

@@ -171,6 +171,15 @@ static DWORD WINAPI srw_reader(LPVOID p) {
     return 0;
 }
 
+static volatile LONG writer_done;
+static DWORD WINAPI srw_writer(LPVOID p) {
+    AcquireSRWLockExclusive(&srw);
+    writer_done = 1;
+    ReleaseSRWLockExclusive(&srw);
+    (void)p;
+    return 0;
+}
+
 static void srw_tests(void) {
     SRWLOCK l;
     InitializeSRWLock(&l);
@@ -198,6 +207,18 @@ static void srw_tests(void) {
     WaitForMultipleObjects(3, t, TRUE, INFINITE);
     for (int i = 0; i < 3; i++) CloseHandle(t[i]);
     printf("KERNEL32.dll!AcquireSRWLockShared: 3 readers hold it together: %ld\n", max_readers);
+    /* a writer waits for the readers: a new reader does not pass it (Windows' SRW lock and Wine's
+     * refuse a shared acquire while an exclusive waiter is queued) */
+    AcquireSRWLockShared(&srw);
+    HANDLE wr = CreateThread(NULL, 0, srw_writer, NULL, 0, NULL);
+    Sleep(50); /* the writer blocks on the shared lock */
+    int late = TryAcquireSRWLockShared(&srw);
+    if (late) ReleaseSRWLockShared(&srw);
+    ReleaseSRWLockShared(&srw);
+    WaitForSingleObject(wr, INFINITE);
+    CloseHandle(wr);
+    printf("KERNEL32.dll!TryAcquireSRWLockShared: a shared lock a writer waits for: %d (the writer got it %ld)\n",
+           late, writer_done);
     SRWLOCK r;
     pRtlInitializeSRWLock(&r);
     pRtlAcquireSRWLockExclusive(&r);

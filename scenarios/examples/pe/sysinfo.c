@@ -80,6 +80,10 @@ static void environment(BOOL sim) {
     check(K "GetEnvironmentVariableA: a missing variable: 0, ERROR_ENVVAR_NOT_FOUND",
           GetEnvironmentVariableA("ZZ_NOT_SET_ANYWHERE", buf, sizeof buf) == 0 && GetLastError() == ERROR_ENVVAR_NOT_FOUND,
           "%lu", GetLastError());
+    SetLastError(0);
+    check(K "GetEnvironmentVariableA: a name that is a prefix of one set (ZZ_HC of ZZ_HCP): 0, ERROR_ENVVAR_NOT_FOUND",
+          GetEnvironmentVariableA("ZZ_HC", buf, sizeof buf) == 0 && GetLastError() == ERROR_ENVVAR_NOT_FOUND, "%lu",
+          GetLastError());
     check(K "SetEnvironmentVariableA: a new variable, read back", SetEnvironmentVariableA("ZZ_NEW", "v1") &&
                                                                        GetEnvironmentVariableA("ZZ_NEW", buf, sizeof buf) == 2 &&
                                                                        strcmp(buf, "v1") == 0,

@@ -133,6 +133,16 @@ int main(int argc, char **argv) {
     check("EXCEPTION_CONTINUE_EXECUTION from a filter: RaiseException returns and the code goes on",
           strcmp(trail, "1c") == 0, trail);
 
+    trail[0] = 0;
+    __try { /* a constant filter: the scope table's HandlerAddress is 1, no filter function runs */
+        raise_it(0xE0000013u);
+        note('n');
+    } __except (EXCEPTION_EXECUTE_HANDLER) {
+        note('Z');
+    }
+    check("__except (EXCEPTION_EXECUTE_HANDLER): the constant filter catches without a filter function", strcmp(trail, "Z") == 0,
+          trail);
+
     printf("%d failed\n", failed);
     return failed;
 }

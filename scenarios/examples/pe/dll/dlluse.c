@@ -79,6 +79,14 @@ int main(void) {
     err = GetLastError();
     check(K "GetModuleFileNameA: a buffer too small: returns nSize, ERROR_INSUFFICIENT_BUFFER",
           n == 4 && err == ERROR_INSUFFICIENT_BUFFER, "%lu %lu", n, err);
+    char exact[MAX_PATH];
+    DWORD plen = (DWORD)strlen(path);
+    SetLastError(0);
+    n = GetModuleFileNameA(h, exact, plen); /* room for the name, none for its NUL */
+    err = GetLastError();
+    check(K "GetModuleFileNameA: a buffer of exactly the name's length is too small: returns nSize, "
+          "ERROR_INSUFFICIENT_BUFFER",
+          n == plen && err == ERROR_INSUFFICIENT_BUFFER, "%lu %lu (length %lu)", n, err, plen);
     /* Windows (Vista and later) ends the truncated name with a NUL; Wine 8.0 does not: pe_dll.sh
      * checks this line against the documentation, not against Wine */
     printf("note: the truncated name ends in a NUL: %s\n", small[3] == 0 ? "yes" : "no");
@@ -135,6 +143,24 @@ int main(void) {
     BOOL rawfree = FreeLibrary(raw);
     check(K "LoadLibraryExW: DONT_RESOLVE_DLL_REFERENCES: loaded without calling DllMain, freed without it too",
           raw && rawfree, "%p", (void *)raw);
+    /* Two DLLs told of one thread: DLL_THREAD_ATTACH in initialization order (hcpdll, then hcpdll2
+     * loaded after it), DLL_THREAD_DETACH in the reverse order (hcpdll2 first), as Windows and Wine
+     * walk the initialization-order list backwards for a detach. */
+    HMODULE both = LoadLibraryA("hcpdll2.dll");
+    t = CreateThread(NULL, 0, worker, NULL, 0, NULL);
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+    HMODULE ref = NULL;
+    BOOL refok = GetModuleHandleExA(0, "hcpdll2.dll", &ref);
+    BOOL bothfree = FreeLibrary(both);
+    BOOL stays = GetModuleHandleA("hcpdll2.dll") == both; /* the reference GetModuleHandleExA took holds it */
+    BOOL reffree = FreeLibrary(ref);
+    check(K "CreateThread: a thread while hcpdll2 is loaded again: both DLLs told of it (the order: pe_dll.sh)",
+          both && bothfree, "%p", (void *)both);
+    check(K "GetModuleHandleExA: flags 0 takes a reference: hcpdll2 stays loaded after one FreeLibrary, the second "
+          "detaches it",
+          refok && ref == both && stays && reffree && !GetModuleHandleA("hcpdll2.dll"), "%d %p %d %d", refok,
+          (void *)ref, stays, reffree);
     SetLastError(0);
     HMODULE missing = LoadLibraryA("no_such_dll.dll");
     err = GetLastError();
