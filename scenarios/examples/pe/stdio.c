@@ -200,6 +200,9 @@ int main(int argc, char **argv) {
     char c3[4] = "...";
     check(N_SSCANF ": a failed match stops: 1 field", sscanf("12 abc", "%d %d", &x, &y) == 1 && x == 12, "%d", x);
     check(N_SSCANF ": EOF for empty input", sscanf("", "%d", &x) == EOF, "other");
+    x = y = 0;
+    check(N_SSCANF ": input that ends after a field was stored: that count (1), not EOF",
+          sscanf("12", "%d %d", &x, &y) == 1 && x == 12 && sscanf("12", "%d,%d", &x, &y) == 1, "%d", x);
     check(N_SSCANF ": %n counts the characters read, not a field",
           sscanf("abc 17", "abc %d%n", &x, &cnt) == 1 && x == 17 && cnt == 6, "%d", cnt);
     check(N_SSCANF ": %*d skips a field", sscanf("1 2", "%*d %d", &x) == 1 && x == 2, "%d", x);
