@@ -6,6 +6,9 @@
 #   pe_expect PROG BITS WANTFILE [ARGS...]  one TAP line per expected line ("PROGBITS.exe: LINE"; a
 #                                          line "sim ..." is a schedule: clause PE-SCHED-WAITS),
 #                                          then the status (0), stderr (empty) and the line count
+#   pe_selfcheck PROG BITS N               a program that checks itself ("ok ..."/"not ok ..." lines
+#                                          ending in "0 failed"): one TAP line per line, then its
+#                                          status (0), stderr (empty) and count of checks (N)
 #   pe_twice PROG BITS [ARGS...]           a second run writes the same bytes
 #   pe_wine PROG DROP [ARGS...]            Wine's output equals hcpsim's on a machine of the host's
 #                                          CPU count, lines matching the ERE DROP left out of both
@@ -37,6 +40,23 @@ pe_expect() { # prog bits want [args]
   [ "$st" = 0 ] && [ ! -s err_$prog$bits.txt ] && [ "$(wc -l < got_$prog$bits.txt)" = "$(wc -l < "$want")" ]
   result $? "$prog$bits.exe: runs to exit 0 writing nothing else (status $st, $(wc -l < got_$prog$bits.txt) lines)" \
     "$(head -c 600 err_$prog$bits.txt)"
+}
+
+pe_selfcheck() { # prog bits nchecks
+  prog=$1 bits=$2 want=$3
+  cp "$pe/$prog$bits.exe" .
+  timeout 300 $HCPSIM run "$prog$bits.exe" > out_$prog$bits.txt 2> err_$prog$bits.txt; st=$?
+  tr -d "$cr" < out_$prog$bits.txt > got_$prog$bits.txt
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) result 0 "$prog$bits.exe: ${line#ok }" ;;
+      "not ok "*) result 1 "$prog$bits.exe: ${line#not ok }" ;;
+    esac
+  done < got_$prog$bits.txt
+  [ "$st" = 0 ] && [ "$(tail -n 1 got_$prog$bits.txt)" = "0 failed" ] && [ "$(grep -c '^ok ' got_$prog$bits.txt)" = "$want" ] &&
+    [ ! -s err_$prog$bits.txt ]
+  result $? "$prog$bits.exe: runs to exit code 0, all $want checks passed, nothing on stderr" \
+    "status $st: $(head -c 600 err_$prog$bits.txt)"
 }
 
 pe_twice() { # prog bits [args]
