@@ -78,7 +78,7 @@ static pmu_block_stats decode_range(sim_machine *m, uint64_t addr, uint32_t size
     unsigned last = 0;
     uint64_t last_pc = addr;
     uint16_t last_len = 0;
-    if (buf && size && uc_mem_read(m->uc, addr, buf, size) == UC_ERR_OK) {
+    if (buf && size && sim_mem_peek(m, addr, buf, size) == size) {
         const uint8_t *p = buf;
         size_t left = size;
         uint64_t a = addr;
@@ -532,10 +532,7 @@ static void set_fault(sim_thread *t, sim_fault_kind kind, uint64_t address, uint
     f->data = data;
     f->access = access;
     (void)sim_heap_cover(t->m, address, sizeof f->bytes);
-    for (int i = 0; i < (int)sizeof f->bytes; i++) {
-        if (uc_mem_read(t->m->uc, address + (uint64_t)i, &f->bytes[i], 1) != UC_ERR_OK) break;
-        f->nbytes = i + 1;
-    }
+    f->nbytes = (int)sim_mem_peek(t->m, address, f->bytes, sizeof f->bytes);
     /* The CPU as the exception leaves it, its PC at the exception address (sim_fault_reg; the PC is
      * set in the engine around the save: Unicorn 2.0.1's uc_context_reg_write crashes on ARM). */
     sim_machine *m = t->m;
@@ -603,7 +600,7 @@ static bool add_trap(sim_machine *m, uint64_t at, uint32_t len, trap_kind k, int
 
 static bool install_traps(sim_machine *m, uint64_t addr, uint32_t size) {
     uint8_t buf[4096];
-    if (size > sizeof buf || uc_mem_read(m->uc, addr, buf, size) != UC_ERR_OK) return false;
+    if (size > sizeof buf || sim_mem_peek(m, addr, buf, size) != size) return false;
     const uint8_t *p = buf;
     size_t left = size;
     uint64_t a = addr, refused = UINT64_MAX; /* start of the run of refused bytes before `a` */
@@ -1009,7 +1006,7 @@ static uint64_t settle_partial_block(sim_machine *m, sim_thread *t, uint64_t rip
     uint64_t at = rip;
     if (is_trap) {
         uint8_t buf[4096];
-        if (b->size <= sizeof buf && uc_mem_read(m->uc, m->last_block_addr, buf, b->size) == UC_ERR_OK) {
+        if (b->size <= sizeof buf && sim_mem_peek(m, m->last_block_addr, buf, b->size) == b->size) {
             const uint8_t *p = buf;
             size_t left = b->size;
             uint64_t a = m->last_block_addr;
@@ -1099,8 +1096,7 @@ bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size) {
     if (m->guard_hit) return false; /* keep the stop: a later fetch must not clear the engine's error */
     if (size != 1 || !m->isa->guard_bad || is_exit(m, addr)) return true;
     uint8_t win[16];
-    size_t n = 0;
-    while (n < sizeof win && uc_mem_read(m->uc, addr + n, win + n, 1) == UC_ERR_OK) n++;
+    size_t n = sim_mem_peek(m, addr, win, sizeof win);
     if (!m->isa->guard_bad(m, win, n)) return true;
     m->guard_hit = true;
     m->guard_addr = addr;

@@ -57,7 +57,7 @@ static bool decode_block(sim_machine *m, uint64_t addr, uint32_t size, decoded *
     d->ri = malloc((size ? size : 1) * sizeof *d->ri);
     uint8_t stackbuf[256];
     uint8_t *buf = size <= sizeof stackbuf ? stackbuf : malloc(size);
-    bool ok = d->pc && d->ri && buf && uc_mem_read(m->uc, addr, buf, size) == UC_ERR_OK;
+    bool ok = d->pc && d->ri && buf && sim_mem_peek(m, addr, buf, size) == size;
     if (ok) {
         const uint8_t *p = buf;
         size_t left = size;
@@ -348,8 +348,7 @@ static int patch_limit(const sim_machine *m, const decoded *d, int a) {
 /* The data address and size of the atomic instruction at pc, from the engine's registers. */
 static bool atomic_access(sim_machine *m, uint64_t pc, uint64_t *ea, uint32_t *size) {
     uint8_t buf[16];
-    size_t n = sizeof buf;
-    while (n && uc_mem_read(m->uc, pc, buf, n) != UC_ERR_OK) n--; /* it may end a mapping */
+    size_t n = sim_mem_peek(m, pc, buf, sizeof buf); /* it may end a mapping */
     const uint8_t *p = buf;
     uint64_t a = pc;
     cs_insn *in = cs_malloc(m->cs);

@@ -29,6 +29,9 @@ typedef struct region {
     region_kind kind;
     int owner;   /* thread index for stacks/guards, else -1 */
     uint8_t *pp; /* a fixed mapping's (sim_map_fixed) protection per page, SIM_PROT_* and wx.c's state; else NULL */
+    uint8_t
+        *host; /* the region's bytes, page aligned (uc_mem_map_ptr: sim_mem_read copies from here); NULL for guards */
+    void *host_block; /* what was allocated for host (freed with the machine) */
 } region;
 
 /* A decoded block: statistics added each time it runs. */
@@ -186,6 +189,7 @@ struct sim_machine {
     uint64_t next_data, next_code, heap_brk, heap_end;
     bool gdt_mapped;      /* x86: the descriptor table of environment blocks (sim_thread_set_env) */
     uint64_t heap_mapped; /* the OS heap is mapped in Unicorn up to here (sim_heap_cover) */
+    uint8_t *heap_host;   /* the OS heap's bytes (its region's host) */
     struct heap_free {
         uint64_t addr;
         uint32_t size;
@@ -327,6 +331,9 @@ sim_err sim_cpu_exits_sync(sim_machine *m);
  * page sim_wx_guarded says is guarded): true lets it go on; false stops the pass (guard_hit,
  * guard_addr), or leaves the fault to written_code and fault_from_uc. */
 bool sim_guard_fetch(sim_machine *m, uint64_t addr, int size);
+/* Up to n bytes from addr as the engine holds them, whatever their protection, stopping at the
+ * first byte not mapped: the count copied (machine.c; no engine call). */
+size_t sim_mem_peek(const sim_machine *m, uint64_t addr, void *buf, size_t n);
 /* The code of [lo, hi) may have changed: its blocks' statistics, served instructions, trap points
  * and the engine's translations of it (and of blocks reaching into it) are forgotten (cpu.c).
  * Never while runs are pending (it is called from gate handlers and between engine passes). */
