@@ -453,11 +453,19 @@ sim_err sim_mem_read(sim_machine *m, uint64_t addr, void *buf, size_t n) {
 }
 
 sim_err sim_mem_write(sim_machine *m, uint64_t addr, const void *buf, size_t n) {
-    sim_err e = check_range(m, addr, n, UC_PROT_READ | UC_PROT_WRITE);
-    if (e == SIM_OK && !sim_heap_cover(m, addr, n)) e = SIM_ERR_NOMEM;
-    if (e == SIM_OK) e = sim_wx_written(m, addr, n); /* written code is code again only when run */
-    if (e == SIM_OK && n && uc_mem_write(m->uc, addr, buf, n) != UC_ERR_OK) return SIM_ERR_UNICORN;
-    return e;
+    const region *r = NULL;
+    sim_err e = check_range_in(m, addr, n, UC_PROT_READ | UC_PROT_WRITE, &r);
+    if (e != SIM_OK || !n) return e;
+    if (!sim_heap_cover(m, addr, n)) return SIM_ERR_NOMEM;
+    e = sim_wx_written(m, addr, n); /* written code is code again only when run */
+    if (e != SIM_OK) return e;
+    /* bytes no translated block holds go straight into the host bytes; others through
+     * uc_mem_write, which drops the blocks translated from them */
+    if (sim_wx_never_code(r, addr, n)) {
+        memcpy(r->host + (addr - r->base), buf, n);
+        return SIM_OK;
+    }
+    return uc_mem_write(m->uc, addr, buf, n) == UC_ERR_OK ? SIM_OK : SIM_ERR_UNICORN;
 }
 
 sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr) {
@@ -468,11 +476,7 @@ sim_err sim_heap_alloc(sim_machine *m, uint32_t n, uint64_t *addr) {
             *addr = m->heap_free[i].addr;
             memmove(&m->heap_free[i], &m->heap_free[i + 1], (size_t)(m->heap_nfree - 1 - i) * sizeof *m->heap_free);
             m->heap_nfree--;
-            static const uint8_t zero[256];
-            for (uint32_t off = 0; off < size; off += (uint32_t)sizeof zero) {
-                uint32_t k = size - off < sizeof zero ? size - off : (uint32_t)sizeof zero;
-                uc_mem_write(m->uc, *addr + off, zero, k);
-            }
+            memset(m->heap_host + (*addr - m->lay->heap), 0, size); /* the heap is never code */
             return SIM_OK;
         }
     }

@@ -350,6 +350,11 @@ int sim_wx_fault(sim_machine *m, bool fetch, uint64_t addr, uint64_t rip, char *
  * state, on an ISA with guarded code (isa->guard_bad): read only to the engine (sim/README.md
  * "Guarded code"). */
 bool sim_wx_guarded(const sim_machine *m, uint64_t addr);
+/* [addr, addr + n) of region r holds no translated block and cannot get one before its protection
+ * changes (which drops what was translated: sim_cpu_forget_code): a page the engine cannot run,
+ * in a region that was never executable or a fixed mapping's page that is not code now.  Its host
+ * bytes may be written directly. */
+bool sim_wx_never_code(const region *r, uint64_t addr, size_t n);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */

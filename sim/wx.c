@@ -56,6 +56,15 @@ bool sim_wx_guarded(const sim_machine *m, uint64_t addr) {
     return (pp & SIM_PROT_EXEC) && !(pp & PP_DATA);
 }
 
+bool sim_wx_never_code(const region *r, uint64_t addr, size_t n) {
+    if (!r->host || !n) return false;
+    if (!r->pp) return r->kind != RK_CODE && !(r->prot & UC_PROT_EXEC);
+    uint64_t first = (addr - r->base) / SIM_PAGE, last = (addr - r->base + n - 1) / SIM_PAGE;
+    for (uint64_t i = first; i <= last; i++)
+        if ((r->pp[i] & SIM_PROT_EXEC) && !(r->pp[i] & PP_DATA)) return false;
+    return true;
+}
+
 /* Unicorn keeps a region for every run of pages of one protection: refuse to make more than its
  * limit (SIM_MAX_MAPPINGS_LIMIT). */
 static bool room_for_split(sim_machine *m) {
