@@ -107,26 +107,29 @@ static void wr(blk *k, uint64_t at, uint64_t v, unsigned w) {
  * quoted, the backslashes before the closing quote doubled (api/README.md "Windows programs"). */
 static size_t put_arg(char *cmd, size_t c, size_t cap, const char *s) {
     bool quote = !*s || strpbrk(s, " \t") != NULL;
-    if (!quote && !strchr(s, '"')) return c + (size_t)snprintf(cmd + c, c < cap ? cap - c : 0, " %s", s);
-    /* at most two bytes each (a backslash or quote and its escape), a blank, two quotes, the NUL */
-    if (c + 2 * strlen(s) + 4 > cap) return cap; /* too long: the caller refuses it */
-    cmd[c++] = ' ';
-    if (quote) cmd[c++] = '"';
     size_t bs = 0;
+#define PUT(ch)                                                                                                        \
+    do {                                                                                                               \
+        if (c + 1 >= cap) return cap; /* too long: the caller refuses it */                                            \
+        cmd[c++] = (ch);                                                                                               \
+    } while (0)
+    PUT(' ');
+    if (quote) PUT('"');
     for (const char *q = s; *q; q++) {
         if (*q == '\\') {
             bs++;
         } else {
             if (*q == '"')
-                for (size_t i = 0; i <= bs; i++) cmd[c++] = '\\';
+                for (size_t i = 0; i <= bs; i++) PUT('\\');
             bs = 0;
         }
-        cmd[c++] = *q;
+        PUT(*q);
     }
     if (quote) {
-        for (size_t i = 0; i < bs; i++) cmd[c++] = '\\';
-        cmd[c++] = '"';
+        for (size_t i = 0; i < bs; i++) PUT('\\');
+        PUT('"');
     }
+#undef PUT
     cmd[c] = 0;
     return c;
 }

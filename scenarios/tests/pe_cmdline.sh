@@ -12,6 +12,7 @@
 #   argv and CommandLineToArgvW of GetCommandLineW give back each original argument.
 # - A UCRT build whose name holds a blank: its path is quoted in the command line, and
 #   _get_narrow/wide_winmain_command_line return what follows the quoted name.
+# - 1,000 generated command lines through CommandLineToArgvW, against Wine's shell32.
 # Each run twice (the same bytes), the x86-64 images' output against Wine's.
 . scenarios/tests/lib/tap.sh
 . "$top/scenarios/tests/lib/pe_family.sh"
@@ -67,6 +68,23 @@ for bits in 64 32; do
   pe_twice cmdline $bits
 done
 pe_wine cmdline '^$'
+
+# 1,000 generated command lines (a, b, blanks, tabs, quotes, backslashes; cmdline.c --random):
+# both ISAs split them alike, twice the same bytes, and as Wine's shell32 does (below).
+CLAUSE=PE-IMPORTS
+for bits in 64 32; do
+  timeout 300 $HCPSIM run cmdline$bits.exe --random 1000 1 > out_rand$bits.txt 2> err_rand$bits.txt; st=$?
+  tr -d "$cr" < out_rand$bits.txt > got_rand$bits.txt
+  [ "$st" = 0 ] && [ ! -s err_rand$bits.txt ] && [ "$(tail -n 1 got_rand$bits.txt)" = "0 failed" ] &&
+    [ "$(grep -c '^SHELL32.dll!CommandLineToArgvW: {' got_rand$bits.txt)" -gt 900 ]
+  result $? "cmdline$bits.exe --random 1000 1: SHELL32.dll!CommandLineToArgvW splits $(($(wc -l < got_rand$bits.txt) - 1)) generated command lines, each a block LocalFree frees" \
+    "status $st: $(head -c 300 err_rand$bits.txt)"
+  timeout 300 $HCPSIM run cmdline$bits.exe --random 1000 1 > again_rand$bits.txt 2>&1
+  cmp -s out_rand$bits.txt again_rand$bits.txt
+  result $? "cmdline$bits.exe --random 1000 1: a second run writes the same bytes"
+done
+cmp -s got_rand64.txt got_rand32.txt
+result $? "cmdline32.exe --random 1000 1: the same arguments as cmdline64.exe" "$(diff got_rand64.txt got_rand32.txt | head -4 | tr '\n' '|')"
 
 # The round trip: arguments with blanks, a tab, quotes, backslashes before quotes and at the end,
 # an empty one.  The expected lines are the arguments themselves, each from both parsers.
@@ -124,12 +142,17 @@ EOF
   result $? "\"cmd line$bits.exe\": a second run writes the same bytes"
 done
 
-# Wine: the round trip and the UCRT build under its spaced name (x86-64), byte for byte
+# Wine: the generated lines, the round trip and the UCRT build under its spaced name (x86-64), byte
+# for byte
 CLAUSE=PE-WINE
 wine=$(command -v wine64 || command -v wine)
 if [ -n "$wine" ]; then
-  for run in rt wm; do
-    if [ $run = rt ]; then
+  for run in rand rt wm; do
+    if [ $run = rand ]; then
+      exe=cmdline64.exe
+      WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" $exe --random 1000 1 > wine_$run.txt 2> wine_$run.err; wst=$?
+      ours=out_rand64.txt
+    elif [ $run = rt ]; then
       exe=cmdline64.exe
       WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" $exe "$@" > wine_$run.txt 2> wine_$run.err; wst=$?
       ours=out_rt64.txt
@@ -140,7 +163,10 @@ if [ -n "$wine" ]; then
     fi
     if [ "$wst" = 0 ] && [ -s wine_$run.txt ]; then
       cmp -s wine_$run.txt $ours
-      result $? "$exe with arguments: hcpsim writes what Wine writes (its own command line built by Wine's launcher)" \
+      same=$?
+      what="with arguments: hcpsim writes what Wine writes (its own command line built by Wine's launcher)"
+      [ $run = rand ] && what="--random 1000 1: SHELL32.dll!CommandLineToArgvW: hcpsim writes what Wine writes"
+      result $same "$exe $what" \
         "$(diff wine_$run.txt $ours | head -6 | tr '\n' '|')"
     else
       n=$((n + 1))

@@ -7,8 +7,10 @@
  * C runtime's argv (msvcrt's __getmainargs, or the UCRT's) and CommandLineToArgvW of
  * GetCommandLineW, each argument in brackets, and whether the two agree; a UCRT build (-D_UCRT)
  * adds what _get_narrow_winmain_command_line and _get_wide_winmain_command_line return (the
- * command line after the program name). */
+ * command line after the program name).  With --random N SEED: N generated command lines (a, b,
+ * blanks, tabs, quotes and backslashes) split the same way, for a comparison with Wine's. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
@@ -119,6 +121,35 @@ static void table(void) {
     if (argv) LocalFree(argv);
 }
 
+/* N command lines of 0-24 units drawn from a, b, blank, tab, quote and backslash by a fixed
+ * generator (a 32-bit LCG from SEED), each split and printed as the table's lines are */
+static void random_lines(unsigned n, unsigned seed) {
+    static const wchar_t alphabet[] = L"ab \t\"\\";
+    for (unsigned i = 0; i < n; i++) {
+        wchar_t line[32];
+        seed = seed * 1664525u + 1013904223u;
+        unsigned len = (seed >> 16) % 25;
+        for (unsigned k = 0; k < len; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            line[k] = alphabet[(seed >> 16) % 6];
+        }
+        line[len] = 0;
+        if (!len) continue; /* the empty line is the program's path: the table has it */
+        int argc = -1;
+        wchar_t **argv = CommandLineToArgvW(line, &argc);
+        fputs(SH "{", stdout);
+        put_w(line);
+        printf("} -> %d:", argc);
+        for (int k = 0; argv && k < argc; k++) {
+            fputs(" [", stdout);
+            put_w(argv[k]);
+            putchar(']');
+        }
+        putchar('\n');
+        if (!argv || LocalFree(argv) != NULL) failed++;
+    }
+}
+
 static int round_trip(int argc, char **argv) {
     int n = -1;
     wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
@@ -162,6 +193,11 @@ static int round_trip(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 4 && !strcmp(argv[1], "--random")) {
+        random_lines((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+        printf("%d failed\n", failed);
+        return failed != 0;
+    }
     if (argc > 1) return round_trip(argc, argv);
     table();
     printf("%d failed\n", failed);
