@@ -228,13 +228,15 @@ $(BUILD)/pe/%32.exe: scenarios/examples/pe/%.c
 # against msvcrt.dll (NAME64.exe, NAME32.exe) and against the Universal CRT (NAMEu64.exe,
 # NAMEu32.exe: -lucrt instead of -lmsvcrt through a specs file made from the compiler's own, and
 # -D_UCRT as a UCRT toolchain defines it); -fno-builtin, so every call reaches the runtime.  The
-# printf table (scenarios/examples/pe/printf.c) and hello.c get UCRT builds too.
+# printf table (scenarios/examples/pe/printf.c), hello.c, stdio.c, sysinfo.c and cmdline.c get UCRT
+# builds too.
 CRT_SRC   := $(wildcard scenarios/examples/crt/*.c)
 CRT_NAMES := $(CRT_SRC:scenarios/examples/crt/%.c=%)
 CRT_EXES  := $(foreach n,$(CRT_NAMES),$(BUILD)/crt/$(n)64.exe $(BUILD)/crt/$(n)32.exe $(BUILD)/crt/$(n)u64.exe \
                $(BUILD)/crt/$(n)u32.exe) $(BUILD)/crt/printfu64.exe $(BUILD)/crt/printfu32.exe \
                $(BUILD)/crt/hellou64.exe $(BUILD)/crt/hellou32.exe $(BUILD)/crt/stdiou64.exe \
-               $(BUILD)/crt/stdiou32.exe $(BUILD)/crt/sysinfou64.exe $(BUILD)/crt/sysinfou32.exe
+               $(BUILD)/crt/stdiou32.exe $(BUILD)/crt/sysinfou64.exe $(BUILD)/crt/sysinfou32.exe \
+               $(BUILD)/crt/cmdlineu64.exe $(BUILD)/crt/cmdlineu32.exe
 CRT_CFLAGS := -O2 -fno-builtin -Wall
 $(BUILD)/crt/ucrt64.specs:
 	@mkdir -p $(dir $@)

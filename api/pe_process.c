@@ -101,7 +101,38 @@ static void wr(blk *k, uint64_t at, uint64_t v, unsigned w) {
 /* Field FIELD of guest structure S at guest address `at` (api/layouts.h), in the process block. */
 #define LAY(at, S, FIELD, v) hcp_lay_put(k.b + ((at)-k.base), HCP_L_##S##_##FIELD, x64, (uint64_t)(v))
 
-static bool needs_quotes(const char *s) { return !*s || strpbrk(s, " \t\"") != NULL; }
+/* Appends one argument to the command line so that CommandLineToArgvW and the C runtimes' argv
+ * rules give it back unchanged: as it is when it holds no blank, tab or quote; else a quote becomes
+ * \" and the backslashes before it double; an empty argument or one with a blank or tab is
+ * quoted, the backslashes before the closing quote doubled (api/README.md "Windows programs"). */
+static size_t put_arg(char *cmd, size_t c, size_t cap, const char *s) {
+    bool quote = !*s || strpbrk(s, " \t") != NULL;
+    size_t bs = 0;
+#define PUT(ch)                                                                                                        \
+    do {                                                                                                               \
+        if (c + 1 >= cap) return cap; /* too long: the caller refuses it */                                            \
+        cmd[c++] = (ch);                                                                                               \
+    } while (0)
+    PUT(' ');
+    if (quote) PUT('"');
+    for (const char *q = s; *q; q++) {
+        if (*q == '\\') {
+            bs++;
+        } else {
+            if (*q == '"')
+                for (size_t i = 0; i <= bs; i++) PUT('\\');
+            bs = 0;
+        }
+        PUT(*q);
+    }
+    if (quote) {
+        for (size_t i = 0; i < bs; i++) PUT('\\');
+        PUT('"');
+    }
+#undef PUT
+    cmd[c] = 0;
+    return c;
+}
 
 #define DATA_BLOCK 0x10000u
 
@@ -137,9 +168,9 @@ static int build_data(hcp_process *p, const char *const *args, int nargs, char *
     d->tls_array = put(&k, NULL, 8 * HCP_TLS_MODULES, 16);
     char path[96], cmd[4096];
     snprintf(path, sizeof path, "C:\\hcpsim\\%s", p->name);
-    size_t c = (size_t)snprintf(cmd, sizeof cmd, "%s", path);
-    for (int i = 0; i < nargs && c < sizeof cmd; i++)
-        c += (size_t)snprintf(cmd + c, sizeof cmd - c, needs_quotes(args[i]) ? " \"%s\"" : " %s", args[i]);
+    /* the program's path, quoted when its name holds a blank (as a shell quotes it) */
+    size_t c = (size_t)snprintf(cmd, sizeof cmd, strpbrk(path, " \t") ? "\"%s\"" : "%s", path);
+    for (int i = 0; i < nargs && c < sizeof cmd; i++) c = put_arg(cmd, c, sizeof cmd, args[i]);
     if (c >= sizeof cmd - 1) {
         free(k.b);
         free(envb);

@@ -389,6 +389,14 @@ my @MUTANTS = (
      ['api/crt_ucrt.c', "        if (ch == '\"') quoted = !quoted;\n", '']],
     ['wcmp-ci-prefix-equal', 'case-insensitive name comparison takes a name equal to another it is a prefix of',
      ['api/wstr.c', 'return an == bn ? 0 : an < bn ? -1 : 1;', 'return 0;']],
+    # The command line (issue 30's item 3): SHELL32's CommandLineToArgvW and the launch quoting;
+    # conformance/README.md "Issue 30's mutants: the Windows surface".
+    ['argv-quote-run-mod2', 'CommandLineToArgvW leaves a part quoted after a run of quotes by its count modulo 2, not Windows\' modulo 3',
+     ['api/shell32.c', 'quoted = m % 3 == 1;', 'quoted = m % 2 == 1;']],
+    ['argv-halves-every-backslash-run', 'CommandLineToArgvW halves a run of backslashes that no quote follows',
+     ['api/shell32.c', 'k < (before_quote ? bs / 2 : bs); k++', 'k < bs / 2; k++']],
+    ['launch-closing-backslashes-single', 'the launch quoting does not double the backslashes before an argument\'s closing quote (a b\\ becomes "a b\\", which reads on)',
+     ['api/pe_process.c', "        for (size_t i = 0; i < bs; i++) PUT('\\\\');\n", '']],
 );
 
 my ($list, $check, $quick, $first, $keep, $baseline, @only) = (0, 0, 0, 0, 0, 1);

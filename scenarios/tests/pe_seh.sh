@@ -3,7 +3,8 @@
 # its own access violation, division by zero, breakpoint and illegal instruction with vectored
 # handlers, raises exceptions with RaiseException, orders vectored and continue handlers, uses its
 # unhandled-exception filter, and frame-based handlers (x64: __try1/__except1 through
-# __C_specific_handler and RtlUnwindEx; x86: a registration record on FS:[0], RtlUnwind); each of
+# __C_specific_handler and RtlUnwindEx; x86: a registration record on FS:[0], RtlUnwind, and an exit
+# unwind, RtlUnwind with no target frame, whose handlers must see EXCEPTION_EXIT_UNWIND); each of
 # its "ok DLL!Name:" lines is a TAP line (x86-64 and i386).  Two runs write the same bytes and the
 # same run report (the dispatch is deterministic), the x86-64 output equals Wine's where Wine runs
 # it, an exception nobody handles ends the run with Windows' report, and one more handler costs

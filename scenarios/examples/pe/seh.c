@@ -238,6 +238,32 @@ static __attribute__((noinline)) int unwind_records(void) {
     __asm__ volatile("mov %0, %%fs:0" : : "r"(r[1].next) : "memory");
     return head == (void *)&r[1];
 }
+/* RtlUnwind without a target frame (an exit unwind) over a chain of two records of its own: each
+ * handler, inner first, gets a record of code STATUS_UNWIND (0xC0000027) with EXCEPTION_UNWINDING |
+ * EXCEPTION_EXIT_UNWIND (Microsoft's EXCEPTION_RECORD page; Wine's i386 RtlUnwind), and the chain
+ * is left empty (its end, 0xFFFFFFFF). */
+static DWORD exit_seen[2];
+static int exit_calls;
+static EXCEPTION_DISPOSITION __cdecl exit_handler(EXCEPTION_RECORD *r, void *frame, CONTEXT *ctx, void *disp) {
+    (void)frame, (void)ctx, (void)disp;
+    if (exit_calls < 2 && r->ExceptionCode == 0xC0000027u) exit_seen[exit_calls] = r->ExceptionFlags;
+    exit_calls++;
+    return ExceptionContinueSearch;
+}
+static __attribute__((noinline)) void *exit_unwind(void) {
+    reg_rec r[2];
+    void *saved, *head;
+    __asm__ volatile("mov %%fs:0, %0" : "=r"(saved));
+    r[1].next = (reg_rec *)~(ULONG_PTR)0; /* the chain's end: the handlers outside stay out of it */
+    r[1].handler = (void *)exit_handler;
+    r[0].next = &r[1];
+    r[0].handler = (void *)exit_handler;
+    __asm__ volatile("mov %0, %%fs:0" : : "r"(&r[0]) : "memory");
+    RtlUnwind(NULL, NULL, NULL, NULL);
+    __asm__ volatile("mov %%fs:0, %0" : "=r"(head));
+    __asm__ volatile("mov %0, %%fs:0" : : "r"(saved) : "memory");
+    return head;
+}
 #endif
 
 static LONG WINAPI uef_filter(EXCEPTION_POINTERS *ep) {
@@ -387,6 +413,12 @@ int main(int argc, char **argv) {
     int ok = unwind_records();
     check(K "RtlUnwind: the records above the target frame see EXCEPTION_UNWINDING and leave the chain",
           ok && !strcmp(trail, "u"), "ok %d trail %s", ok, trail);
+    void *after = exit_unwind();
+    check(K "RtlUnwind: with no target frame (an exit unwind) both handlers see STATUS_UNWIND with "
+            "EXCEPTION_UNWINDING | EXCEPTION_EXIT_UNWIND (6) and the chain ends empty",
+          exit_calls == 2 && exit_seen[0] == 6 && exit_seen[1] == 6 && after == (void *)~(ULONG_PTR)0,
+          "%d calls, flags 0x%lX 0x%lX, head %p", exit_calls, (unsigned long)exit_seen[0], (unsigned long)exit_seen[1],
+          after);
 #endif
     LPTOP_LEVEL_EXCEPTION_FILTER was = SetUnhandledExceptionFilter(uef_filter);
     EXCEPTION_RECORD er = {0};
