@@ -223,6 +223,13 @@ $(BUILD)/pe/%64.exe: scenarios/examples/pe/%.c
 $(BUILD)/pe/%32.exe: scenarios/examples/pe/%.c
 	@mkdir -p $(dir $@)
 	i686-w64-mingw32-gcc -O2 -o $@ $<
+# crtoutcomes.c checks the C runtime's errno outcomes: -fno-builtin, so no call is folded away
+$(BUILD)/pe/crtoutcomes64.exe: scenarios/examples/pe/crtoutcomes.c
+	@mkdir -p $(dir $@)
+	x86_64-w64-mingw32-gcc -O2 -fno-builtin -o $@ $<
+$(BUILD)/pe/crtoutcomes32.exe: scenarios/examples/pe/crtoutcomes.c
+	@mkdir -p $(dir $@)
+	i686-w64-mingw32-gcc -O2 -fno-builtin -o $@ $<
 
 # The C runtime's test programs (scenarios/examples/crt/), each built four ways: x86-64 and i386
 # against msvcrt.dll (NAME64.exe, NAME32.exe) and against the Universal CRT (NAMEu64.exe,
@@ -236,7 +243,8 @@ CRT_EXES  := $(foreach n,$(CRT_NAMES),$(BUILD)/crt/$(n)64.exe $(BUILD)/crt/$(n)3
                $(BUILD)/crt/$(n)u32.exe) $(BUILD)/crt/printfu64.exe $(BUILD)/crt/printfu32.exe \
                $(BUILD)/crt/hellou64.exe $(BUILD)/crt/hellou32.exe $(BUILD)/crt/stdiou64.exe \
                $(BUILD)/crt/stdiou32.exe $(BUILD)/crt/sysinfou64.exe $(BUILD)/crt/sysinfou32.exe \
-               $(BUILD)/crt/cmdlineu64.exe $(BUILD)/crt/cmdlineu32.exe
+               $(BUILD)/crt/cmdlineu64.exe $(BUILD)/crt/cmdlineu32.exe \
+               $(BUILD)/crt/crtoutcomesu64.exe $(BUILD)/crt/crtoutcomesu32.exe
 CRT_CFLAGS := -O2 -fno-builtin -Wall
 $(BUILD)/crt/ucrt64.specs:
 	@mkdir -p $(dir $@)
@@ -248,6 +256,10 @@ $(BUILD)/crt/%u64.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_tes
 	x86_64-w64-mingw32-gcc $(CRT_CFLAGS) -D_UCRT -specs=$(BUILD)/crt/ucrt64.specs -o $@ $<
 $(BUILD)/crt/%u32.exe: scenarios/examples/crt/%.c scenarios/examples/crt/crt_test.h $(BUILD)/crt/ucrt32.specs
 	i686-w64-mingw32-gcc $(CRT_CFLAGS) -D_UCRT -specs=$(BUILD)/crt/ucrt32.specs -o $@ $<
+$(BUILD)/crt/crtoutcomesu64.exe: scenarios/examples/pe/crtoutcomes.c $(BUILD)/crt/ucrt64.specs
+	x86_64-w64-mingw32-gcc -O2 -fno-builtin -D_UCRT -specs=$(BUILD)/crt/ucrt64.specs -o $@ $<
+$(BUILD)/crt/crtoutcomesu32.exe: scenarios/examples/pe/crtoutcomes.c $(BUILD)/crt/ucrt32.specs
+	i686-w64-mingw32-gcc -O2 -fno-builtin -D_UCRT -specs=$(BUILD)/crt/ucrt32.specs -o $@ $<
 $(BUILD)/crt/%u64.exe: scenarios/examples/pe/%.c $(BUILD)/crt/ucrt64.specs
 	x86_64-w64-mingw32-gcc -O2 -D_UCRT -specs=$(BUILD)/crt/ucrt64.specs -o $@ $<
 $(BUILD)/crt/%u32.exe: scenarios/examples/pe/%.c $(BUILD)/crt/ucrt32.specs

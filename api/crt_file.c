@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "api/crt_int.h"
 #include "api/crtio_int.h"
 #include "api/exports_gen.h"
 
@@ -685,7 +686,7 @@ uint64_t hcp_crt_perror(hcp_ctx *c, const hcp_crt_perror_args *a) {
     int e = (int)hcp_crt_get_errno(c);
     char *s = a->_ErrMsg ? hcp_gstr(c, a->_ErrMsg, NULL) : NULL;
     if (a->_ErrMsg && !s) return 0;
-    const char *m = hcp_crt_errno_text(e);
+    const char *m = hcp_crt_errmsg(e); /* _sys_errlist (crt_stdlib.c) */
     size_t n = (s ? strlen(s) : 0) + strlen(m) + 4;
     char *line = malloc(n);
     if (line) {

@@ -99,53 +99,6 @@ int hcp_crt_errno_of(uint32_t w) { /* msvcrt's _dosmaperr */
     }
 }
 
-const char *hcp_crt_errno_text(int e) { /* msvcrt's _sys_errlist */
-    static const char *const t[] = {"No error",
-                                    "Operation not permitted",
-                                    "No such file or directory",
-                                    "No such process",
-                                    "Interrupted function call",
-                                    "Input/output error",
-                                    "No such device or address",
-                                    "Arg list too long",
-                                    "Exec format error",
-                                    "Bad file descriptor",
-                                    "No child processes",
-                                    "Resource temporarily unavailable",
-                                    "Not enough space",
-                                    "Permission denied",
-                                    "Bad address",
-                                    "Unknown error",
-                                    "Resource device",
-                                    "File exists",
-                                    "Improper link",
-                                    "No such device",
-                                    "Not a directory",
-                                    "Is a directory",
-                                    "Invalid argument",
-                                    "Too many open files in system",
-                                    "Too many open files",
-                                    "Inappropriate I/O control operation",
-                                    "Unknown error",
-                                    "File too large",
-                                    "No space left on device",
-                                    "Invalid seek",
-                                    "Read-only file system",
-                                    "Too many links",
-                                    "Broken pipe",
-                                    "Domain error",
-                                    "Result too large",
-                                    "Unknown error",
-                                    "Resource deadlock avoided",
-                                    "Unknown error",
-                                    "Filename too long",
-                                    "No locks available",
-                                    "Function not implemented",
-                                    "Directory not empty",
-                                    "Illegal byte sequence"};
-    return e >= 0 && e < (int)(sizeof t / sizeof t[0]) ? t[e] : "Unknown error";
-}
-
 /* ---- descriptors: reading and writing in their mode ---- */
 
 /* Writes n bytes to fd, "\n" as "\r\n" in text mode: n, or -1 with errno. */

@@ -71,7 +71,6 @@ struct hcp_crtio {
 hcp_crtio *hcp_crtio_of(hcp_ctx *c); /* made at its first use: descriptors 0-2, _iob[0..2] */
 void hcp_crtio_free(hcp_process *p);
 crt_fdesc *hcp_crt_fd(hcp_ctx *c, int fd); /* an open descriptor, or NULL */
-const char *hcp_crt_errno_text(int e);
 int64_t hcp_crt_write(hcp_ctx *c, int fd, const uint8_t *b, size_t n);
 int64_t hcp_crt_read(hcp_ctx *c, int fd, uint8_t *b, size_t n, bool line);
 

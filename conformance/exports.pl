@@ -13,8 +13,12 @@
 # "DLL!Name:" the spec does not have (a test of a function that is gone or misspelt).  A stub row
 # (known, not implemented) needs a test too: one that shows a call of it stops the run naming it.
 # Then one line per documented outcome of api/outcomes.tsv (beside the spec): ok when a passing
-# line names the row and, after it, the outcome by its name, as "error N", as "(N)", or (N >= 100)
-# as the number standing alone.
+# line names the row and, after it and before the next "DLL!Name:" it names, the outcome by its
+# name, as "error N" (the last error), as "(N)", or (N >= 100) as the number standing alone.  An
+# errno outcome (a name E..., the C runtime's errno values: EINVAL, ERANGE, ENOENT, ...) is named
+# by its name or as "errno N", never by its bare number (errno 22 is not the last error 22).  An
+# outcome with no single number ("-" in the number column: a required size, a pseudo handle) is
+# named by its name only.
 use strict;
 use warnings;
 
@@ -49,8 +53,8 @@ if (open my $o, '<', $outfile) {
         chomp;
         next if /^\s*(#|$)/;
         my ($r, $name, $num, $src) = split /\t/;
-        die "exports.pl: $outfile:$.: want ROW, OUTCOME, NUMBER, SOURCE (tab-separated)\n"
-            unless defined $src && $num =~ /^\d+$/;
+        die "exports.pl: $outfile:$.: want ROW, OUTCOME, NUMBER (an integer or -), SOURCE (tab-separated)\n"
+            unless defined $src && $num =~ /^(-?\d+|-)$/ && $src =~ /\S/;
         die "exports.pl: $outfile:$.: $r is not a row of the spec\n" unless $row{lc $r};
         push @outcomes, [$row{lc $r}, $name, $num];
     }
@@ -67,7 +71,8 @@ for my $f (sort grep { /\.tap$/ && $_ ne 'conformance_exports.pl.tap' } readdir 
         next unless /^ok \d+/ && !/#\s*(SKIP|TODO)/i;
         while (/\b([A-Za-z0-9_.-]+\.dll)!(\w+):/g) {
             my $k = lc "$1!$2";
-            if ($row{$k}) { $named{$k} = 1; push @passing, [$k, substr($_, pos($_))] } else { $unknown{"$1!$2"} = $t }
+            # the text after the row, up to the next row the line names
+            if ($row{$k}) { $named{$k} = 1; push @passing, [$k, (split /\b[A-Za-z0-9_.-]+\.dll!\w+:/, substr($_, pos($_)), 2)[0] // ''] } else { $unknown{"$1!$2"} = $t }
         }
     }
     close $in;
@@ -85,12 +90,17 @@ printf "%s %d - every DLL!Name a passing test names is a row of the export spec 
     @stale ? 'not ok' : 'ok', $n, scalar @rows;
 print "# not in the spec: $_ (named by $unknown{$_})\n" for @stale;
 # each documented outcome: a passing line names the row and then the outcome, by its name, as
-# "error N" or as "(N)", or a number of three digits or more standing alone (WAIT_TIMEOUT's 258)
+# "error N" or as "(N)", or a number of three digits or more standing alone (WAIT_TIMEOUT's 258);
+# an errno outcome by its name or as "errno N"; an outcome without a number by its name
 my $missed = 0;
 for my $oc (@outcomes) {
     my ($r, $name, $num) = @$oc;
+    my $errno = $name =~ /^E[A-Z0-9]+$/;
     my $hit = grep {
-        $_->[0] eq lc $r && ($_->[1] =~ /\b\Q$name\E\b/ || $_->[1] =~ /\berror \Q$num\E\b/ || $_->[1] =~ /\(\Q$num\E\)/ || ($num >= 100 && $_->[1] =~ /(?<![\w.])\Q$num\E(?![\w.])/))
+        $_->[0] eq lc $r && ($_->[1] =~ /\b\Q$name\E\b/
+            || ($errno && $_->[1] =~ /\berrno \Q$num\E\b/)
+            || (!$errno && $num ne '-' && ($_->[1] =~ /\berror \Q$num\E\b/ || $_->[1] =~ /\(\Q$num\E\)/
+                || ($num >= 100 && $_->[1] =~ /(?<![\w.])\Q$num\E(?![\w.])/))))
     } @passing;
     $n++;
     $missed++ unless $hit;

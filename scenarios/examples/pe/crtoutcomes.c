@@ -1,0 +1,365 @@
+/* crtoutcomes.c — documented error outcomes of the C runtime (api/outcomes.tsv lists them with their
+ * sources; scenarios/tests/pe_outcomes.sh runs this on both ISAs, against msvcrt.dll and, built with
+ * -D_UCRT, against ucrtbase.dll, and under Wine).  Each line names the function, the outcome
+ * Microsoft's documentation gives (the errno value by name, the return value) and what the call
+ * gave.  The UCRT's default invalid-parameter handler ends the process, so the UCRT build sets one
+ * that returns (msvcrt.dll's default returns). */
+#include <direct.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <windows.h>
+
+#ifdef _UCRT
+#define CRT "ucrtbase.dll"
+#else
+#define CRT "msvcrt.dll"
+#endif
+#define DLL CRT "!"
+#ifndef STRUNCATE
+#define STRUNCATE 80
+#endif
+
+/* Wine 8.0's fread, fwrite, ftell and fclose dereference a NULL stream (a page fault) where
+ * Microsoft's documentation has them check it: under Wine those checks are not run, and
+ * scenarios/tests/pe_outcomes.sh leaves their lines ("Wine faults") out of the comparison, as it does
+ * the lines where Wine is known to differ from the documentation ("Wine leaves errno": strncpy_s,
+ * realloc and _get_errno; "Wine returns 1": msvcrt's sprintf_s of a NULL buffer) */
+static int under_wine(void) { return GetProcAddress(GetModuleHandleA("ntdll.dll"), "wine_get_version") != NULL; }
+static int failed;
+/* a function of the DLL by its export: mingw-w64's libraries link their own sqrt, pow, strtod,
+ * sprintf_s, ... in place of msvcrt.dll's, and the line must name the code it checks */
+static FARPROC crt_fn(const char *name) {
+    FARPROC f = GetProcAddress(GetModuleHandleA(CRT), name);
+    if (!f) {
+        printf("%s!%s: not exported\n", CRT, name);
+        exit(1);
+    }
+    return f;
+}
+#define FN(type, name) ((type)(void (*)(void))crt_fn(#name))
+
+/* errno before each call: a value no call sets */
+#define MARK 12345
+static void mark(void) { errno = MARK; }
+static int err(void) { return errno == MARK ? -1 : errno; }
+
+static void check(const char *what, int ok, long long got, int e) {
+    printf("%s %s (got %lld, errno %d)\n", ok ? "ok" : "not ok", what, got, e);
+    if (!ok && !(strstr(what, "(Wine") && under_wine())) failed++; /* a known difference of Wine's */
+}
+
+#ifdef _UCRT
+static void quiet(const wchar_t *e, const wchar_t *f, const wchar_t *file, unsigned line, uintptr_t r) {
+    (void)e, (void)f, (void)file, (void)line, (void)r;
+}
+#else
+static int vsn(char *b, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int r = _vsnprintf(b, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+#endif
+
+int main(void) {
+    double (*sqrt_)(double) = FN(double (*)(double), sqrt), (*log_)(double) = FN(double (*)(double), log);
+    double (*acos_)(double) = FN(double (*)(double), acos), (*exp_)(double) = FN(double (*)(double), exp);
+    double (*pow_)(double, double) = FN(double (*)(double, double), pow);
+    double (*strtod_)(const char *, char **) = FN(double (*)(const char *, char **), strtod);
+    int (*get_errno_)(int *) = FN(int (*)(int *), _get_errno);
+    size_t (*fread_)(void *, size_t, size_t, FILE *) = FN(size_t(*)(void *, size_t, size_t, FILE *), fread);
+    long long r;
+    int e;
+    char buf[16];
+#ifdef _UCRT
+    _set_invalid_parameter_handler(quiet);
+#endif
+    /* ---- files: a file and a folder holding one file, and names nobody made ---- */
+    FILE *f = fopen("oc_file.txt", "w");
+    fputs("x", f);
+    fclose(f);
+    _mkdir("oc_full");
+    f = fopen("oc_full\\inside.txt", "w");
+    fclose(f);
+
+    mark();
+    f = fopen("oc_none.txt", "r");
+    e = err();
+    check(DLL "fopen: a file that does not exist: NULL, errno ENOENT", !f && e == ENOENT, f != NULL, e);
+    mark();
+    f = fopen("oc_file.txt", "q");
+    e = err();
+    check(DLL "fopen: a mode that is not valid: NULL, errno EINVAL", !f && e == EINVAL, f != NULL, e);
+    mark();
+    r = _open("oc_none.txt", _O_RDONLY);
+    e = err();
+    check(DLL "_open: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = _open("oc_file.txt", _O_CREAT | _O_EXCL | _O_WRONLY, _S_IREAD | _S_IWRITE);
+    e = err();
+    check(DLL "_open: _O_CREAT | _O_EXCL of a file that exists: -1, errno EEXIST", r == -1 && e == EEXIST, r, e);
+    mark();
+    r = _close(99);
+    e = err();
+    check(DLL "_close: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    mark();
+    r = _read(99, buf, 1);
+    e = err();
+    check(DLL "_read: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    mark();
+    r = _write(99, "x", 1);
+    e = err();
+    check(DLL "_write: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    mark();
+    r = _lseek(99, 0, SEEK_SET);
+    e = err();
+    check(DLL "_lseek: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    int fd = _open("oc_file.txt", _O_RDONLY);
+    mark();
+    r = _lseek(fd, 0, 7);
+    e = err();
+    check(DLL "_lseek: an origin that is not SEEK_SET, SEEK_CUR or SEEK_END: -1, errno EINVAL", r == -1 && e == EINVAL,
+          r, e);
+    _close(fd);
+    mark();
+    r = _filelength(99);
+    e = err();
+    check(DLL "_filelength: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    mark();
+    r = remove("oc_none.txt");
+    e = err();
+    check(DLL "remove: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = rename("oc_none.txt", "oc_other.txt");
+    e = err();
+    check(DLL "rename: an old name that does not exist: nonzero, errno ENOENT", r != 0 && e == ENOENT, r, e);
+    f = fopen("oc_file2.txt", "w");
+    fclose(f);
+    mark();
+    r = rename("oc_file.txt", "oc_file2.txt");
+    e = err();
+    check(DLL "rename: a new name that exists: nonzero, errno EEXIST", r != 0 && e == EEXIST, r, e);
+    mark();
+    r = _mkdir("oc_full");
+    e = err();
+    check(DLL "_mkdir: a folder that exists: -1, errno EEXIST", r == -1 && e == EEXIST, r, e);
+    mark();
+    r = _rmdir("oc_none");
+    e = err();
+    check(DLL "_rmdir: a folder that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = _rmdir("oc_full");
+    e = err();
+    check(DLL "_rmdir: a folder that is not empty: -1, errno ENOTEMPTY", r == -1 && e == ENOTEMPTY, r, e);
+    mark();
+    r = _access("oc_none.txt", 0);
+    e = err();
+    check(DLL "_access: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = _chdir("oc_none");
+    e = err();
+    check(DLL "_chdir: a folder that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    /* ---- streams: NULL where a stream must be, an origin that is not one ---- */
+    int wine = under_wine();
+    if (!wine) {
+        mark();
+        r = (long long)fread_(buf, 1, 1, NULL);
+        e = err();
+        check(DLL "fread: a NULL stream: 0, errno EINVAL (Wine faults)", r == 0 && e == EINVAL, r, e);
+        mark();
+        r = (long long)fwrite("x", 1, 1, NULL);
+        e = err();
+        check(DLL "fwrite: a NULL stream: 0, errno EINVAL (Wine faults)", r == 0 && e == EINVAL, r, e);
+        mark();
+        r = fseek(NULL, 0, SEEK_SET);
+        e = err();
+        check(DLL "fseek: a NULL stream: -1, errno EINVAL (Wine faults)", r == -1 && e == EINVAL, r, e);
+    }
+    f = fopen("oc_file2.txt", "r");
+    mark();
+    r = fseek(f, 0, 7);
+    e = err();
+    check(DLL "fseek: an origin that is not SEEK_SET, SEEK_CUR or SEEK_END: -1, errno EINVAL", r == -1 && e == EINVAL,
+          r, e);
+    fclose(f);
+    if (!wine) {
+        mark();
+        r = ftell(NULL);
+        e = err();
+        check(DLL "ftell: a NULL stream: -1, errno EINVAL (Wine faults)", r == -1 && e == EINVAL, r, e);
+    }
+    mark();
+    r = fclose(NULL);
+    e = err();
+    check(DLL "fclose: a NULL stream: EOF, errno EINVAL", r == EOF && e == EINVAL, r, e);
+    remove("oc_file.txt");
+    remove("oc_file2.txt");
+    remove("oc_full\\inside.txt");
+    _rmdir("oc_full");
+
+    /* ---- conversions out of range, bad arguments ---- */
+    char *end;
+    mark();
+    r = strtol("2147483648", &end, 10);
+    e = err();
+    check(DLL "strtol: 2147483648: LONG_MAX, errno ERANGE", r == 2147483647 && e == ERANGE, r, e);
+    mark();
+    r = strtol("10", &end, 1);
+    e = err();
+    check(DLL "strtol: base 1: 0, errno EINVAL", r == 0 && e == EINVAL, r, e);
+    mark();
+    r = (long long)strtoul("4294967296", &end, 10);
+    e = err();
+    check(DLL "strtoul: 4294967296: ULONG_MAX, errno ERANGE", r == 4294967295LL && e == ERANGE, r, e);
+    mark();
+    r = _strtoi64("9223372036854775808", &end, 10);
+    e = err();
+    check(DLL "_strtoi64: 9223372036854775808: _I64_MAX, errno ERANGE", r == INT64_MAX && e == ERANGE, r, e);
+    mark();
+    r = (long long)_strtoui64("18446744073709551616", &end, 10);
+    e = err();
+    check(DLL "_strtoui64: 18446744073709551616: _UI64_MAX, errno ERANGE",
+          (unsigned long long)r == UINT64_MAX && e == ERANGE, r, e);
+    mark();
+    double d = strtod_("1e999", &end);
+    e = err();
+    check(DLL "strtod: 1e999: HUGE_VAL, errno ERANGE", d == HUGE_VAL && e == ERANGE, (long long)(d > 0), e);
+    mark();
+    r = _itoa_s(12345, buf, 3, 10);
+    e = err();
+    check(DLL "_itoa_s: a buffer too small: ERANGE, the buffer emptied", r == ERANGE && e == ERANGE && buf[0] == 0, r,
+          e);
+    mark();
+    r = _itoa_s(1, NULL, 10, 10);
+    e = err();
+    check(DLL "_itoa_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = _itoa_s(1, buf, sizeof buf, 1);
+    e = err();
+    check(DLL "_itoa_s: radix 1: EINVAL, the buffer emptied", r == EINVAL && e == EINVAL && buf[0] == 0, r, e);
+    /* ---- math: domain and range errors ---- */
+    mark();
+    d = sqrt_(-1.0);
+    e = err();
+    check(DLL "sqrt: -1: a NaN, errno EDOM", d != d && e == EDOM, d != d, e);
+    mark();
+    d = log_(-1.0);
+    e = err();
+    check(DLL "log: -1: a NaN, errno EDOM", d != d && e == EDOM, d != d, e);
+    mark();
+    d = acos_(2.0);
+    e = err();
+    check(DLL "acos: 2: a NaN, errno EDOM", d != d && e == EDOM, d != d, e);
+    mark();
+    d = exp_(1000.0);
+    e = err();
+    check(DLL "exp: 1000: INF, errno ERANGE", d == HUGE_VAL && e == ERANGE, d == HUGE_VAL, e);
+    mark();
+    d = pow_(10.0, 400.0);
+    e = err();
+    check(DLL "pow: 10 to the 400th: INF, errno ERANGE", d == HUGE_VAL && e == ERANGE, d == HUGE_VAL, e);
+    /* ---- the _s string functions ---- */
+    mark();
+    memset(buf, '#', sizeof buf);
+    r = strcpy_s(buf, 4, "hello");
+    e = err();
+    check(DLL "strcpy_s: a destination too small: ERANGE, the destination emptied",
+          r == ERANGE && e == ERANGE && buf[0] == 0, r, e);
+    mark();
+    r = strcpy_s(NULL, 4, "x");
+    e = err();
+    check(DLL "strcpy_s: a NULL destination: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    memset(buf, '#', sizeof buf);
+    r = strncpy_s(buf, 4, "hello", 5);
+    e = err();
+    check(DLL "strncpy_s: a destination too small: ERANGE, the destination emptied (Wine leaves errno)",
+          r == ERANGE && e == ERANGE && buf[0] == 0, r, e);
+    mark();
+    memset(buf, '#', sizeof buf);
+    r = strncpy_s(buf, 4, "hello", _TRUNCATE);
+    e = err();
+    check(DLL "strncpy_s: _TRUNCATE of a source too long: STRUNCATE, what fits copied and ended",
+          r == STRUNCATE && !strcmp(buf, "hel"), r, e);
+    mark();
+    strcpy(buf, "abc");
+    r = strcat_s(buf, 5, "de");
+    e = err();
+    check(DLL "strcat_s: a destination too small: ERANGE, the destination emptied",
+          r == ERANGE && e == ERANGE && buf[0] == 0, r, e);
+    mark();
+    r = strcat_s(buf, 5, NULL);
+    e = err();
+    check(DLL "strcat_s: a NULL source: EINVAL, the destination emptied", r == EINVAL && e == EINVAL && buf[0] == 0, r,
+          e);
+    /* ---- the environment, errno itself, memory ---- */
+    mark();
+    char *v = getenv("HCPSIM_OUTCOMES_NOT_SET");
+    e = err();
+    check(DLL "getenv: a name that is not set: NULL, errno unchanged", v == NULL && e == -1, v != NULL, e);
+    mark();
+    r = get_errno_(NULL);
+    e = err();
+    check(DLL "_get_errno: a NULL pointer: EINVAL, errno EINVAL (Wine leaves errno)", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    void *p = malloc(SIZE_MAX - 4096);
+    e = err();
+    check(DLL "malloc: more than _HEAP_MAXREQ: NULL, errno ENOMEM", !p && e == ENOMEM, p != NULL, e);
+    mark();
+    p = calloc(SIZE_MAX / 2, 4);
+    e = err();
+    check(DLL "calloc: a product that overflows: NULL, errno ENOMEM", !p && e == ENOMEM, p != NULL, e);
+    void *q = malloc(16);
+    mark();
+    p = realloc(q, SIZE_MAX - 4096);
+    e = err();
+    check(DLL "realloc: more than _HEAP_MAXREQ: NULL, errno ENOMEM, the block kept (Wine leaves errno)",
+          !p && e == ENOMEM, p != NULL, e);
+    free(q);
+#ifndef _UCRT
+    /* ---- msvcrt's counted printf (the UCRT has them inline over __stdio_common_vsprintf) ---- */
+    memset(buf, '#', sizeof buf);
+    r = _snprintf(buf, 5, "%s", "hello world");
+    check(DLL "_snprintf: output longer than the count: -1 (TRUNCATED), the count stored, no terminator",
+          r == -1 && !memcmp(buf, "hello#", 6), r, 0);
+    memset(buf, '#', sizeof buf);
+    r = _snprintf(buf, 5, "%s", "hello");
+    check(DLL "_snprintf: output exactly the count: the count (EXACT_FIT), no terminator",
+          r == 5 && !memcmp(buf, "hello#", 6), r, 0);
+    memset(buf, '#', sizeof buf);
+    r = vsn(buf, 5, "%d", 1234567);
+    check(DLL "_vsnprintf: output longer than the count: -1 (TRUNCATED), the count stored, no terminator",
+          r == -1 && !memcmp(buf, "12345#", 6), r, 0);
+    memset(buf, '#', sizeof buf);
+    r = vsn(buf, 5, "%d", 12345);
+    check(DLL "_vsnprintf: output exactly the count: the count (EXACT_FIT), no terminator",
+          r == 5 && !memcmp(buf, "12345#", 6), r, 0);
+    mark();
+    memset(buf, '#', sizeof buf);
+    r = _snprintf_s(buf, 5, _TRUNCATE, "%s", "hello");
+    e = err();
+    check(DLL "_snprintf_s: _TRUNCATE of output too long: -1 (TRUNCATED), what fits stored and ended",
+          r == -1 && !memcmp(buf, "hell\0#", 6), r, e);
+    mark();
+    memset(buf, '#', sizeof buf);
+    r = _snprintf_s(buf, 5, 8, "%s", "hello");
+    e = err();
+    check(DLL "_snprintf_s: output too long for the buffer: -1, errno ERANGE, the buffer emptied",
+          r == -1 && e == ERANGE && buf[0] == 0, r, e);
+    mark();
+    r = FN(int (*)(char *, size_t, const char *, ...), sprintf_s)(NULL, 8, "%d", 1);
+    e = err();
+    check(DLL "sprintf_s: a NULL buffer: -1, errno EINVAL (Wine returns 1)", r == -1 && e == EINVAL, r, e);
+#endif
+    printf("%d failed\n", failed);
+    return failed != 0;
+}
