@@ -78,9 +78,10 @@ void hcp_dll_norm(const char *in, char *out, size_t cap) {
     snprintf(out, cap, "%s%s", b, strchr(b, '.') ? "" : ".dll");
 }
 
-/* Windows DLLs hcpsim does not simulate: imported, they load as the simulated system DLLs do, each
- * import a thunk that stops the run when called (api/README.md "Windows programs"), unless a file
- * of that name is found first. */
+/* Windows system DLLs: imported, they load as simulated system DLLs unless a file of that name is
+ * found first. An import with a row in the export spec (exports.spec: ucrtbase, vcruntime140 and
+ * shell32 have some) is simulated; any other is a thunk that stops the run when called
+ * (api/README.md "Windows programs"). */
 static const char *const system_dlls[] = {
     "advapi32.dll", "bcrypt.dll",   "comctl32.dll",     "comdlg32.dll", "crypt32.dll",  "dbghelp.dll",
     "gdi32.dll",    "imm32.dll",    "iphlpapi.dll",     "mswsock.dll",  "ole32.dll",    "oleaut32.dll",
