@@ -1024,7 +1024,7 @@ static uint64_t settle_partial_block(sim_machine *m, sim_thread *t, uint64_t rip
     return at;
 }
 
-static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
+static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip, bool located) {
     sim_machine *m = t->m;
     sim_fault_kind kind;
     int access = access_of(m->memerr_type);
@@ -1047,7 +1047,8 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip) {
             m->last_block = NULL; /* the jump that got here retired */
             loop_forget(m);
         } else {
-            if (m->recover && m->memerr_type) { /* the engine reports the block's start: find the instruction */
+            if (m->recover && m->memerr_type &&
+                !located) { /* the engine reports the block's start: find the instruction */
                 uint64_t at = sim_replay_fault(m, m->memerr_type, m->memerr_addr);
                 if (at != UINT64_MAX) rip = at;
             }
@@ -1120,12 +1121,13 @@ uint64_t sim_guard_stops(const sim_machine *m) { return m->guard_stops; }
 /* A store into a writable, executable page in its code state or a fetch from one in its data
  * state: the page changes state (wx.c) and the instruction runs again, what did not retire of its
  * block taken back (1).  0 for any other fault, -1 for an error (its text in t->error). */
-static int written_code(sim_machine *m, sim_thread *t, uc_err e, uint64_t *rip) {
+static int written_code(sim_machine *m, sim_thread *t, uc_err e, uint64_t *rip, bool *located) {
     if (e != UC_ERR_WRITE_PROT && e != UC_ERR_FETCH_PROT) return 0;
     bool fetch = e == UC_ERR_FETCH_PROT;
     if (!fetch && m->recover && m->memerr_type) { /* the engine reports the block's start: find the store */
         uint64_t at = sim_replay_fault(m, m->memerr_type, m->memerr_addr);
         if (at != UINT64_MAX) *rip = at;
+        *located = true; /* a fault that is not written code's is where this replay found it */
     }
     int r = sim_wx_fault(m, fetch, m->memerr_addr, *rip, t->error, sizeof t->error);
     if (r <= 0) return r;
@@ -1232,7 +1234,8 @@ static sim_call_status call_run(sim_thread *t) {
             t->rip = rip;
             continue;
         }
-        int wc = e != UC_ERR_OK ? written_code(m, t, e, &rip) : 0;
+        bool located = false;
+        int wc = e != UC_ERR_OK ? written_code(m, t, e, &rip, &located) : 0;
         if (wc > 0) { /* a page of written code changed state (wx.c): run the instruction again */
             t->rip = rip;
             continue;
@@ -1241,7 +1244,7 @@ static sim_call_status call_run(sim_thread *t) {
             sim_call_end(t);
             return SIM_CALL_ERROR;
         }
-        if (e != UC_ERR_OK) return fault_from_uc(t, e, rip);
+        if (e != UC_ERR_OK) return fault_from_uc(t, e, rip, located);
         switch (m->stop) {
         case STOP_NONE:
             if (rip == m->lay->sentinel) {
