@@ -302,8 +302,16 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
         case 'c': {
             int count = width ? width : 1, got = 0;
             uint64_t at = suppress ? 0 : next_ptr(a);
-            if (!suppress && a->secure && (uint32_t)next_ptr(a) < (uint32_t)count) goto done; /* no room */
+            uint64_t room = !suppress && a->secure ? (uint32_t)next_ptr(a) : UINT64_MAX;
             while (got < count && (ch = get(r)) >= 0) {
+                if ((uint64_t)got >= room) { /* the buffer is full: its first unit 0, the scan ends (what
+                                              * was stored stays: Wine's tests, passing on Windows) */
+                    if (wide_ch)
+                        hcp_wr16(c, at, 0);
+                    else
+                        hcp_wr(c, at, "", 1);
+                    goto done;
+                }
                 if (!suppress) {
                     if (wide_ch)
                         hcp_wr16(c, at + 2 * (uint64_t)got, (uint16_t)ch);
@@ -334,13 +342,6 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                     unget(r, ch);
                     break;
                 }
-                if ((uint64_t)got + 1 >= room) { /* the field does not fit: an empty string, the scan ends */
-                    if (wide_ch)
-                        hcp_wr16(c, at, 0);
-                    else
-                        hcp_wr(c, at, "", 1);
-                    goto done;
-                }
                 if (!suppress) {
                     if (wide_ch)
                         hcp_wr16(c, at + 2 * (uint64_t)got, (uint16_t)ch);
@@ -349,6 +350,14 @@ static int scan(hcp_ctx *c, const uint16_t *f, size_t fn, src *r, args *a, bool 
                 }
                 got++;
                 left--;
+                if ((uint64_t)got >= room) { /* the buffer is full with no room for the NUL: its first unit
+                                              * 0, the scan ends (what was stored stays, as in Wine) */
+                    if (wide_ch)
+                        hcp_wr16(c, at, 0);
+                    else
+                        hcp_wr(c, at, "", 1);
+                    goto done;
+                }
             }
             if (!got) {
                 if (ch < 0 && !stored && convs == 1) goto input_end;

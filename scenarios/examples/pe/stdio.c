@@ -227,6 +227,26 @@ int main(int argc, char **argv) {
                   ptr == (void *)0x46F172,
               "%p", ptr);
     check(N_SNSCANF ": reads at most the count", _snscanf("12345", 3, "%d", &x) == 1 && x == 123, "%d", x);
+#ifdef _UCRT /* sscanf_s: the headers' inline passes the secure flag to __stdio_common_vsscanf */
+    {
+        char s4[4] = "xyz", s8[8] = "";
+        x = -1;
+        int r1 = sscanf_s("abc 5", "%s %d", s8, (unsigned)sizeof s8, &x);
+        check(C "__stdio_common_vsscanf: sscanf_s: %s with its buffer's size: 2 fields",
+              r1 == 2 && strcmp(s8, "abc") == 0 && x == 5, "%d [%s] %d", r1, s8, x);
+        /* a field longer than its buffer: nothing assigned, the buffer emptied, the scan stopped (Wine's
+         * msvcrt tests, scanf.c test_sscanf_s, which pass on Windows; errno is not part of it) */
+        x = -1;
+        int r2 = sscanf_s("abcdef 5", "%s %d", s4, (unsigned)sizeof s4, &x);
+        check(C "__stdio_common_vsscanf: sscanf_s: %s longer than its buffer (4): 0 fields, the first byte 0 "
+                "and the others as stored, the scan stopped",
+              r2 == 0 && s4[0] == 0 && s4[1] == 'b' && s4[3] == 'd' && x == -1, "%d %d %d %d", r2, s4[0], s4[3], x);
+        char c4[4] = "xyz";
+        int r3 = sscanf_s("123", "%3c", c4, 2u);
+        check(C "__stdio_common_vsscanf: sscanf_s: %3c into 2 bytes: 0 fields, the first byte 0, the second '2'",
+              r3 == 0 && c4[0] == 0 && c4[1] == '2', "%d %d %d", r3, c4[0], c4[1]);
+    }
+#endif
     wchar_t ws[8];
     check(N_SWSCANF ": wide input", swscanf(L"7 up", L"%d %ls", &x, ws) == 2 && x == 7 && ws[0] == 'u' && ws[2] == 0,
           "%d", x);
