@@ -393,6 +393,34 @@ static void times(BOOL sim) {
         check(C "_mktime64: of that local time: the same time_t", mktime(&tmv) == now, "%lld %lld",
               (long long)mktime(&tmv), (long long)now);
     }
+    /* mktime's tm_isdst in a zone with daylight time (Western Europe: UTC+1, UTC+2 from the last
+     * Sunday of March to the last Sunday of October), fixed dates: positive says daylight time is
+     * in effect, 0 that it is not, negative that the runtime decides (Microsoft's mktime page);
+     * the expected time_t are UTC seconds worked out by hand: 2026-07-01 10:00 UTC = 1782900000,
+     * 11:00 = 1782903600; 2026-01-15 11:00 UTC = 1768474800, 10:00 = 1768471200 */
+    if (cur.Bias == -60 && cur.DaylightBias == -60 && cur.DaylightDate.wMonth == 3) {
+        static const struct {
+            int mon, isdst;
+            long long want;
+            int hour, dst; /* the normalised fields after the call */
+        } mk[] = {{6, -1, 1782900000LL, 12, 1}, {6, 1, 1782900000LL, 12, 1}, {6, 0, 1782903600LL, 13, 1},
+                  {0, -1, 1768474800LL, 12, 0}, {0, 0, 1768474800LL, 12, 0}, {0, 1, 1768471200LL, 11, 0}};
+        for (unsigned i = 0; i < sizeof mk / sizeof mk[0]; i++) {
+            struct tm t = {0};
+            t.tm_year = 126;
+            t.tm_mon = mk[i].mon;
+            t.tm_mday = mk[i].mon ? 1 : 15;
+            t.tm_hour = 12;
+            t.tm_isdst = mk[i].isdst;
+            long long got = (long long)mktime(&t);
+            char what[160];
+            snprintf(what, sizeof what,
+                     C "_mktime64: Western Europe, 2026-%02d-%02d 12:00 with tm_isdst %d: %lld, then %02d:00 tm_isdst %d",
+                     mk[i].mon + 1, mk[i].mon ? 1 : 15, mk[i].isdst, mk[i].want, mk[i].hour, mk[i].dst);
+            check(what, got == mk[i].want && t.tm_hour == mk[i].hour && t.tm_isdst == mk[i].dst, "%lld %d:00 dst %d",
+                  got, t.tm_hour, t.tm_isdst);
+        }
+    }
     FILETIME lf, back;
     check(K "FileTimeToLocalFileTime: the local time of the current bias", FileTimeToLocalFileTime(&f, &lf), "FALSE");
     check(K "LocalFileTimeToFileTime: back to the same UTC time", LocalFileTimeToFileTime(&lf, &back) && ft64(back) == ft64(f),
