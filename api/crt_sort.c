@@ -161,7 +161,8 @@ uint64_t hcp_int_sort_next(hcp_ctx *c, const hcp_int_sort_next_args *a) {
             if (!rdw(c, f, i, &v[i])) return OP_DONE;
         int kind = (int)v[9];
         bool search = kind >= K_BSEARCH;
-        if ((!search && !v[5] && v[6]) || !v[7] || !v[3]) {
+        /* bsearch's documented checks add the key: a NULL one is EINVAL, not a comparison */
+        if ((!v[5] && v[6]) || !v[7] || !v[3] || (search && !v[8])) {
             hcp_crt_invalid(c, CRT_EINVAL);
             return OP_DONE;
         }

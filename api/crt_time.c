@@ -308,6 +308,10 @@ uint64_t hcp_crt__localtime64_s(hcp_ctx *c, const hcp_crt__localtime64_s_args *a
 static uint64_t make_time(hcp_ctx *c, uint64_t at, bool local) {
     unsigned w = tw(c);
     ctm t;
+    if (!at) { /* documented: the invalid-parameter handler, EINVAL, -1 */
+        hcp_crt_invalid(c, CRT_EINVAL);
+        return ret_time(-1, w);
+    }
     if (!rd_tm(c, at, &t)) return 0;
     int64_t year = (int64_t)t.year + t.mon / 12;
     int mon = t.mon % 12;

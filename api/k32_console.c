@@ -24,6 +24,7 @@ uint64_t hcp_k32_MultiByteToWideChar(hcp_ctx *c, const hcp_k32_MultiByteToWideCh
     int32_t n = a->cbMultiByte, cap = a->cchWideChar;
     size_t len = 0;
     char *s = NULL;
+    if (n == 0) return hcp_fail(c, ERROR_INVALID_PARAMETER); /* documented: a length of 0 fails */
     if (n < 0) {
         if (!(s = hcp_gstr(c, a->lpMultiByteStr, &len))) return 0;
         len++;
@@ -53,6 +54,7 @@ uint64_t hcp_k32_WideCharToMultiByte(hcp_ctx *c, const hcp_k32_WideCharToMultiBy
     uint64_t src = a->lpWideCharStr;
     size_t len = 0;
     uint8_t b[2];
+    if (n == 0) return hcp_fail(c, ERROR_INVALID_PARAMETER); /* documented: a length of 0 fails */
     if (n < 0) {
         while (len < HCP_MAX_STR && hcp_rd(c, src + 2 * len, b, 2) && hcp_get16(b)) len++;
         len++;

@@ -140,6 +140,7 @@ uint64_t hcp_k32_LoadLibraryExW(hcp_ctx *c, const hcp_k32_LoadLibraryExW_args *a
 }
 
 uint64_t hcp_k32_FreeLibrary(hcp_ctx *c, const hcp_k32_FreeLibrary_args *a) {
+    if (!a->hLibModule) return hcp_fail(c, ERROR_INVALID_HANDLE); /* as Wine: no module is NULL */
     if (dll_of_handle(a->hLibModule)) return 1;
     int mi = module_of_handle(c->p, a->hLibModule);
     if (mi < 0) return hcp_fail(c, ERROR_MOD_NOT_FOUND);

@@ -107,5 +107,18 @@ for my $oc (@outcomes) {
     printf "%s %d - %s: its documented outcome %s (%s) has a passing test [PE-IMPORT-OUTCOMES]\n",
         $hit ? 'ok' : 'not ok', $n, $r, $name, $num;
 }
+# coverage: per DLL, the rows with at least one documented outcome (a diagnostic, not a test)
+my (%rows_of, %with);
+$rows_of{(split /!/, $_)[0]}++ for @rows;
+$with{$_->[0]} = 1 for @outcomes;
+my %covered;
+$covered{(split /!/, $_)[0]}++ for keys %with;
+my @order;
+for my $r (@rows) { my $d = (split /!/, $r)[0]; push @order, $d unless grep { $_ eq $d } @order }
+for my $d (@order) {
+    my $lines = grep { (split /!/, $_->[0])[0] eq $d } @outcomes;
+    printf "# outcomes: %s %d of %d rows have a documented outcome (%d outcome lines)\n", $d, $covered{$d} // 0,
+        $rows_of{$d}, $lines;
+}
 print "1..$n\n";
 exit(grep({ !$named{lc $_} } @rows) || @stale || $missed ? 1 : 0);

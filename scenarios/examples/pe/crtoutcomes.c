@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <windows.h>
 
 #ifdef _UCRT
@@ -69,6 +70,319 @@ static int vsn(char *b, size_t n, const char *fmt, ...) {
     return r;
 }
 #endif
+
+/* ---- round 2: the _s conversions and strings, time, sorting, stdio edges, descriptors ---- */
+typedef errno_t (*xtoa_s_t)(long long, char *, size_t, int);
+static int cmp_int(void *ctx, const void *a, const void *b) {
+    (void)ctx;
+    return *(const int *)a - *(const int *)b;
+}
+
+static void more_outcomes(void) {
+    long long r;
+    int e;
+    char buf[16];
+    wchar_t wbuf[16];
+    /* the number-to-text _s functions: a buffer too small, a radix that is not 2..36 */
+    errno_t (*ultoa_s_)(unsigned long, char *, size_t, int) =
+        FN(errno_t(*)(unsigned long, char *, size_t, int), _ultoa_s);
+    errno_t (*ltoa_s_)(long, char *, size_t, int) = FN(errno_t(*)(long, char *, size_t, int), _ltoa_s);
+    errno_t (*i64toa_s_)(long long, char *, size_t, int) = FN(errno_t(*)(long long, char *, size_t, int), _i64toa_s);
+    errno_t (*ui64toa_s_)(unsigned long long, char *, size_t, int) =
+        FN(errno_t(*)(unsigned long long, char *, size_t, int), _ui64toa_s);
+    errno_t (*itow_s_)(int, wchar_t *, size_t, int) = FN(errno_t(*)(int, wchar_t *, size_t, int), _itow_s);
+    mark();
+    r = ultoa_s_(4000000000UL, buf, 4, 10);
+    e = err();
+    check(DLL "_ultoa_s: a buffer too small: ERANGE, the buffer emptied", r == ERANGE && e == ERANGE && buf[0] == 0, r,
+          e);
+    mark();
+    r = ultoa_s_(1, buf, sizeof buf, 37);
+    e = err();
+    check(DLL "_ultoa_s: radix 37: EINVAL, the buffer emptied", r == EINVAL && e == EINVAL && buf[0] == 0, r, e);
+    mark();
+    r = ltoa_s_(-12345, buf, 6, 10);
+    e = err();
+    check(DLL "_ltoa_s: a buffer one short of the sign and digits: ERANGE", r == ERANGE && e == ERANGE && buf[0] == 0,
+          r, e);
+    mark();
+    r = ltoa_s_(1, NULL, 8, 10);
+    e = err();
+    check(DLL "_ltoa_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = i64toa_s_(INT64_MIN, buf, sizeof buf, 10);
+    e = err();
+    check(DLL "_i64toa_s: -9223372036854775808 into 16: ERANGE", r == ERANGE && e == ERANGE && buf[0] == 0, r, e);
+    mark();
+    r = i64toa_s_(1, buf, sizeof buf, 1);
+    e = err();
+    check(DLL "_i64toa_s: radix 1: EINVAL", r == EINVAL && e == EINVAL && buf[0] == 0, r, e);
+    mark();
+    r = ui64toa_s_(UINT64_MAX, buf, sizeof buf, 10);
+    e = err();
+    check(DLL "_ui64toa_s: 18446744073709551615 into 16: ERANGE (Wine: EINVAL)",
+          r == ERANGE && e == ERANGE && buf[0] == 0, r, e);
+    mark();
+    r = itow_s_(12345, wbuf, 3, 10);
+    e = err();
+    check(DLL "_itow_s: a buffer too small: ERANGE, the buffer emptied", r == ERANGE && e == ERANGE && wbuf[0] == 0, r,
+          e);
+    /* the string _s functions */
+    char *(*strtok_s_)(char *, const char *, char **) = FN(char *(*)(char *, const char *, char **), strtok_s);
+    char *ctx = NULL, *tok;
+    strcpy(buf, "a,b");
+    mark();
+    tok = strtok_s_(buf, ",", NULL);
+    e = err();
+    check(DLL "strtok_s: a NULL context: NULL, errno EINVAL", !tok && e == EINVAL, tok != NULL, e);
+    mark();
+    tok = strtok_s_(NULL, ",", &ctx);
+    e = err();
+    check(DLL "strtok_s: a NULL string with a NULL *context: NULL, errno EINVAL", !tok && e == EINVAL, tok != NULL, e);
+    errno_t (*strlwr_s_)(char *, size_t) = FN(errno_t(*)(char *, size_t), _strlwr_s);
+    errno_t (*strupr_s_)(char *, size_t) = FN(errno_t(*)(char *, size_t), _strupr_s);
+    mark();
+    r = strlwr_s_(NULL, 4);
+    e = err();
+    check(DLL "_strlwr_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    memcpy(buf, "ABCDEFGH", 8);
+    mark();
+    r = strupr_s_(buf, 4);
+    e = err();
+    check(DLL "_strupr_s: no terminator within the size: EINVAL, the string emptied",
+          r == EINVAL && e == EINVAL && buf[0] == 0, r, e);
+    errno_t (*wcscpy_s_)(wchar_t *, size_t, const wchar_t *) =
+        FN(errno_t(*)(wchar_t *, size_t, const wchar_t *), wcscpy_s);
+    errno_t (*wcscat_s_)(wchar_t *, size_t, const wchar_t *) =
+        FN(errno_t(*)(wchar_t *, size_t, const wchar_t *), wcscat_s);
+    errno_t (*strncat_s_)(char *, size_t, const char *, size_t) =
+        FN(errno_t(*)(char *, size_t, const char *, size_t), strncat_s);
+    mark();
+    r = wcscpy_s_(wbuf, 4, L"hello");
+    e = err();
+    check(DLL "wcscpy_s: a destination too small: ERANGE, the destination emptied",
+          r == ERANGE && e == ERANGE && wbuf[0] == 0, r, e);
+    mark();
+    r = wcscpy_s_(NULL, 4, L"x");
+    e = err();
+    check(DLL "wcscpy_s: a NULL destination: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    wcscpy(wbuf, L"abc");
+    mark();
+    r = wcscat_s_(wbuf, 5, L"de");
+    e = err();
+    check(DLL "wcscat_s: a destination too small: ERANGE, the destination emptied (Wine leaves errno)",
+          r == ERANGE && e == ERANGE && wbuf[0] == 0, r, e);
+    strcpy(buf, "abc");
+    mark();
+    r = strncat_s_(buf, 5, "de", 2);
+    e = err();
+    check(DLL "strncat_s: a destination too small: ERANGE, the destination emptied",
+          r == ERANGE && e == ERANGE && buf[0] == 0, r, e);
+    errno_t (*memcpy_s_)(void *, size_t, const void *, size_t) =
+        FN(errno_t(*)(void *, size_t, const void *, size_t), memcpy_s);
+    errno_t (*memmove_s_)(void *, size_t, const void *, size_t) =
+        FN(errno_t(*)(void *, size_t, const void *, size_t), memmove_s);
+    memset(buf, '#', sizeof buf);
+    mark();
+    r = memcpy_s_(buf, 4, "abcdefgh", 8);
+    e = err();
+    check(DLL "memcpy_s: a count above the destination's size: ERANGE, the destination zeroed",
+          r == ERANGE && e == ERANGE && !memcmp(buf, "\0\0\0\0#", 5), r, e);
+    memset(buf, '#', sizeof buf);
+    mark();
+    r = memcpy_s_(buf, 4, NULL, 2);
+    e = err();
+    check(DLL "memcpy_s: a NULL source: EINVAL, the destination zeroed",
+          r == EINVAL && e == EINVAL && !memcmp(buf, "\0\0\0\0#", 5), r, e);
+    mark();
+    r = memmove_s_(buf, 4, "abcdefgh", 8);
+    e = err();
+    check(DLL "memmove_s: a count above the destination's size: ERANGE", r == ERANGE && e == ERANGE, r, e);
+    errno_t (*getenv_s_)(size_t *, char *, size_t, const char *) =
+        FN(errno_t(*)(size_t *, char *, size_t, const char *), getenv_s);
+    size_t need = 0;
+    _putenv("HCPSIM_OC2=abcdef");
+    mark();
+    r = getenv_s_(&need, buf, 4, "HCPSIM_OC2");
+    e = err();
+    check(DLL "getenv_s: a buffer too small: ERANGE, the size needed (7) in *pReturnValue",
+          r == ERANGE && e == ERANGE && need == 7, r, e);
+    errno_t (*strerror_s_)(char *, size_t, int) = FN(errno_t(*)(char *, size_t, int), strerror_s);
+    mark();
+    r = strerror_s_(NULL, 16, 2);
+    e = err();
+    check(DLL "strerror_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    /* time */
+    errno_t (*lt64_s)(struct tm *, const long long *) = FN(errno_t(*)(struct tm *, const long long *), _localtime64_s);
+    errno_t (*gt64_s)(struct tm *, const long long *) = FN(errno_t(*)(struct tm *, const long long *), _gmtime64_s);
+    errno_t (*asctime_s_)(char *, size_t, const struct tm *) =
+        FN(errno_t(*)(char *, size_t, const struct tm *), asctime_s);
+    long long (*mkgm64)(struct tm *) = FN(long long (*)(struct tm *), _mkgmtime64);
+    long long t = 86400, neg = -1;
+    struct tm tmv;
+    mark();
+    r = lt64_s(NULL, &t);
+    e = err();
+    check(DLL "_localtime64_s: a NULL tm: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = gt64_s(&tmv, &neg);
+    e = err();
+    check(DLL "_gmtime64_s: a time before 1970: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    gt64_s(&tmv, &t);
+    mark();
+    r = asctime_s_(NULL, 26, &tmv);
+    e = err();
+    check(DLL "asctime_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = asctime_s_(buf, sizeof buf, &tmv);
+    e = err();
+    check(DLL "asctime_s: a buffer of 16 (under 26): EINVAL, the buffer emptied",
+          r == EINVAL && e == EINVAL && buf[0] == 0, r, e);
+    memset(&tmv, 0, sizeof tmv);
+    tmv.tm_year = 60, tmv.tm_mday = 1;
+    mark();
+    r = mkgm64(&tmv);
+    check(DLL "_mkgmtime64: 1 January 1960, before the epoch: -1 (OUT_OF_RANGE)", r == -1, r, err());
+    if (!under_wine()) {
+        mark();
+        r = mkgm64(NULL);
+        e = err();
+        check(DLL "_mkgmtime64: a NULL tm: -1, errno EINVAL (Wine faults)", r == -1 && e == EINVAL, r, e);
+    }
+    /* sorting and searching */
+    errno_t (*qsort_s_)(void *, size_t, size_t, int (*)(void *, const void *, const void *), void *) =
+        FN(errno_t(*)(void *, size_t, size_t, int (*)(void *, const void *, const void *), void *), qsort_s);
+    void *(*bsearch_s_)(const void *, const void *, size_t, size_t, int (*)(void *, const void *, const void *),
+                        void *) =
+        FN(void *(*)(const void *, const void *, size_t, size_t, int (*)(void *, const void *, const void *), void *),
+           bsearch_s);
+    int arr[3] = {1, 2, 3};
+    mark();
+    qsort_s_(NULL, 3, sizeof(int), cmp_int, NULL);
+    e = err();
+    check(DLL "qsort_s: a NULL array of 3 elements: errno EINVAL", e == EINVAL, 0, e);
+    if (!under_wine()) {
+        mark();
+        void *found = bsearch_s_(NULL, arr, 3, sizeof(int), cmp_int, NULL);
+        e = err();
+        check(DLL "bsearch_s: a NULL key: NULL, errno EINVAL (Wine faults)", !found && e == EINVAL, found != NULL, e);
+    }
+    /* errno and the DOS error */
+    int (*set_errno_)(int) = FN(int (*)(int), _set_errno);
+    errno_t (*get_doserrno_)(unsigned long *) = FN(errno_t(*)(unsigned long *), _get_doserrno);
+    r = set_errno_(ERANGE);
+    e = errno;
+    check(DLL "_set_errno: ERANGE: 0 (SET), errno ERANGE", r == 0 && e == ERANGE, r, e);
+    mark();
+    r = get_doserrno_(NULL);
+    e = err();
+    check(DLL "_get_doserrno: a NULL pointer: EINVAL (Wine leaves errno)", r == EINVAL && e == EINVAL, r, e);
+    /* streams */
+    FILE *f = fopen("oc2_stream.txt", "w+");
+    fputs("x", f);
+    rewind(f);
+    int c = fgetc(f);
+    mark();
+    int c2 = fgetc(f);
+    check(DLL "fgetc: at the end of the file: EOF (-1), feof set", c == 'x' && c2 == EOF && feof(f), c2, err());
+    r = ungetc(EOF, f);
+    check(DLL "ungetc: EOF: EOF (-1), nothing pushed back", r == EOF, r, 0);
+    mark();
+    r = setvbuf(f, NULL, 7, 512);
+    e = err();
+    check(DLL "setvbuf: a mode that is not _IOFBF, _IOLBF or _IONBF: nonzero, errno EINVAL", r != 0 && e == EINVAL, r,
+          e);
+    fclose(f);
+    remove("oc2_stream.txt");
+    r = fflush(NULL);
+    check(DLL "fflush: NULL flushes every stream: 0 (ALL_FLUSHED)", r == 0, r, 0);
+    /* descriptors and names */
+    mark();
+    r = _eof(99);
+    e = err();
+    check(DLL "_eof: a descriptor that is not open: -1, errno EBADF (Wine leaves errno)", r == -1 && e == EBADF, r, e);
+    mark();
+    r = _chsize(99, 0);
+    e = err();
+    check(DLL "_chsize: a descriptor that is not open: -1, errno EBADF (Wine leaves errno)", r == -1 && e == EBADF, r,
+          e);
+    mark();
+    r = (long long)_get_osfhandle(99);
+    e = err();
+    check(DLL "_get_osfhandle: a descriptor that is not open: -1 (INVALID_HANDLE_VALUE), errno EBADF",
+          r == -1 && e == EBADF, r, e);
+    mark();
+    r = _lseeki64(99, 0, SEEK_SET);
+    e = err();
+    check(DLL "_lseeki64: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    mark();
+    r = _filelengthi64(99);
+    e = err();
+    check(DLL "_filelengthi64: a descriptor that is not open: -1, errno EBADF", r == -1 && e == EBADF, r, e);
+    struct _stat64 st;
+    int (*fstat64_)(int, struct _stat64 *) = FN(int (*)(int, struct _stat64 *), _fstat64);
+    int (*stat64_)(const char *, struct _stat64 *) = FN(int (*)(const char *, struct _stat64 *), _stat64);
+    mark();
+    r = fstat64_(99, &st);
+    e = err();
+    check(DLL "_fstat64: a descriptor that is not open: -1, errno EBADF (Wine leaves errno)", r == -1 && e == EBADF, r,
+          e);
+    mark();
+    r = stat64_("oc2_none.txt", &st);
+    e = err();
+    check(DLL "_stat64: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = _unlink("oc2_none.txt");
+    e = err();
+    check(DLL "_unlink: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = _wremove(L"oc2_none.txt");
+    e = err();
+    check(DLL "_wremove: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    f = _wfopen(L"oc2_none.txt", L"r");
+    e = err();
+    check(DLL "_wfopen: a file that does not exist: NULL, errno ENOENT", !f && e == ENOENT, f != NULL, e);
+    mark();
+    r = _wopen(L"oc2_none.txt", _O_RDONLY);
+    e = err();
+    check(DLL "_wopen: a file that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = _mkdir("oc2_none\\inner");
+    e = err();
+    check(DLL "_mkdir: a parent that does not exist: -1, errno ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    char *cwd = _getcwd(buf, 2);
+    e = err();
+    check(DLL "_getcwd: a buffer too small: NULL, errno ERANGE", !cwd && e == ERANGE, cwd != NULL, e);
+    /* conversions of wide text out of range */
+    long (*wcstol_)(const wchar_t *, wchar_t **, int) = FN(long (*)(const wchar_t *, wchar_t **, int), wcstol);
+    unsigned long (*wcstoul_)(const wchar_t *, wchar_t **, int) =
+        FN(unsigned long (*)(const wchar_t *, wchar_t **, int), wcstoul);
+    mark();
+    r = wcstol_(L"-2147483649", NULL, 10);
+    e = err();
+    check(DLL "wcstol: -2147483649: LONG_MIN, errno ERANGE", r == -2147483647LL - 1 && e == ERANGE, r, e);
+    mark();
+    r = (long long)wcstoul_(L"4294967296", NULL, 10);
+    e = err();
+    check(DLL "wcstoul: 4294967296: ULONG_MAX, errno ERANGE", r == 4294967295LL && e == ERANGE, r, e);
+    /* math */
+    double (*log10_)(double) = FN(double (*)(double), log10), (*asin_)(double) = FN(double (*)(double), asin);
+    double (*cosh_)(double) = FN(double (*)(double), cosh);
+    mark();
+    double d = log10_(-1.0);
+    e = err();
+    check(DLL "log10: -1: a NaN, errno EDOM", d != d && e == EDOM, d != d, e);
+    mark();
+    d = asin_(2.0);
+    e = err();
+    check(DLL "asin: 2: a NaN, errno EDOM", d != d && e == EDOM, d != d, e);
+    mark();
+    d = cosh_(1000.0);
+    e = err();
+    check(DLL "cosh: 1000: INF, errno ERANGE (Wine leaves errno)", d == HUGE_VAL && e == ERANGE, d == HUGE_VAL, e);
+}
 
 int main(void) {
     double (*sqrt_)(double) = FN(double (*)(double), sqrt), (*log_)(double) = FN(double (*)(double), log);
@@ -360,6 +674,7 @@ int main(void) {
     e = err();
     check(DLL "sprintf_s: a NULL buffer: -1, errno EINVAL (Wine returns 1)", r == -1 && e == EINVAL, r, e);
 #endif
+    more_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
 }

@@ -89,7 +89,22 @@ static void nt_outcomes(void) {
              "STATUS_TIMEOUT");
     nt_check("ntdll.dll!NtWaitForKeyedEvent: an odd key", wke(ke, 9, FALSE, &zero), (NTSTATUS_)0xC00000EF,
              "STATUS_INVALID_PARAMETER_1");
+    NTFN(rke, NtReleaseKeyedEvent, HANDLE, ULONG_PTR, BOOLEAN, PLARGE_INTEGER);
+    nt_check("ntdll.dll!NtReleaseKeyedEvent: no waiter, a 0 timeout", rke(ke, 8, FALSE, &zero), 0x102,
+             "STATUS_TIMEOUT");
+    nt_check("ntdll.dll!NtReleaseKeyedEvent: an odd key", rke(ke, 9, FALSE, &zero), (NTSTATUS_)0xC00000EF,
+             "STATUS_INVALID_PARAMETER_1");
     CloseHandle(ke);
+    nt_check("ntdll.dll!NtQueueApcThread: a closed handle", qapc(closed_handle(), (void *)apc, 0, 0, 0),
+             (NTSTATUS_)0xC0000008, "STATUS_INVALID_HANDLE");
+    nt_check("ntdll.dll!NtQueryInformationThread: a closed handle", qit(closed_handle(), 0, info, 48, &len),
+             (NTSTATUS_)0xC0000008, "STATUS_INVALID_HANDLE");
+    NTFN(sit, NtSetInformationThread, HANDLE, int, void *, ULONG);
+    LONG prio = 0;
+    nt_check("ntdll.dll!NtSetInformationThread: ThreadBasePriority of a closed handle",
+             sit(closed_handle(), 3, &prio, 4), (NTSTATUS_)0xC0000008, "STATUS_INVALID_HANDLE");
+    nt_check("ntdll.dll!NtSignalAndWaitForSingleObject: a thread's handle to signal",
+             snw(GetCurrentThread(), ev, FALSE, &zero), (NTSTATUS_)0xC0000024, "STATUS_OBJECT_TYPE_MISMATCH");
     NTFN(woa, RtlWaitOnAddress, const void *, const void *, SIZE_T, PLARGE_INTEGER);
     LONG word = 5, same = 5;
     nt_check("ntdll.dll!RtlWaitOnAddress: the value unchanged, a 0 timeout", woa(&word, &same, 4, &zero), 0x102,
@@ -115,6 +130,14 @@ static void nt_outcomes(void) {
     void *ctx = NULL;
     nt_check("ntdll.dll!RtlRunOnceBeginInitialize: RTL_RUN_ONCE_CHECK_ONLY before any initialization",
              rob(&once, INIT_ONCE_CHECK_ONLY, &ctx), (NTSTATUS_)0xC0000001, "STATUS_UNSUCCESSFUL");
+    INIT_ONCE fresh = INIT_ONCE_STATIC_INIT;
+    nt_check("ntdll.dll!RtlRunOnceComplete: no initialization begun", roc(&fresh, 0, NULL), (NTSTATUS_)0xC0000001,
+             "STATUS_UNSUCCESSFUL");
+    NTFN(tryx, RtlTryAcquireSRWLockExclusive, SRWLOCK *);
+    AcquireSRWLockShared(&srw);
+    NTSTATUS_ got = tryx(&srw) & 0xFF;
+    nt_check("ntdll.dll!RtlTryAcquireSRWLockExclusive: a lock held shared: FALSE", got, 0, "BUSY");
+    ReleaseSRWLockShared(&srw);
     NTFN(wabt, NtWaitForAlertByThreadId, void *, PLARGE_INTEGER);
     nt_check("ntdll.dll!NtWaitForAlertByThreadId: no alert, a 0 timeout", wabt(&word, &zero), 0x102, "STATUS_TIMEOUT");
     CloseHandle(ev);
@@ -131,6 +154,20 @@ static void nt_outcomes(void) {
         {0xC0000017, 8, "STATUS_NO_MEMORY: ERROR_NOT_ENOUGH_MEMORY"},
         {0xC0000024, 6, "STATUS_OBJECT_TYPE_MISMATCH: ERROR_INVALID_HANDLE"},
         {0x00000102, 1460, "STATUS_TIMEOUT: ERROR_TIMEOUT"},
+        {0x00000000, 0, "STATUS_SUCCESS: ERROR_SUCCESS"},
+        {0xC0000023, 122, "STATUS_BUFFER_TOO_SMALL: ERROR_INSUFFICIENT_BUFFER"},
+        {0xC0000035, 183, "STATUS_OBJECT_NAME_COLLISION: ERROR_ALREADY_EXISTS"},
+        {0xC000003A, 3, "STATUS_OBJECT_PATH_NOT_FOUND: ERROR_PATH_NOT_FOUND"},
+        {0xC0000043, 32, "STATUS_SHARING_VIOLATION: ERROR_SHARING_VIOLATION"},
+        {0xC0000046, 288, "STATUS_MUTANT_NOT_OWNED: ERROR_NOT_OWNER"},
+        {0xC0000047, 298, "STATUS_SEMAPHORE_LIMIT_EXCEEDED: ERROR_TOO_MANY_POSTS"},
+        {0x80000006, 18, "STATUS_NO_MORE_FILES: ERROR_NO_MORE_FILES"},
+        {0xC0000011, 38, "STATUS_END_OF_FILE: ERROR_HANDLE_EOF"},
+        {0xC0000101, 145, "STATUS_DIRECTORY_NOT_EMPTY: ERROR_DIR_NOT_EMPTY"},
+        {0xC0000103, 267, "STATUS_NOT_A_DIRECTORY: ERROR_DIRECTORY"},
+        {0xC0000004, 24, "STATUS_INFO_LENGTH_MISMATCH: ERROR_BAD_LENGTH"},
+        {0xC0000002, 1, "STATUS_NOT_IMPLEMENTED: ERROR_INVALID_FUNCTION"},
+        {0xC0000001, 31, "STATUS_UNSUCCESSFUL: ERROR_GEN_FAILURE"},
         {0xC0DEC0DE, 317, "a status of no meaning: ERROR_MR_MID_NOT_FOUND"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
@@ -144,6 +181,360 @@ static void nt_outcomes(void) {
 
 /* a call's result and the last error it left, against the documented pair */
 static void k32(const char *what, int ok, DWORD e) { check(what, ok, e); }
+
+/* ---- round 2: files, threads, timers, modules, time, environment, heap, waits, strings ---- */
+static DWORD WINAPI return_seven(LPVOID arg) {
+    (void)arg;
+    return 7;
+}
+/* a call that fails: its result and last error, the last error set to 0xDEAD before it */
+#define LASTERR(call) (SetLastError(0xDEAD), (call))
+
+static void files_outcomes(void) {
+    DWORD e, n = 0;
+    BOOL r;
+    char buf[8];
+    HANDLE h = CreateFileA("oc2_file.txt", GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    WriteFile(h, "abcdef", 6, &n, NULL);
+    r = LASTERR(ReadFile(h, buf, 1, &n, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!ReadFile: a handle opened for writing only: FALSE, ERROR_ACCESS_DENIED", !r && e == 5, e);
+    CloseHandle(h);
+    HANDLE gone = closed_handle();
+    r = LASTERR(WriteFile(gone, "x", 1, &n, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!WriteFile: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    gone = closed_handle();
+    DWORD pos = LASTERR(SetFilePointer(gone, 0, NULL, FILE_BEGIN));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetFilePointer: a closed handle: INVALID_SET_FILE_POINTER, ERROR_INVALID_HANDLE",
+        pos == INVALID_SET_FILE_POINTER && e == 6, e);
+    gone = closed_handle();
+    DWORD high = 0, size = LASTERR(GetFileSize(gone, &high));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetFileSize: a closed handle: INVALID_FILE_SIZE, ERROR_INVALID_HANDLE",
+        size == INVALID_FILE_SIZE && e == 6, e);
+    LARGE_INTEGER li;
+    gone = closed_handle();
+    r = LASTERR(GetFileSizeEx(gone, &li));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetFileSizeEx: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    BY_HANDLE_FILE_INFORMATION bhfi;
+    gone = closed_handle();
+    r = LASTERR(GetFileInformationByHandle(gone, &bhfi));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetFileInformationByHandle: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    gone = closed_handle();
+    r = LASTERR(FlushFileBuffers(gone));
+    e = GetLastError();
+    k32("KERNEL32.dll!FlushFileBuffers: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    WIN32_FIND_DATAA fd;
+    r = LASTERR(FindNextFileA(INVALID_HANDLE_VALUE, &fd));
+    e = GetLastError();
+    k32("KERNEL32.dll!FindNextFileA: INVALID_HANDLE_VALUE: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    HANDLE fh = FindFirstFileA("oc2_file.tx?", &fd);
+    r = LASTERR(FindNextFileA(fh, &fd));
+    e = GetLastError();
+    k32("KERNEL32.dll!FindNextFileA: after the only match: FALSE, ERROR_NO_MORE_FILES",
+        fh != INVALID_HANDLE_VALUE && !r && e == 18, e);
+    FindClose(fh);
+    r = LASTERR(MoveFileA("oc2_none.txt", "oc2_other.txt"));
+    e = GetLastError();
+    k32("KERNEL32.dll!MoveFileA: a source that does not exist: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2, e);
+    CopyFileA("oc2_file.txt", "oc2_copy.txt", FALSE);
+    r = LASTERR(MoveFileExA("oc2_file.txt", "oc2_copy.txt", 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!MoveFileExA: onto an existing file without MOVEFILE_REPLACE_EXISTING: FALSE, "
+        "ERROR_ALREADY_EXISTS",
+        !r && e == 183, e);
+    r = LASTERR(CopyFileA("oc2_none.txt", "oc2_other.txt", FALSE));
+    e = GetLastError();
+    k32("KERNEL32.dll!CopyFileA: a source that does not exist: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2, e);
+    char full[MAX_PATH], small[4];
+    DWORD len = GetFullPathNameA("oc2_file.txt", sizeof full, full, NULL);
+    DWORD need = LASTERR(GetFullPathNameA("oc2_file.txt", sizeof small, small, NULL));
+    k32("KERNEL32.dll!GetFullPathNameA: a buffer too small: the size needed with the terminator (REQUIRED_SIZE)",
+        len > 0 && need == len + 1, need - len);
+    r = LASTERR(CreateDirectoryA("oc2_none\\inner", NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateDirectoryA: a parent that does not exist: FALSE, ERROR_PATH_NOT_FOUND", !r && e == 3, e);
+    r = LASTERR(SetCurrentDirectoryA("oc2_none"));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetCurrentDirectoryA: a folder that does not exist: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2,
+        e);
+    WIN32_FILE_ATTRIBUTE_DATA fad;
+    r = LASTERR(GetFileAttributesExA("oc2_none.txt", GetFileExInfoStandard, &fad));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetFileAttributesExA: a file that does not exist: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2, e);
+    r = LASTERR(GetFileAttributesExA("oc2_none\\x.txt", GetFileExInfoStandard, &fad));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetFileAttributesExA: a folder that does not exist: FALSE, ERROR_PATH_NOT_FOUND", !r && e == 3,
+        e);
+    CreateDirectoryA("oc2_dir", NULL);
+    r = LASTERR(DeleteFileA("oc2_dir"));
+    e = GetLastError();
+    k32("KERNEL32.dll!DeleteFileA: a folder: FALSE, ERROR_ACCESS_DENIED", !r && e == 5, e);
+    r = LASTERR(RemoveDirectoryA("oc2_file.txt"));
+    e = GetLastError();
+    k32("KERNEL32.dll!RemoveDirectoryA: a file: FALSE, ERROR_DIRECTORY", !r && e == 267, e);
+    r = LASTERR(RemoveDirectoryA("oc2_none"));
+    e = GetLastError();
+    k32("KERNEL32.dll!RemoveDirectoryA: a folder that does not exist: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2, e);
+    r = LASTERR(DeleteFileA("oc2_none\\x.txt"));
+    e = GetLastError();
+    k32("KERNEL32.dll!DeleteFileA: a folder that does not exist: FALSE, ERROR_PATH_NOT_FOUND", !r && e == 3, e);
+    h = LASTERR(CreateFileA("oc2_dir", GENERIC_READ, FILE_SHARE_READ, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateFileA: CREATE_NEW of a folder's name: INVALID_HANDLE_VALUE, ERROR_FILE_EXISTS",
+        h == INVALID_HANDLE_VALUE && e == 80, e);
+    RemoveDirectoryA("oc2_dir");
+    DeleteFileA("oc2_copy.txt");
+    DeleteFileA("oc2_file.txt");
+}
+
+static void more_outcomes(void) {
+    DWORD e, w;
+    BOOL r;
+    /* ---- threads ---- */
+    HANDLE gone = closed_handle();
+    DWORD sc = LASTERR(SuspendThread(gone));
+    e = GetLastError();
+    k32("KERNEL32.dll!SuspendThread: a closed handle: (DWORD)-1, ERROR_INVALID_HANDLE", sc == (DWORD)-1 && e == 6, e);
+    gone = closed_handle();
+    r = LASTERR(SetThreadPriority(gone, THREAD_PRIORITY_NORMAL));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetThreadPriority: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    gone = closed_handle();
+    DWORD id = LASTERR(GetThreadId(gone));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetThreadId: a closed handle: 0, ERROR_INVALID_HANDLE", id == 0 && e == 6, e);
+    HANDLE ot = LASTERR(OpenThread(THREAD_ALL_ACCESS, FALSE, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenThread: thread id 0: NULL, ERROR_INVALID_PARAMETER", !ot && e == 87, e);
+    HANDLE t = CreateThread(NULL, 0, return_seven, NULL, 0, NULL);
+    w = WaitForSingleObject(t, INFINITE);
+    DWORD w0 = WaitForSingleObject(t, 0);
+    k32("KERNEL32.dll!WaitForSingleObject: a thread that ended, a 0 timeout: WAIT_OBJECT_0, signalled for good",
+        w == WAIT_OBJECT_0 && w0 == WAIT_OBJECT_0, w0);
+    DWORD code = 0;
+    r = GetExitCodeThread(t, &code);
+    k32("KERNEL32.dll!GetExitCodeThread: a thread that returned 7: TRUE, its EXIT_CODE 7", r && code == 7, code);
+    CloseHandle(t);
+    /* ---- events, semaphores, timers by name ---- */
+    HANDLE s1 = CreateSemaphoreA(NULL, 0, 1, "hcpsim-outcomes-sem");
+    HANDLE s2 = LASTERR(CreateSemaphoreA(NULL, 0, 1, "hcpsim-outcomes-sem"));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateSemaphoreA: a name that exists: a handle, ERROR_ALREADY_EXISTS", s1 && s2 && e == 183, e);
+    CloseHandle(s2);
+    CloseHandle(s1);
+    HANDLE os = LASTERR(OpenSemaphoreA(SYNCHRONIZE, FALSE, "hcpsim-outcomes-no-such-sem"));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenSemaphoreA: a name nobody made: NULL, ERROR_FILE_NOT_FOUND", !os && e == 2, e);
+    HANDLE ev = CreateEventA(NULL, TRUE, FALSE, "hcpsim-outcomes-ev");
+    HANDLE tm = LASTERR(CreateWaitableTimerA(NULL, TRUE, "hcpsim-outcomes-ev"));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateWaitableTimerA: a name an event holds: NULL, ERROR_INVALID_HANDLE", !tm && e == 6, e);
+    HANDLE tm1 = CreateWaitableTimerA(NULL, TRUE, "hcpsim-outcomes-tm");
+    HANDLE tm2 = LASTERR(CreateWaitableTimerA(NULL, TRUE, "hcpsim-outcomes-tm"));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateWaitableTimerA: a name that exists: a handle, ERROR_ALREADY_EXISTS", tm1 && tm2 && e == 183,
+        e);
+    w = WaitForSingleObject(tm1, 0);
+    k32("KERNEL32.dll!CreateWaitableTimerA: a new timer is not signalled: WAIT_TIMEOUT (258)", w == WAIT_TIMEOUT, w);
+    CloseHandle(tm2);
+    CloseHandle(tm1);
+    HANDLE otm = LASTERR(OpenWaitableTimerA(SYNCHRONIZE, FALSE, "hcpsim-outcomes-tm"));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenWaitableTimerA: a name whose last handle was closed: NULL, ERROR_FILE_NOT_FOUND",
+        !otm && e == 2, e);
+    LARGE_INTEGER due;
+    due.QuadPart = -10000;
+    r = LASTERR(SetWaitableTimer(ev, &due, 0, NULL, NULL, FALSE));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetWaitableTimer: an event's handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    r = LASTERR(CancelWaitableTimer(ev));
+    e = GetLastError();
+    k32("KERNEL32.dll!CancelWaitableTimer: an event's handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    gone = closed_handle();
+    r = LASTERR(PulseEvent(gone));
+    e = GetLastError();
+    k32("KERNEL32.dll!PulseEvent: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    /* ---- waits ---- */
+    QueueUserAPC(apc, GetCurrentThread(), 0);
+    w = WaitForSingleObjectEx(ev, INFINITE, TRUE);
+    k32("KERNEL32.dll!WaitForSingleObjectEx: alertable, an APC queued: WAIT_IO_COMPLETION (192)",
+        w == WAIT_IO_COMPLETION, w);
+    w = WaitForMultipleObjectsEx(1, &ev, FALSE, 0, FALSE);
+    k32("KERNEL32.dll!WaitForMultipleObjectsEx: an unsignalled event, a 0 timeout: WAIT_TIMEOUT (258)",
+        w == WAIT_TIMEOUT, w);
+    gone = closed_handle();
+    w = LASTERR(SignalObjectAndWait(gone, ev, 0, FALSE));
+    e = GetLastError();
+    k32("KERNEL32.dll!SignalObjectAndWait: a closed handle to signal: WAIT_FAILED, ERROR_INVALID_HANDLE",
+        w == WAIT_FAILED && e == 6, e);
+    HANDLE ev2 = CreateEventA(NULL, FALSE, FALSE, NULL);
+    w = SignalObjectAndWait(ev2, ev, 0, FALSE);
+    k32("KERNEL32.dll!SignalObjectAndWait: an unsignalled event, a 0 timeout: WAIT_TIMEOUT (258)", w == WAIT_TIMEOUT,
+        w);
+    CloseHandle(ev2);
+    CloseHandle(ev);
+    DWORD flags = 0;
+    gone = closed_handle();
+    r = LASTERR(GetHandleInformation(gone, &flags));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetHandleInformation: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    gone = closed_handle();
+    r = LASTERR(SetHandleInformation(gone, HANDLE_FLAG_INHERIT, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetHandleInformation: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    /* ---- condition variables, init once, wait on address: a 0 timeout ---- */
+    CRITICAL_SECTION cs;
+    CONDITION_VARIABLE cv = CONDITION_VARIABLE_INIT;
+    InitializeCriticalSection(&cs);
+    EnterCriticalSection(&cs);
+    r = LASTERR(SleepConditionVariableCS(&cv, &cs, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!SleepConditionVariableCS: no wake, a 0 timeout: FALSE, ERROR_TIMEOUT", !r && e == 1460, e);
+    LeaveCriticalSection(&cs);
+    DeleteCriticalSection(&cs);
+    SRWLOCK srw = SRWLOCK_INIT;
+    AcquireSRWLockShared(&srw);
+    r = LASTERR(SleepConditionVariableSRW(&cv, &srw, 0, CONDITION_VARIABLE_LOCKMODE_SHARED));
+    e = GetLastError();
+    k32("KERNEL32.dll!SleepConditionVariableSRW: no wake, a 0 timeout: FALSE, ERROR_TIMEOUT", !r && e == 1460, e);
+    r = TryAcquireSRWLockExclusive(&srw);
+    k32("KERNEL32.dll!TryAcquireSRWLockExclusive: a lock held shared: FALSE (BUSY)", !r, r);
+    ReleaseSRWLockShared(&srw);
+    INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    BOOL pending = TRUE;
+    void *ctx = NULL;
+    r = LASTERR(InitOnceBeginInitialize(&once, INIT_ONCE_CHECK_ONLY, &pending, &ctx));
+    e = GetLastError();
+    k32("KERNEL32.dll!InitOnceBeginInitialize: INIT_ONCE_CHECK_ONLY before any initialization: FALSE, "
+        "ERROR_GEN_FAILURE",
+        !r && e == 31, e);
+    INIT_ONCE fresh = INIT_ONCE_STATIC_INIT;
+    r = LASTERR(InitOnceComplete(&fresh, 0, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!InitOnceComplete: no initialization begun: FALSE, ERROR_GEN_FAILURE", !r && e == 31, e);
+    /* ---- modules ---- */
+    r = LASTERR(FreeLibrary(NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!FreeLibrary: a NULL module: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    HMODULE hm = LASTERR(GetModuleHandleW(L"hcpsim-no-such.dll"));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetModuleHandleW: a module not loaded: NULL, ERROR_MOD_NOT_FOUND", !hm && e == 126, e);
+    hm = NULL;
+    r = LASTERR(GetModuleHandleExA(0, "hcpsim-no-such.dll", &hm));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetModuleHandleExA: a module not loaded: FALSE, ERROR_MOD_NOT_FOUND", !r && !hm && e == 126, e);
+    hm = LASTERR(LoadLibraryW(L"hcpsim-no-such.dll"));
+    e = GetLastError();
+    k32("KERNEL32.dll!LoadLibraryW: a module that does not exist: NULL, ERROR_MOD_NOT_FOUND", !hm && e == 126, e);
+    /* ---- time ---- */
+    FILETIME ft = {0, 0x80000000};
+    SYSTEMTIME st;
+    r = LASTERR(FileTimeToSystemTime(&ft, &st));
+    e = GetLastError();
+    k32("KERNEL32.dll!FileTimeToSystemTime: a time of 0x8000000000000000 or more: FALSE, ERROR_INVALID_PARAMETER",
+        !r && e == 87, e);
+    memset(&st, 0, sizeof st);
+    st.wYear = 2024, st.wMonth = 13, st.wDay = 1;
+    r = LASTERR(SystemTimeToFileTime(&st, &ft));
+    e = GetLastError();
+    k32("KERNEL32.dll!SystemTimeToFileTime: month 13: FALSE, ERROR_INVALID_PARAMETER", !r && e == 87, e);
+    st.wMonth = 2, st.wDay = 30;
+    r = LASTERR(SystemTimeToFileTime(&st, &ft));
+    e = GetLastError();
+    k32("KERNEL32.dll!SystemTimeToFileTime: February 30: FALSE, ERROR_INVALID_PARAMETER", !r && e == 87, e);
+    FILETIME a = {100, 1}, b = {200, 1};
+    LONG c1 = CompareFileTime(&a, &b), c2 = CompareFileTime(&b, &a), c3 = CompareFileTime(&a, &a);
+    k32("KERNEL32.dll!CompareFileTime: earlier, later, the same: -1 (EARLIER), 1 (LATER), 0 (EQUAL)",
+        c1 == -1 && c2 == 1 && c3 == 0, (DWORD)c1);
+    /* ---- environment ---- */
+    SetEnvironmentVariableA("HCPSIM_OUTCOMES2", NULL);
+    char small[4];
+    DWORD len = LASTERR(GetEnvironmentVariableA("HCPSIM_OUTCOMES2", small, sizeof small));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetEnvironmentVariableA: a NULL value deletes the name (DELETED): GetEnvironmentVariableA then "
+        "finds none",
+        len == 0 && e == 203, e);
+    WCHAR wsmall[4];
+    len = LASTERR(GetEnvironmentVariableW(L"HCPSIM_OUTCOMES2", wsmall, 4));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetEnvironmentVariableW: a name that is not set: 0, ERROR_ENVVAR_NOT_FOUND", len == 0 && e == 203,
+        e);
+    SetEnvironmentVariableA("HCPSIM_OUTCOMES2", "abcdef");
+    len = ExpandEnvironmentStringsA("<%HCPSIM_OUTCOMES2%>", small, sizeof small);
+    k32("KERNEL32.dll!ExpandEnvironmentStringsA: a buffer too small: the size needed with the terminator "
+        "(REQUIRED_SIZE)",
+        len == 9, len);
+    SetEnvironmentVariableA("HCPSIM_OUTCOMES2", NULL);
+    /* ---- heap ---- */
+    char stackbuf[32];
+    HANDLE ph = GetProcessHeap();
+    SIZE_T hs = LASTERR(HeapSize(ph, 0, stackbuf));
+    e = GetLastError();
+    k32("KERNEL32.dll!HeapSize: a pointer the heap did not give: (SIZE_T)-1 (FAILED), ERROR_INVALID_PARAMETER",
+        hs == (SIZE_T)-1 && e == 87, e);
+    void *ra = LASTERR(HeapReAlloc(ph, 0, stackbuf, 64));
+    e = GetLastError();
+    k32("KERNEL32.dll!HeapReAlloc: a pointer the heap did not give: NULL, ERROR_INVALID_PARAMETER", !ra && e == 87, e);
+    HANDLE heap = HeapCreate(0, 0, 0);
+    void *blk = HeapAlloc(heap, HEAP_ZERO_MEMORY, 16);
+    k32("KERNEL32.dll!HeapCreate: a growable heap: a handle, HEAP_ZERO_MEMORY blocks from it zeroed (ZEROED)",
+        heap && blk && !((char *)blk)[0] && !memcmp(blk, (char *)blk + 1, 15), 0);
+    HeapFree(heap, 0, blk);
+    r = HeapDestroy(heap);
+    k32("KERNEL32.dll!HeapDestroy: a heap HeapCreate made: TRUE (DESTROYED)", r, 0);
+    /* ---- strings and code pages ---- */
+    WCHAR wbuf[4];
+    int wn = LASTERR(MultiByteToWideChar(CP_ACP, 0, "abcdef", -1, wbuf, 4));
+    e = GetLastError();
+    k32("KERNEL32.dll!MultiByteToWideChar: a buffer too small: 0, ERROR_INSUFFICIENT_BUFFER", wn == 0 && e == 122, e);
+    wn = LASTERR(MultiByteToWideChar(CP_ACP, 0, "abcdef", 0, wbuf, 4));
+    e = GetLastError();
+    k32("KERNEL32.dll!MultiByteToWideChar: cbMultiByte 0: 0, ERROR_INVALID_PARAMETER", wn == 0 && e == 87, e);
+    int mn = LASTERR(WideCharToMultiByte(CP_ACP, 0, L"abcdef", 0, small, sizeof small, NULL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!WideCharToMultiByte: cchWideChar 0: 0, ERROR_INVALID_PARAMETER", mn == 0 && e == 87, e);
+    mn = LASTERR(WideCharToMultiByte(CP_ACP, 0, L"abcdef", -1, small, sizeof small, NULL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!WideCharToMultiByte: a buffer too small: 0, ERROR_INSUFFICIENT_BUFFER", mn == 0 && e == 122, e);
+    int ln = lstrlenA(NULL);
+    k32("KERNEL32.dll!lstrlenA: NULL: 0 (NULL)", ln == 0, (DWORD)ln);
+    char cp[8];
+    memset(cp, '#', sizeof cp);
+    LPSTR cr = lstrcpynA(cp, "abcdef", 4);
+    k32("KERNEL32.dll!lstrcpynA: a source longer than iMaxLength: iMaxLength - 1 characters and a terminator "
+        "(TRUNCATED)",
+        cr == cp && !memcmp(cp, "abc\0#", 5), 0);
+    char cn[64];
+    DWORD cnlen = sizeof cn;
+    GetComputerNameA(cn, &cnlen);
+    DWORD tiny = 1;
+    r = LASTERR(GetComputerNameA(cn, &tiny));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetComputerNameA: a buffer too small: FALSE, ERROR_BUFFER_OVERFLOW, the size needed",
+        !r && e == 111 && tiny == cnlen + 1, e);
+    /* ---- processes and memory ---- */
+    HANDLE op = LASTERR(OpenProcess(PROCESS_QUERY_INFORMATION, FALSE, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenProcess: the System Idle Process (0): NULL, ERROR_INVALID_PARAMETER", !op && e == 87, e);
+    DWORD pcode = 0;
+    r = GetExitCodeProcess(GetCurrentProcess(), &pcode);
+    k32("KERNEL32.dll!GetExitCodeProcess: this process, running: STILL_ACTIVE (259)", r && pcode == STILL_ACTIVE,
+        pcode);
+    gone = closed_handle();
+    DWORD pid = LASTERR(GetProcessId(gone));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetProcessId: a closed handle: 0, ERROR_INVALID_HANDLE", pid == 0 && e == 6, e);
+    void *va = VirtualAlloc(NULL, 65536, MEM_RESERVE, PAGE_NOACCESS);
+    r = LASTERR(VirtualFree(va, 0, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!VirtualFree: dwFreeType 0: FALSE, ERROR_INVALID_PARAMETER", !r && e == 87, e);
+    VirtualFree(va, 0, MEM_RELEASE);
+}
 
 int main(void) {
     DWORD e;
@@ -414,6 +805,8 @@ int main(void) {
     SetLastError(0);
     void *hp = HeapAlloc(GetProcessHeap(), 0, ~(SIZE_T)0 - 65536);
     k32("KERNEL32.dll!HeapAlloc: more than the heap can give: NULL (NULL)", hp == NULL, GetLastError());
+    files_outcomes();
+    more_outcomes();
     nt_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
