@@ -63,6 +63,22 @@ for bits in 64 32; do
   done < a$bits.txt
   [ "$(grep -c '^\(not \)\?ok ' a$bits.txt)" = 3 ] && [ ! -s err.txt ]
   result $? "vmem$bits.exe apiwrite: its 3 checks ran, nothing on stderr" "$(cat err.txt)"
+  # code across two VirtualAlloc regions that touch (vmem.c "span"; 0x20000000 and 0x20010000, the
+  # first free ones), then a store to NULL whose 6 bytes straddle them: the report names the whole
+  # instruction at 0x2000FFFD (the bytes the program wrote there; the engine's view of each region
+  # alone would cut it after 3).
+  $HCPSIM run "vmem$bits.exe" span > out1.txt 2> err.txt; st=$?
+  tr -d "$cr" < out1.txt > s$bits.txt
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) result 0 "vmem$bits.exe span: ${line#ok }" ;;
+      "not ok "*) result 1 "vmem$bits.exe span: ${line#not ok }" ;;
+    esac
+  done < s$bits.txt
+  at=$([ "$bits" = 64 ] && echo "rax" || echo "eax")
+  [ "$st" = 125 ] && [ "$(grep -c '^ok ' s$bits.txt)" = 2 ] &&
+    grep -q "^hcpsim: vmem$bits.exe: unhandled exception 0xC0000005 (STATUS_ACCESS_VIOLATION) at 0x2000FFFD (?) in thread 'vmem$bits.exe' (id 1000): writing 0x0; instruction: mov dword ptr \[$at\], 1 \[C7 00 01 00 00 00\]\$" err.txt
+  result $? "vmem$bits.exe span: a store to NULL across two regions that touch: its access violation names the whole instruction at 0x2000FFFD, status 125" "status $st: $(cat err.txt)"
 done
 
 # vmem64.exe under Wine: every line but the [hcpsim] and [not Wine] ones (Wine 8.0 has no hardware counters)
