@@ -105,8 +105,10 @@ for prog in stdio64 stdiou64; do
     $HCPSIM run --cwd s $prog.exe 2>/dev/null | grep -v '\[hcpsim\]\|\[not Wine\]' | tr -d "$cr" > sim.txt
     tr -d "$cr" < wine.txt | cmp -s - sim.txt
     result $? "$prog.exe: Wine 8.0 writes the same lines (its [hcpsim] and [not Wine] checks aside)" "$(tr -d "$cr" < wine.txt | diff - sim.txt | head -5)"
-    printf 'stdio.c: No such file or directory\r\nPermission denied\r\nBad file descriptor\r\n' | cmp -s - wine.err
-    result $? "$prog.exe: Wine 8.0's perror lines are the ones expected above (with a message, empty, NULL)" "$(od -c wine.err | head -4)"
+    # (a fresh prefix makes Wine's loader say "wine: created the configuration directory ...")
+    tr -d "$cr" < wine.err | grep -v '^wine: ' > wperror.txt
+    printf 'stdio.c: No such file or directory\nPermission denied\nBad file descriptor\n' | cmp -s - wperror.txt
+    result $? "$prog.exe: Wine 8.0's perror lines are the ones expected above (with a message, empty, NULL)" "$(head -4 wperror.txt | tr '\n' '|')"
   else
     echo "ok $((n + 1)) - $prog.exe: Wine writes the same lines [PE-WINE] # SKIP wine did not run the program (status $wst)"
     n=$((n + 1))
