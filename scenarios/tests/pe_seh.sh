@@ -88,16 +88,43 @@ for prog in try64 tryu64; do
     CLAUSE=PE-SEH
   fi
 done
+# seh64.exe under Wine 8.0: the checks below are known to fail there (exit status 3, "3 failed"),
+# because Wine registers vectored continue handlers but never calls them: after a vectored handler
+# returned EXCEPTION_CONTINUE_EXECUTION the trail is "aab", not "aabc". Microsoft's
+# AddVectoredContinueHandler documentation (learn.microsoft.com, "AddVectoredContinueHandler" and
+# "Vectored Exception Handling") decides: continue handlers are called when the search ends with
+# EXCEPTION_CONTINUE_EXECUTION, as hcpsim does (api/README.md "Exceptions"). Those lines (by their
+# check's text) and the "N failed" line are left out; every other line must be the same bytes, and
+# Wine's status must be the number of its failed checks, each one of those listed.
+cat > wine_known.txt <<'EOF_KNOWN'
+KERNEL32.dll!RaiseException: the vectored handlers in their order (First at the head), then the continue handler once one says go on; RaiseException returns
+KERNEL32.dll!AddVectoredContinueHandler: the continue handler runs after a handler returned EXCEPTION_CONTINUE_EXECUTION
+ntdll.dll!RtlAddVectoredContinueHandler: the continue handler runs after the handler said go on
+EOF_KNOWN
+# FILE -> its lines but the known ones and the count line
+wine_strip() {
+  awk 'BEGIN { while ((getline k < "wine_known.txt") > 0) known[k] = 1 }
+       /^[0-9]+ failed$/ { next }
+       { s = $0; sub(/^(not )?ok /, "", s); sub(/ \(got .*\)$/, "", s); if (s in known) next; print }' "$1"
+}
 if [ -n "$wine" ]; then
   WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" seh64.exe > wine.txt 2> wine.err; wst=$?
   CLAUSE=PE-WINE
-  if [ "$wst" = 0 ] && [ -s wine.txt ]; then
-    tr -d "$cr" < wine.txt > w64.txt
-    cmp -s o64.txt w64.txt
-    result $? "seh64: hcpsim writes what Wine writes" "$(diff o64.txt w64.txt | head -6 | tr '\n' ' ')"
+  tr -d "$cr" < wine.txt > w64.txt
+  if grep -q '^[0-9][0-9]* failed$' w64.txt; then # it ran to its end (its status is its failed checks)
+    wine_strip o64.txt > o64s.txt
+    wine_strip w64.txt > w64s.txt
+    [ "$(wc -l < o64s.txt)" = $(($(wc -l < o64.txt) - 4)) ] && cmp -s o64s.txt w64s.txt
+    result $? "seh64: hcpsim writes what Wine writes, the 3 continue-handler checks Wine 8.0 fails and the count line aside" "$(diff o64s.txt w64s.txt | head -6 | tr '\n' ' ')"
+    nf=$(grep -c '^not ok ' w64.txt)
+    [ "$wst" = "$nf" ] && [ "$(tail -n 1 w64.txt)" = "$nf failed" ] &&
+      [ "$(grep '^not ok ' w64.txt | wine_strip /dev/stdin | wc -l)" = 0 ]
+    result $? "seh64 under Wine: its status is the number of its failed checks, each a known continue-handler one (status $wst, $nf not ok)" "$(grep '^not ok ' w64.txt | head -4 | tr '\n' ' ')"
   else
     n=$((n + 1))
-    echo "ok $n - seh64: hcpsim writes what Wine writes [PE-WINE] # SKIP wine did not run the program (status $wst)"
+    echo "ok $n - seh64: hcpsim writes what Wine writes [PE-WINE] # SKIP wine did not run the program to its end (status $wst)"
+    n=$((n + 1))
+    echo "ok $n - seh64 under Wine: its status is the number of its failed checks [PE-WINE] # SKIP wine did not run the program to its end"
   fi
   command -v wineserver >/dev/null 2>&1 && WINEPREFIX=$dir/wineprefix timeout 30 wineserver -k 2>/dev/null
 fi

@@ -37,8 +37,10 @@ for bits in 64 32 u64 u32; do # u: built against the UCRT (ucrtbase.dll's rows)
   done < o.txt
   [ "$(cat st1.txt)" = 0 ] && [ "$(tail -n 1 o.txt)" = "0 failed" ]
   result $? "stdio$bits.exe: runs to exit code 0, no check failed" "status $(cat st1.txt)"
-  printf 'stdio.c: No such file or directory\r\n' | cmp -s - err1.txt
-  result $? "stdio$bits.exe: $crt!perror: \"stdio.c: \" and errno's message (ENOENT) on stderr, text mode" "$(od -c err1.txt | head -2)"
+  # perror (Microsoft's page): "message: " and errno's message, or the message alone when the
+  # argument is empty or NULL; the messages are _sys_errlist's (ENOENT, EACCES, EBADF)
+  printf 'stdio.c: No such file or directory\r\nPermission denied\r\nBad file descriptor\r\n' | cmp -s - err1.txt
+  result $? "stdio$bits.exe: $crt!perror: \"stdio.c: \" and errno's message (ENOENT) on stderr, text mode; \"\" and NULL: the message alone (EACCES, EBADF)" "$(od -c err1.txt | head -4)"
   cmp -s out1.txt out2.txt && cmp -s err1.txt err2.txt
   result $? "stdio$bits.exe: a second run writes the same bytes"
   (cd d1 && find . | LC_ALL=C sort) > got.list
@@ -103,8 +105,14 @@ for prog in stdio64 stdiou64; do
     $HCPSIM run --cwd s $prog.exe 2>/dev/null | grep -v '\[hcpsim\]\|\[not Wine\]' | tr -d "$cr" > sim.txt
     tr -d "$cr" < wine.txt | cmp -s - sim.txt
     result $? "$prog.exe: Wine 8.0 writes the same lines (its [hcpsim] and [not Wine] checks aside)" "$(tr -d "$cr" < wine.txt | diff - sim.txt | head -5)"
+    # (a fresh prefix makes Wine's loader say "wine: created the configuration directory ...")
+    tr -d "$cr" < wine.err | grep -v '^wine: ' > wperror.txt
+    printf 'stdio.c: No such file or directory\nPermission denied\nBad file descriptor\n' | cmp -s - wperror.txt
+    result $? "$prog.exe: Wine 8.0's perror lines are the ones expected above (with a message, empty, NULL)" "$(head -4 wperror.txt | tr '\n' '|')"
   else
     echo "ok $((n + 1)) - $prog.exe: Wine writes the same lines [PE-WINE] # SKIP wine did not run the program (status $wst)"
+    n=$((n + 1))
+    echo "ok $((n + 1)) - $prog.exe: Wine 8.0's perror lines [PE-WINE] # SKIP wine did not run the program (status $wst)"
     n=$((n + 1))
   fi
 done

@@ -49,6 +49,36 @@ for bits in 64 32; do
   $HCPSIM run "vmem$bits.exe" smc > o.txt 2> err.txt; st=$?
   [ "$st" = 125 ] && grep -q "self-modifying code: the store at 0x2001000[79] writes the page 0x20010000 its own block runs from" err.txt
   result $? "vmem$bits.exe smc: a store into its own block's page ends the run naming both (status 125)" "status $st: $(cat err.txt)"
+  # code written by API calls (msvcrt's memmove, ReadFile) over code that ran: the new code must
+  # run (Wine 8.0 runs it: below). hcpsim runs the old translation on x86 and x64 (a host write
+  # into guarded code leaves the engine's translated block; a VirtualProtect does not drop it
+  # either), so its failures are TODO until that is fixed; an "ok" is an ordinary pass.
+  $HCPSIM run "vmem$bits.exe" apiwrite > out1.txt 2> err.txt
+  tr -d "$cr" < out1.txt > a$bits.txt
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) result 0 "vmem$bits.exe apiwrite: ${line#ok }" ;;
+      "not ok "*) n=$((n + 1)); echo "not ok $n - vmem$bits.exe apiwrite: ${line#not ok } [$CLAUSE] # TODO hcpsim runs the old translation of code an API call wrote over" ;;
+    esac
+  done < a$bits.txt
+  [ "$(grep -c '^\(not \)\?ok ' a$bits.txt)" = 3 ] && [ ! -s err.txt ]
+  result $? "vmem$bits.exe apiwrite: its 3 checks ran, nothing on stderr" "$(cat err.txt)"
+  # code across two VirtualAlloc regions that touch (vmem.c "span"; 0x20000000 and 0x20010000, the
+  # first free ones), then a store to NULL whose 6 bytes straddle them: the report names the whole
+  # instruction at 0x2000FFFD (the bytes the program wrote there; the engine's view of each region
+  # alone would cut it after 3).
+  $HCPSIM run "vmem$bits.exe" span > out1.txt 2> err.txt; st=$?
+  tr -d "$cr" < out1.txt > s$bits.txt
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) result 0 "vmem$bits.exe span: ${line#ok }" ;;
+      "not ok "*) result 1 "vmem$bits.exe span: ${line#not ok }" ;;
+    esac
+  done < s$bits.txt
+  at=$([ "$bits" = 64 ] && echo "rax" || echo "eax")
+  [ "$st" = 125 ] && [ "$(grep -c '^ok ' s$bits.txt)" = 2 ] &&
+    grep -q "^hcpsim: vmem$bits.exe: unhandled exception 0xC0000005 (STATUS_ACCESS_VIOLATION) at 0x2000FFFD (?) in thread 'vmem$bits.exe' (id 1000): writing 0x0; instruction: mov dword ptr \[$at\], 1 \[C7 00 01 00 00 00\]\$" err.txt
+  result $? "vmem$bits.exe span: a store to NULL across two regions that touch: its access violation names the whole instruction at 0x2000FFFD, status 125" "status $st: $(cat err.txt)"
 done
 
 # vmem64.exe under Wine: every line but the [hcpsim] and [not Wine] ones (Wine 8.0 has no hardware counters)
@@ -61,6 +91,11 @@ if [ -n "$wine" ]; then
     $HCPSIM run --pmc instructions --counters 0 vmem64.exe | grep -v '\[hcpsim\]\|\[not Wine\]' | tr -d "$cr" > sim.txt
     tr -d "$cr" < wine.txt | cmp -s - sim.txt
     result $? "vmem64.exe: Wine 8.0 writes the same lines (its [hcpsim] and [not Wine] lines aside)" "$(tr -d "$cr" < wine.txt | diff - sim.txt | head -5)"
+    # the API writes' checks: Wine, the independent reference, passes all three
+    WINEDEBUG=-all WINEPREFIX=$dir/wineprefix timeout 120 "$wine" vmem64.exe apiwrite > wine.txt 2> wine.err; wst=$?
+    command -v wineserver >/dev/null 2>&1 && WINEPREFIX=$dir/wineprefix timeout 30 wineserver -k 2>/dev/null
+    [ "$wst" = 0 ] && [ "$(tr -d "$cr" < wine.txt | grep -c '^ok ')" = 3 ] && [ "$(tr -d "$cr" < wine.txt | tail -n 1)" = "0 failed" ]
+    result $? "vmem64.exe apiwrite: under Wine 8.0 code written by memmove and ReadFile over code that ran runs as it now is (3 checks pass)" "status $wst: $(tr -d "$cr" < wine.txt | head -4 | tr '\n' ' ')"
   else
     echo "ok $((n + 1)) - vmem64.exe: Wine writes the same lines [PE-WINE] # SKIP wine did not run the program (status $wst)"
     n=$((n + 1))

@@ -336,6 +336,12 @@ int main(int argc, char **argv) {
     fflush(stdout);
     perror("stdio.c");
     check(C "perror: writes \"prefix: message\" to stderr", 1, "");
+    /* Microsoft's perror page: a NULL or empty message prints only the system error message */
+    errno = EACCES;
+    perror("");
+    errno = EBADF;
+    perror(NULL);
+    check(C "perror: an empty or NULL message: the error's message alone", 1, "");
     if (!wine) { /* Wine 8.0 creates it in TMP too, but leaves it behind at exit */
         FILE *tf2 = tmpfile();
         check(C "_fcloseall: the streams it closed (the tmpfile's) [not Wine]", tf2 && _fcloseall() == 1, "other");
