@@ -1376,6 +1376,7 @@ void sim_cpu_forget_code(sim_machine *m, uint64_t lo, uint64_t hi) {
         m->synced_exits = -1;
         sim_cpu_exits_sync(m);
     }
-    /* the engine's translations, those of a block starting up to a page before too */
-    uc_ctl_remove_cache(m->uc, lo >= SIM_PAGE ? lo - SIM_PAGE : 0, hi);
+    /* the engine's translations (a block reaching in from the page before is linked to this page
+     * too, and goes with it) */
+    sim_wx_drop_translations(m, lo, hi);
 }
