@@ -405,6 +405,8 @@ my @MUTANTS = (
      ['sim/machine.c', 'memcpy(buf, r->host + (addr - r->base), n);', 'memcpy(buf, r->host + (addr & (SIM_PAGE - 1)), n);']],
     ['peek-one-region', 'sim_mem_peek stops at the end of the first region instead of going on into an adjacent one',
      ['sim/machine.c', "        got += k;\n        addr += k;\n    }\n    return got;", "        got += k;\n        addr += k;\n        break;\n    }\n    return got;"]],
+    ['forget-code-from-page-before', 'sim_cpu_forget_code asks the engine to drop translations from the page before the forgotten one (Unicorn 2.0.1 resolves the range from that page and drops nothing)',
+     ['sim/cpu.c', "a += SIM_PAGE)\n        uc_ctl_remove_cache(m->uc, a, a + SIM_PAGE);", "a += SIM_PAGE)\n        uc_ctl_remove_cache(m->uc, a >= SIM_PAGE ? a - SIM_PAGE : 0, a + SIM_PAGE);"]],
     ['heap-reuse-not-zeroed', 'sim_heap_alloc hands out a reused heap block with its old bytes instead of zeroed',
      ['sim/machine.c', "            memset(m->heap_host + (*addr - m->lay->heap), 0, size); /* the heap is never code */\n", '']],
     ['argv-tab-not-blank', 'CommandLineToArgvW separates arguments at blanks only, not at tabs',

@@ -1376,7 +1376,11 @@ void sim_cpu_forget_code(sim_machine *m, uint64_t lo, uint64_t hi) {
         m->synced_exits = -1;
         sim_cpu_exits_sync(m);
     }
-    /* the engine's translations (a block reaching in from the page before is linked to this page
-     * too, and goes with it) */
-    sim_wx_drop_translations(m, lo, hi);
+    /* the engine's translations, page by page: Unicorn 2.0.1 finds a range's translations from its
+     * first address alone, so a range must not start on another page (the page before, as this once
+     * did, is mostly unmapped or another mapping: nothing was dropped, and code an API call wrote
+     * over code that ran did not run; vmem.exe apiwrite). A block reaching in from the page before
+     * is linked to this page too and goes with it. */
+    for (uint64_t a = lo & ~(uint64_t)(SIM_PAGE - 1); a < hi; a += SIM_PAGE)
+        uc_ctl_remove_cache(m->uc, a, a + SIM_PAGE);
 }

@@ -355,8 +355,6 @@ bool sim_wx_guarded(const sim_machine *m, uint64_t addr);
  * in a region that was never executable or a fixed mapping's page that is not code now.  Its host
  * bytes may be written directly. */
 bool sim_wx_never_code(const region *r, uint64_t addr, size_t n);
-/* Drops the engine's translations of the pages [lo, hi) (wx.c), whatever their protection. */
-void sim_wx_drop_translations(sim_machine *m, uint64_t lo, uint64_t hi);
 /* machine.c */
 sim_err sim_stack_acquire(sim_thread *t);             /* a stack slot for a guest call */
 void sim_stack_release(sim_thread *t);                /* when the call ends or the thread exits */

@@ -65,36 +65,6 @@ bool sim_wx_never_code(const region *r, uint64_t addr, size_t n) {
     return true;
 }
 
-static bool room_for_split(sim_machine *m);
-
-/* The engine's translations of [lo, hi), page by page.  Unicorn 2.0.1 finds a range's translations
- * through an instruction-fetch lookup of its first address, which finds nothing where the engine
- * cannot execute: guarded code (x86: read only to the engine), a page in its data state, one made
- * not executable.  Such a page is made executable to the engine for the call, then given its
- * protection back.  Only code regions and fixed mappings can hold translations. */
-void sim_wx_drop_translations(sim_machine *m, uint64_t lo, uint64_t hi) {
-    uc_mem_region *rs = NULL; /* the engine's own protections (the page table may be ahead of them) */
-    uint32_t n = 0;
-    bool listed = false;
-    for (uint64_t a = lo & ~(uint64_t)(SIM_PAGE - 1); a < hi; a += SIM_PAGE) {
-        const region *r = sim_region_find(m, a);
-        if (!r || (r->kind != RK_CODE && !r->pp)) continue;
-        if (!listed) listed = uc_mem_regions(m->uc, &rs, &n) == UC_ERR_OK;
-        uint32_t cur = UC_PROT_EXEC;
-        for (uint32_t i = 0; listed && i < n; i++)
-            if (a >= rs[i].begin && a <= rs[i].end) cur = rs[i].perms;
-        bool lift = !(cur & UC_PROT_EXEC) && room_for_split(m) &&
-                    uc_mem_protect(m->uc, a, SIM_PAGE, cur | UC_PROT_EXEC) == UC_ERR_OK;
-        uc_ctl_remove_cache(m->uc, a, a + SIM_PAGE);
-        if (lift) {
-            uc_mem_protect(m->uc, a, SIM_PAGE, cur);
-            uc_free(rs); /* the list is stale: the engine's regions split */
-            listed = false;
-        }
-    }
-    if (listed) uc_free(rs);
-}
-
 /* Unicorn keeps a region for every run of pages of one protection: refuse to make more than its
  * limit (SIM_MAX_MAPPINGS_LIMIT). */
 static bool room_for_split(sim_machine *m) {

@@ -82,6 +82,16 @@ static int apiwrite(void) {
           read && r0 == 7 && ((fn)x)() == 9, "%d, other", r0);
     if (cf != INVALID_HANDLE_VALUE) CloseHandle(cf);
     DeleteFileA("vmemcode.bin");
+    /* the page made not executable before the API call writes it, executable again after */
+    DWORD old = 0;
+    memcpy(x, code4, sizeof code4);
+    r0 = ((fn)x)();
+    BOOL prot = VirtualProtect(x, 0x1000, PAGE_READWRITE, &old);
+    move(x, code6, sizeof code6);
+    prot = prot && VirtualProtect(x, 0x1000, PAGE_EXECUTE_READ, &old);
+    check("msvcrt.dll!memmove: code it writes into a page made PAGE_READWRITE, then PAGE_EXECUTE_READ again, runs as it "
+          "now is: 7, then 9",
+          prot && r0 == 7 && ((fn)x)() == 9, "%d, other", r0);
     printf("%d failed\n", failed);
     return failed;
 }
