@@ -546,6 +546,66 @@ static void round3_outcomes(void) {
     (void)wbuf;
 }
 
+/* ---- round 3, second part: locale categories, multibyte conversions without a buffer, the
+ * _s string functions given NULL, msvcrt's _stat and _fstat ---- */
+static void round3b_outcomes(void) {
+    long long r;
+    int e;
+    char *(*setlocale_)(int, const char *) = FN(char *(*)(int, const char *), setlocale);
+    wchar_t *(*wsetlocale_)(int, const wchar_t *) = FN(wchar_t * (*)(int, const wchar_t *), _wsetlocale);
+    char *loc = setlocale_(99, "C");
+    check(DLL "setlocale: a category that is not one: NULL (NULL)", loc == NULL, loc != NULL, 0);
+    wchar_t *wloc = wsetlocale_(LC_ALL, L"hcpsim-no-such-locale");
+    check(DLL "_wsetlocale: a locale that does not exist: NULL (NULL)", wloc == NULL, wloc != NULL, 0);
+    int (*mblen_)(const char *, size_t) = FN(int (*)(const char *, size_t), mblen);
+    int (*mbtowc_)(wchar_t *, const char *, size_t) = FN(int (*)(wchar_t *, const char *, size_t), mbtowc);
+    int (*wctomb_)(char *, wchar_t) = FN(int (*)(char *, wchar_t), wctomb);
+    wint_t (*btowc_)(int) = FN(wint_t(*)(int), btowc);
+    r = mblen_(NULL, 0);
+    check(DLL "mblen: a NULL mbstr: 0, no state-dependent encodings (ZERO)", r == 0, r, 0);
+    r = mbtowc_(NULL, NULL, 0);
+    check(DLL "mbtowc: a NULL mbchar: 0 (ZERO)", r == 0, r, 0);
+    r = wctomb_(NULL, 0);
+    check(DLL "wctomb: a NULL mbchar: 0, no state-dependent encodings (ZERO) (Wine: -1)", r == 0, r, 0);
+    r = btowc_(EOF);
+    check(DLL "btowc: EOF: WEOF (65535)", r == WEOF, r, 0);
+    errno_t (*wcserror_s_)(wchar_t *, size_t, int) = FN(errno_t(*)(wchar_t *, size_t, int), _wcserror_s);
+    errno_t (*strnset_s_)(char *, size_t, int, size_t) = FN(errno_t(*)(char *, size_t, int, size_t), _strnset_s);
+    errno_t (*wcsnset_s_)(wchar_t *, size_t, wchar_t, size_t) =
+        FN(errno_t(*)(wchar_t *, size_t, wchar_t, size_t), _wcsnset_s);
+    wchar_t *(*wcstok_s_)(wchar_t *, const wchar_t *, wchar_t **) =
+        FN(wchar_t * (*)(wchar_t *, const wchar_t *, wchar_t **), wcstok_s);
+    mark();
+    r = wcserror_s_(NULL, 8, 2);
+    e = err();
+    check(DLL "_wcserror_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = strnset_s_(NULL, 8, 'x', 2);
+    e = err();
+    check(DLL "_strnset_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = wcsnset_s_(NULL, 8, L'x', 2);
+    e = err();
+    check(DLL "_wcsnset_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    wchar_t *tok = wcstok_s_(NULL, L",", NULL);
+    e = err();
+    check(DLL "wcstok_s: a NULL context: NULL, errno EINVAL", tok == NULL && e == EINVAL, tok != NULL, e);
+#ifndef _UCRT
+    int (*stat_)(const char *, void *) = FN(int (*)(const char *, void *), _stat);
+    int (*fstat_)(int, void *) = FN(int (*)(int, void *), _fstat);
+    long long st[16];
+    mark();
+    r = stat_("oc3_missing.txt", st);
+    e = err();
+    check(DLL "_stat: a path that does not exist: -1, ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = fstat_(9999, st);
+    e = err();
+    check(DLL "_fstat: a descriptor that is not open: -1, EBADF (Wine leaves errno)", r == -1 && e == EBADF, r, e);
+#endif
+}
+
 int main(void) {
     double (*sqrt_)(double) = FN(double (*)(double), sqrt), (*log_)(double) = FN(double (*)(double), log);
     double (*acos_)(double) = FN(double (*)(double), acos), (*exp_)(double) = FN(double (*)(double), exp);
@@ -838,6 +898,7 @@ int main(void) {
 #endif
     more_outcomes();
     round3_outcomes();
+    round3b_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
 }

@@ -845,6 +845,99 @@ static void round3_outcomes(void) {
              "STATUS_OBJECT_NAME_NOT_FOUND");
 }
 
+/* ---- round 3, second part: timer queues with a callback running, registered waits, critical
+ * sections another thread holds, run-once failures, image lookups of an address in no image ---- */
+static HANDLE tq_started, tq_release;
+static void CALLBACK tq_blocking(PVOID p, BOOLEAN fired) {
+    (void)p, (void)fired;
+    SetEvent(tq_started);
+    WaitForSingleObject(tq_release, INFINITE);
+}
+static CRITICAL_SECTION held_cs;
+static HANDLE cs_entered, cs_leave;
+static DWORD WINAPI hold_cs(LPVOID arg) {
+    (void)arg;
+    EnterCriticalSection(&held_cs);
+    SetEvent(cs_entered);
+    WaitForSingleObject(cs_leave, INFINITE);
+    LeaveCriticalSection(&held_cs);
+    return 0;
+}
+static ULONG WINAPI run_once_fails(void *once, void *p, void **ctx) {
+    (void)once, (void)p, (void)ctx;
+    return FALSE;
+}
+static void round3b_outcomes(void) {
+    DWORD e;
+    BOOL r;
+    /* a timer-queue timer whose callback is running: no completion event, ERROR_IO_PENDING */
+    tq_started = CreateEventA(NULL, FALSE, FALSE, NULL);
+    tq_release = CreateEventA(NULL, TRUE, FALSE, NULL);
+    HANDLE q = CreateTimerQueue(), t = NULL;
+    CreateTimerQueueTimer(&t, q, tq_blocking, NULL, 0, 0, WT_EXECUTEONLYONCE);
+    WaitForSingleObject(tq_started, INFINITE);
+    r = LASTERR(DeleteTimerQueueTimer(q, t, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!DeleteTimerQueueTimer: its callback running, no completion event: FALSE, ERROR_IO_PENDING",
+        !r && e == ERROR_IO_PENDING, e);
+    SetEvent(tq_release);
+    DeleteTimerQueueEx(q, INVALID_HANDLE_VALUE); /* waits for the callback to return */
+    ResetEvent(tq_release);
+    q = CreateTimerQueue();
+    CreateTimerQueueTimer(&t, q, tq_blocking, NULL, 0, 0, WT_EXECUTEONLYONCE);
+    WaitForSingleObject(tq_started, INFINITE);
+    r = LASTERR(DeleteTimerQueueEx(q, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!DeleteTimerQueueEx: a timer's callback running, no completion event: FALSE, ERROR_IO_PENDING",
+        !r && e == ERROR_IO_PENDING, e);
+    SetEvent(tq_release);
+    Sleep(10);
+    r = LASTERR(UnregisterWait(NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!UnregisterWait: a NULL wait handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    r = LASTERR(UnregisterWaitEx(NULL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!UnregisterWaitEx: a NULL wait handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    /* a critical section another thread holds */
+    InitializeCriticalSection(&held_cs);
+    cs_entered = CreateEventA(NULL, FALSE, FALSE, NULL);
+    cs_leave = CreateEventA(NULL, FALSE, FALSE, NULL);
+    HANDLE th = CreateThread(NULL, 0, hold_cs, NULL, 0, NULL);
+    WaitForSingleObject(cs_entered, INFINITE);
+    r = TryEnterCriticalSection(&held_cs);
+    k32("KERNEL32.dll!TryEnterCriticalSection: a section another thread holds: 0 (BUSY)", !r, r);
+    BOOLEAN(WINAPI * rtry)(CRITICAL_SECTION *) = NT(BOOLEAN(WINAPI *)(CRITICAL_SECTION *), RtlTryEnterCriticalSection);
+    r = rtry(&held_cs);
+    k32("ntdll.dll!RtlTryEnterCriticalSection: a section another thread holds: 0 (BUSY)", !r, r);
+    SetEvent(cs_leave);
+    WaitForSingleObject(th, INFINITE);
+    CloseHandle(th);
+    DeleteCriticalSection(&held_cs);
+    NTFN(roe, RtlRunOnceExecuteOnce, INIT_ONCE *, void *, void *, void **);
+    INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    nt_check("ntdll.dll!RtlRunOnceExecuteOnce: a callback that returns FALSE",
+             roe(&once, (void *)run_once_fails, NULL, NULL), (NTSTATUS_)0xC0000001, "STATUS_UNSUCCESSFUL");
+    /* an address in no image */
+    void *va = VirtualAlloc(NULL, 4096, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    PVOID(WINAPI * pcfh)(PVOID, PVOID *) = NT(PVOID(WINAPI *)(PVOID, PVOID *), RtlPcToFileHeader);
+    PVOID base = (PVOID)1;
+    PVOID got = pcfh(va, &base);
+    k32("ntdll.dll!RtlPcToFileHeader: an address in no image: NULL, the base NULL (NULL)", !got && !base, 0);
+#ifdef _WIN64
+    base = (PVOID)1;
+    got = RtlPcToFileHeader(va, &base);
+    k32("KERNEL32.dll!RtlPcToFileHeader: an address in no image: NULL, the base NULL (NULL)", !got && !base, 0);
+    DWORD64 ib = 1;
+    PRUNTIME_FUNCTION rf = RtlLookupFunctionEntry((DWORD64)(ULONG_PTR)va, &ib, NULL);
+    k32("KERNEL32.dll!RtlLookupFunctionEntry: an address in no image and no table: NULL (NULL)", !rf, 0);
+    PRUNTIME_FUNCTION(WINAPI * nlfe)
+    (DWORD64, DWORD64 *, void *) = NT(PRUNTIME_FUNCTION(WINAPI *)(DWORD64, DWORD64 *, void *), RtlLookupFunctionEntry);
+    rf = nlfe((DWORD64)(ULONG_PTR)va, &ib, NULL);
+    k32("ntdll.dll!RtlLookupFunctionEntry: an address in no image and no table: NULL (NULL)", !rf, 0);
+#endif
+    VirtualFree(va, 0, MEM_RELEASE);
+}
+
 int main(void) {
     DWORD e;
     BOOL r;
@@ -1118,6 +1211,7 @@ int main(void) {
     more_outcomes();
     nt_outcomes();
     round3_outcomes();
+    round3b_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
 }
