@@ -23,7 +23,7 @@ crt=$(dirname "$pe")/crt
 for bits in 64 32; do
   # x86-64 has 3 checks more: kernel32's RtlPcToFileHeader and RtlLookupFunctionEntry of kernel32
   # and ntdll, which Windows has on x86-64 only
-  pe_selfcheck outcomes $bits $(if [ $bits = 64 ]; then echo 245; else echo 242; fi)
+  pe_selfcheck outcomes $bits $(if [ $bits = 64 ]; then echo 250; else echo 247; fi)
   pe_twice outcomes $bits
   pe_selfcheck crtoutcomes $bits 157
   pe_twice crtoutcomes $bits

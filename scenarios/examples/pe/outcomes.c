@@ -938,6 +938,41 @@ static void round3b_outcomes(void) {
     VirtualFree(va, 0, MEM_RELEASE);
 }
 
+/* ---- round 3, third part: group affinity, thread descriptions, DOS dates, temporary names ---- */
+static void round3c_outcomes(void) {
+    DWORD e;
+    BOOL r;
+    GROUP_AFFINITY ga = {0};
+    ga.Group = 5;
+    ga.Mask = 1;
+    r = LASTERR(SetThreadGroupAffinity(GetCurrentThread(), &ga, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetThreadGroupAffinity: a group that does not exist: FALSE, ERROR_INVALID_PARAMETER",
+        !r && e == 87, e);
+    HRESULT(WINAPI * gtd)
+    (HANDLE, PWSTR *) = (HRESULT(WINAPI *)(HANDLE, PWSTR *))(void (*)(void))GetProcAddress(
+        GetModuleHandleA("kernel32.dll"), "GetThreadDescription");
+    HRESULT(WINAPI * std_)
+    (HANDLE, PCWSTR) = (HRESULT(WINAPI *)(HANDLE, PCWSTR))(void (*)(void))GetProcAddress(
+        GetModuleHandleA("kernel32.dll"), "SetThreadDescription");
+    PWSTR desc = NULL;
+    HRESULT hr = gtd(closed_handle(), &desc);
+    k32("KERNEL32.dll!GetThreadDescription: a closed handle: HRESULT_FROM_NT(STATUS_INVALID_HANDLE) (0xD0000008)",
+        hr == (HRESULT)0xD0000008, (DWORD)hr);
+    hr = std_(closed_handle(), L"x");
+    k32("KERNEL32.dll!SetThreadDescription: a closed handle: HRESULT_FROM_NT(STATUS_INVALID_HANDLE) (0xD0000008)",
+        hr == (HRESULT)0xD0000008, (DWORD)hr);
+    FILETIME ft = {0, 0}; /* 1601 */
+    WORD dd = 1, dt = 1;
+    r = LASTERR(FileTimeToDosDateTime(&ft, &dd, &dt));
+    e = GetLastError();
+    k32("KERNEL32.dll!FileTimeToDosDateTime: a time before 1980: FALSE, ERROR_INVALID_PARAMETER", !r && e == 87, e);
+    char tmp[MAX_PATH];
+    UINT u = LASTERR(GetTempFileNameA("oc3_missing_dir", "oc3", 0, tmp));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetTempFileNameA: a folder that does not exist: 0, ERROR_DIRECTORY", u == 0 && e == 267, e);
+}
+
 int main(void) {
     DWORD e;
     BOOL r;
@@ -1212,6 +1247,7 @@ int main(void) {
     nt_outcomes();
     round3_outcomes();
     round3b_outcomes();
+    round3c_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
 }
