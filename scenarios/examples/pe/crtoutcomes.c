@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
+#include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -384,6 +386,226 @@ static void more_outcomes(void) {
     check(DLL "cosh: 1000: INF, errno ERANGE (Wine leaves errno)", d == HUGE_VAL && e == ERANGE, d == HUGE_VAL, e);
 }
 
+/* ---- round 3: ctype outside its range, locales, error texts, the environment, conversions of
+ * text that is no number, abs of the lowest value, time and string _s functions given NULL ---- */
+static void round3_outcomes(void) {
+    long long r;
+    int e;
+    char buf[64];
+    wchar_t wbuf[64];
+    int (*isdigit_)(int) = FN(int (*)(int), isdigit);
+    int (*isalpha_)(int) = FN(int (*)(int), isalpha);
+    int (*isspace_)(int) = FN(int (*)(int), isspace);
+    int (*toupper_)(int) = FN(int (*)(int), toupper);
+    int (*tolower_)(int) = FN(int (*)(int), tolower);
+    r = isdigit_(EOF);
+    check(DLL "isdigit: EOF: 0 (FALSE)", r == 0, r, 0);
+    r = isalpha_(EOF);
+    check(DLL "isalpha: EOF: 0 (FALSE)", r == 0, r, 0);
+    r = isspace_(EOF);
+    check(DLL "isspace: EOF: 0 (FALSE)", r == 0, r, 0);
+    r = toupper_(EOF);
+    check(DLL "toupper: EOF: EOF, unchanged (UNCHANGED)", r == EOF, r, 0);
+    r = tolower_(EOF);
+    check(DLL "tolower: EOF: EOF, unchanged (UNCHANGED)", r == EOF, r, 0);
+    char *(*setlocale_)(int, const char *) = FN(char *(*)(int, const char *), setlocale);
+    char *loc = setlocale_(LC_ALL, "hcpsim-no-such-locale");
+    check(DLL "setlocale: a locale that does not exist: NULL, the locale unchanged (NULL)",
+          loc == NULL && strcmp(setlocale_(LC_ALL, NULL), "C") == 0, loc != NULL, 0);
+    struct lconv *(*localeconv_)(void) = FN(struct lconv * (*)(void), localeconv);
+    struct lconv *lc = localeconv_();
+    check(DLL "localeconv: the \"C\" locale: decimal_point \".\", thousands_sep \"\" (C_LOCALE)",
+          lc && strcmp(lc->decimal_point, ".") == 0 && lc->thousands_sep[0] == 0, lc != NULL, 0);
+    char *(*strerror_)(int) = FN(char *(*)(int), strerror);
+    char *msg = strerror_(1000);
+    check(DLL "strerror: an errno that is none: \"Unknown error\" (UNKNOWN)", msg && strcmp(msg, "Unknown error") == 0,
+          msg ? (long long)strlen(msg) : -1, 0);
+    char *(*strerror2_)(const char *) = FN(char *(*)(const char *), _strerror);
+    errno = 1000;
+    msg = strerror2_("oc3");
+    check(DLL "_strerror: errno that is none: \"oc3: Unknown error\\n\" (UNKNOWN)",
+          msg && strcmp(msg, "oc3: Unknown error\n") == 0, msg ? (long long)strlen(msg) : -1, 0);
+    int (*putenv_)(const char *) = FN(int (*)(const char *), _putenv);
+    int (*wputenv_)(const wchar_t *) = FN(int (*)(const wchar_t *), _wputenv);
+    mark();
+    r = putenv_("HCPSIM_OC3_NO_EQUALS");
+    e = err();
+    check(DLL "_putenv: a string without '=': -1 (FAILED)", r == -1, r, 0); /* errno: not documented */
+    mark();
+    r = wputenv_(L"HCPSIM_OC3_NO_EQUALS");
+    e = err();
+    check(DLL "_wputenv: a string without '=': -1 (FAILED)", r == -1, r, 0);
+    wchar_t *(*wgetenv_)(const wchar_t *) = FN(wchar_t * (*)(const wchar_t *), _wgetenv);
+    wchar_t *wv = wgetenv_(L"HCPSIM_OC3_NOT_SET");
+    check(DLL "_wgetenv: a name that is not set: NULL (NULL)", wv == NULL, wv != NULL, 0);
+    int (*abs_)(int) = FN(int (*)(int), abs);
+    long (*labs_)(long) = FN(long (*)(long), labs);
+    r = abs_(INT_MIN);
+    check(DLL "abs: INT_MIN: INT_MIN, the argument unchanged (UNCHANGED)", r == INT_MIN, r, 0);
+    r = labs_(LONG_MIN);
+    check(DLL "labs: LONG_MIN: LONG_MIN, the argument unchanged (UNCHANGED)", r == LONG_MIN, r, 0);
+    int (*atoi_)(const char *) = FN(int (*)(const char *), atoi);
+    long (*atol_)(const char *) = FN(long (*)(const char *), atol);
+    int (*wtoi_)(const wchar_t *) = FN(int (*)(const wchar_t *), _wtoi);
+    r = atoi_("no number");
+    check(DLL "atoi: text that is no number: 0 (ZERO)", r == 0, r, 0);
+    r = atol_("no number");
+    check(DLL "atol: text that is no number: 0 (ZERO)", r == 0, r, 0);
+    r = wtoi_(L"no number");
+    check(DLL "_wtoi: text that is no number: 0 (ZERO)", r == 0, r, 0);
+    int (*wunlink_)(const wchar_t *) = FN(int (*)(const wchar_t *), _wunlink);
+    int (*wrename_)(const wchar_t *, const wchar_t *) = FN(int (*)(const wchar_t *, const wchar_t *), _wrename);
+    int (*isatty_)(int) = FN(int (*)(int), _isatty);
+    mark();
+    r = wunlink_(L"oc3_missing.txt");
+    e = err();
+    check(DLL "_wunlink: a file that does not exist: -1, ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = wrename_(L"oc3_missing.txt", L"oc3_other.txt");
+    e = err();
+    check(DLL "_wrename: a source that does not exist: -1 (FAILED), ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = isatty_(9999);
+    e = err();
+    check(DLL "_isatty: a descriptor that is not open: 0, EBADF (Wine leaves errno)", r == 0 && e == EBADF, r, e);
+    size_t (*strnlen_)(const char *, size_t) = FN(size_t(*)(const char *, size_t), strnlen);
+    size_t (*wcsnlen_)(const wchar_t *, size_t) = FN(size_t(*)(const wchar_t *, size_t), wcsnlen);
+    r = (long long)strnlen_("abcdef", 3);
+    check(DLL "strnlen: a string longer than numberOfElements: numberOfElements (MAXSIZE)", r == 3, r, 0);
+    r = (long long)wcsnlen_(L"abcdef", 3);
+    check(DLL "wcsnlen: a string longer than numberOfElements: numberOfElements (MAXSIZE)", r == 3, r, 0);
+    errno_t (*wcsncpy_s_)(wchar_t *, size_t, const wchar_t *, size_t) =
+        FN(errno_t(*)(wchar_t *, size_t, const wchar_t *, size_t), wcsncpy_s);
+    errno_t (*wcsncat_s_)(wchar_t *, size_t, const wchar_t *, size_t) =
+        FN(errno_t(*)(wchar_t *, size_t, const wchar_t *, size_t), wcsncat_s);
+    errno_t (*wcslwr_s_)(wchar_t *, size_t) = FN(errno_t(*)(wchar_t *, size_t), _wcslwr_s);
+    errno_t (*wcsupr_s_)(wchar_t *, size_t) = FN(errno_t(*)(wchar_t *, size_t), _wcsupr_s);
+    mark();
+    r = wcsncpy_s_(NULL, 8, L"abc", 3);
+    e = err();
+    check(DLL "wcsncpy_s: a NULL destination: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = wcsncat_s_(NULL, 8, L"abc", 3);
+    e = err();
+    check(DLL "wcsncat_s: a NULL destination: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = wcslwr_s_(NULL, 8);
+    e = err();
+    check(DLL "_wcslwr_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = wcsupr_s_(NULL, 8);
+    e = err();
+    check(DLL "_wcsupr_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    errno_t (*ltow_s_)(long, wchar_t *, size_t, int) = FN(errno_t(*)(long, wchar_t *, size_t, int), _ltow_s);
+    mark();
+    r = ltow_s_(1, NULL, 8, 10);
+    e = err();
+    check(DLL "_ltow_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = ltow_s_(-12345, wbuf, 6, 10);
+    e = err();
+    check(DLL "_ltow_s: a buffer one short of the sign and digits: ERANGE", r == ERANGE && e == ERANGE && wbuf[0] == 0,
+          r, e);
+    errno_t (*gm32_)(struct tm *, const __time32_t *) = FN(errno_t(*)(struct tm *, const __time32_t *), _gmtime32_s);
+    errno_t (*lt32_)(struct tm *, const __time32_t *) = FN(errno_t(*)(struct tm *, const __time32_t *), _localtime32_s);
+    errno_t (*ct64_)(char *, size_t, const __time64_t *) =
+        FN(errno_t(*)(char *, size_t, const __time64_t *), _ctime64_s);
+    __time32_t t32 = 0;
+    __time64_t t64 = 0;
+    mark();
+    r = gm32_(NULL, &t32);
+    e = err();
+    check(DLL "_gmtime32_s: a NULL tm: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = lt32_(NULL, &t32);
+    e = err();
+    check(DLL "_localtime32_s: a NULL tm: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = ct64_(buf, 10, &t64);
+    e = err();
+    check(DLL "_ctime64_s: a buffer under 26: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    errno_t (*rand_s_)(unsigned *) = FN(errno_t(*)(unsigned *), rand_s);
+    mark();
+    r = rand_s_(NULL);
+    e = err();
+    check(DLL "rand_s: a NULL pointer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    int (*finite_)(double) = FN(int (*)(double), _finite);
+    int (*isnan_)(double) = FN(int (*)(double), _isnan);
+    int (*fpclass_)(double) = FN(int (*)(double), _fpclass);
+    volatile double zero = 0.0;
+    double inf = 1.0 / zero, nan_ = zero / zero;
+    r = finite_(inf);
+    check(DLL "_finite: infinity: 0 (FALSE)", r == 0, r, 0);
+    r = isnan_(nan_);
+    check(DLL "_isnan: a NaN: nonzero (TRUE)", r != 0, r != 0, 0);
+    r = fpclass_(-inf);
+    check(DLL "_fpclass: minus infinity: _FPCLASS_NINF (4)", r == 4, r, 0);
+    int (*wctob_)(wint_t) = FN(int (*)(wint_t), wctob);
+    r = wctob_(0x263A);
+    check(DLL "wctob: a character with no single byte: EOF (-1)", r == EOF, r, 0);
+    (void)wbuf;
+}
+
+/* ---- round 3, second part: locale categories, multibyte conversions without a buffer, the
+ * _s string functions given NULL, msvcrt's _stat and _fstat ---- */
+static void round3b_outcomes(void) {
+    long long r;
+    int e;
+    char *(*setlocale_)(int, const char *) = FN(char *(*)(int, const char *), setlocale);
+    wchar_t *(*wsetlocale_)(int, const wchar_t *) = FN(wchar_t * (*)(int, const wchar_t *), _wsetlocale);
+    char *loc = setlocale_(99, "C");
+    check(DLL "setlocale: a category that is not one: NULL (NULL)", loc == NULL, loc != NULL, 0);
+    wchar_t *wloc = wsetlocale_(LC_ALL, L"hcpsim-no-such-locale");
+    check(DLL "_wsetlocale: a locale that does not exist: NULL (NULL)", wloc == NULL, wloc != NULL, 0);
+    int (*mblen_)(const char *, size_t) = FN(int (*)(const char *, size_t), mblen);
+    int (*mbtowc_)(wchar_t *, const char *, size_t) = FN(int (*)(wchar_t *, const char *, size_t), mbtowc);
+    int (*wctomb_)(char *, wchar_t) = FN(int (*)(char *, wchar_t), wctomb);
+    wint_t (*btowc_)(int) = FN(wint_t(*)(int), btowc);
+    r = mblen_(NULL, 0);
+    check(DLL "mblen: a NULL mbstr: 0, no state-dependent encodings (ZERO)", r == 0, r, 0);
+    r = mbtowc_(NULL, NULL, 0);
+    check(DLL "mbtowc: a NULL mbchar: 0 (ZERO)", r == 0, r, 0);
+    r = wctomb_(NULL, 0);
+    check(DLL "wctomb: a NULL mbchar: 0, no state-dependent encodings (ZERO) (Wine: -1)", r == 0, r, 0);
+    r = btowc_(EOF);
+    check(DLL "btowc: EOF: WEOF (65535)", r == WEOF, r, 0);
+    errno_t (*wcserror_s_)(wchar_t *, size_t, int) = FN(errno_t(*)(wchar_t *, size_t, int), _wcserror_s);
+    errno_t (*strnset_s_)(char *, size_t, int, size_t) = FN(errno_t(*)(char *, size_t, int, size_t), _strnset_s);
+    errno_t (*wcsnset_s_)(wchar_t *, size_t, wchar_t, size_t) =
+        FN(errno_t(*)(wchar_t *, size_t, wchar_t, size_t), _wcsnset_s);
+    wchar_t *(*wcstok_s_)(wchar_t *, const wchar_t *, wchar_t **) =
+        FN(wchar_t * (*)(wchar_t *, const wchar_t *, wchar_t **), wcstok_s);
+    mark();
+    r = wcserror_s_(NULL, 8, 2);
+    e = err();
+    check(DLL "_wcserror_s: a NULL buffer: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = strnset_s_(NULL, 8, 'x', 2);
+    e = err();
+    check(DLL "_strnset_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    r = wcsnset_s_(NULL, 8, L'x', 2);
+    e = err();
+    check(DLL "_wcsnset_s: a NULL string: EINVAL", r == EINVAL && e == EINVAL, r, e);
+    mark();
+    wchar_t *tok = wcstok_s_(NULL, L",", NULL);
+    e = err();
+    check(DLL "wcstok_s: a NULL context: NULL, errno EINVAL", tok == NULL && e == EINVAL, tok != NULL, e);
+#ifndef _UCRT
+    int (*stat_)(const char *, void *) = FN(int (*)(const char *, void *), _stat);
+    int (*fstat_)(int, void *) = FN(int (*)(int, void *), _fstat);
+    long long st[16];
+    mark();
+    r = stat_("oc3_missing.txt", st);
+    e = err();
+    check(DLL "_stat: a path that does not exist: -1, ENOENT", r == -1 && e == ENOENT, r, e);
+    mark();
+    r = fstat_(9999, st);
+    e = err();
+    check(DLL "_fstat: a descriptor that is not open: -1, EBADF (Wine leaves errno)", r == -1 && e == EBADF, r, e);
+#endif
+}
+
 int main(void) {
     double (*sqrt_)(double) = FN(double (*)(double), sqrt), (*log_)(double) = FN(double (*)(double), log);
     double (*acos_)(double) = FN(double (*)(double), acos), (*exp_)(double) = FN(double (*)(double), exp);
@@ -675,6 +897,8 @@ int main(void) {
     check(DLL "sprintf_s: a NULL buffer: -1, errno EINVAL (Wine returns 1)", r == -1 && e == EINVAL, r, e);
 #endif
     more_outcomes();
+    round3_outcomes();
+    round3b_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
 }

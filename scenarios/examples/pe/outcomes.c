@@ -536,6 +536,443 @@ static void more_outcomes(void) {
     VirtualFree(va, 0, MEM_RELEASE);
 }
 
+/* ---- round 3: SLists, FormatMessage, processors and groups, the W forms, vectored handlers,
+ * thread pool timers, ntdll's SLists, SRW locks, keyed events and vectored handlers ---- */
+static BOOL CALLBACK once_fails(PINIT_ONCE o, PVOID p, PVOID *c) {
+    (void)o, (void)p, (void)c;
+    return FALSE;
+}
+static LONG CALLBACK veh_none(EXCEPTION_POINTERS *ep) {
+    (void)ep;
+    return EXCEPTION_CONTINUE_SEARCH;
+}
+static void CALLBACK tp_timer_cb(PTP_CALLBACK_INSTANCE i, PVOID c, PTP_TIMER t) { (void)i, (void)c, (void)t; }
+typedef struct {
+    USHORT Length, MaximumLength;
+    PWSTR Buffer;
+} USTR_;
+typedef struct {
+    ULONG Length;
+    HANDLE RootDirectory;
+    USTR_ *ObjectName;
+    ULONG Attributes;
+    PVOID SecurityDescriptor, SecurityQualityOfService;
+} OBJATTR_;
+static void round3_outcomes(void) {
+    DWORD e, n;
+    BOOL r;
+    HANDLE h;
+    /* SLists */
+    SLIST_HEADER sl;
+    InitializeSListHead(&sl);
+    PSLIST_ENTRY pe = InterlockedPopEntrySList(&sl);
+    k32("KERNEL32.dll!InterlockedPopEntrySList: an empty list: NULL (EMPTY)", pe == NULL, 0);
+    pe = InterlockedFlushSList(&sl);
+    k32("KERNEL32.dll!InterlockedFlushSList: an empty list: NULL (EMPTY)", pe == NULL, 0);
+    USHORT depth = QueryDepthSList(&sl);
+    k32("KERNEL32.dll!QueryDepthSList: an empty list: 0 (EMPTY)", depth == 0, depth);
+    static SLIST_ENTRY DECLSPEC_ALIGN(16) ent[2];
+    pe = InterlockedPushEntrySList(&sl, &ent[0]);
+    k32("KERNEL32.dll!InterlockedPushEntrySList: onto an empty list: NULL, the list's previous first entry (EMPTY)",
+        pe == NULL, 0);
+    pe = InterlockedPushEntrySList(&sl, &ent[1]);
+    k32("KERNEL32.dll!InterlockedPushEntrySList: onto a list of one: the previous first entry (PREVIOUS)",
+        pe == &ent[0], 0);
+    InterlockedFlushSList(&sl);
+    /* FormatMessage */
+    char buf[64];
+    WCHAR wbuf[64];
+    n = LASTERR(FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, 0x2FFFFFFF, 0, buf,
+                               sizeof buf, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!FormatMessageA: a message id the system does not have: 0, ERROR_MR_MID_NOT_FOUND",
+        n == 0 && e == 317, e);
+    n = LASTERR(FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, 0x2FFFFFFF, 0, wbuf,
+                               64, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!FormatMessageW: a message id the system does not have: 0, ERROR_MR_MID_NOT_FOUND",
+        n == 0 && e == 317, e);
+    n = LASTERR(FormatMessageA(FORMAT_MESSAGE_FROM_STRING, "a message longer than four", 0, 0, buf, 4, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!FormatMessageA: a buffer too small: 0, ERROR_INSUFFICIENT_BUFFER", n == 0 && e == 122, e);
+    n = LASTERR(FormatMessageW(FORMAT_MESSAGE_FROM_STRING, L"a message longer than four", 0, 0, wbuf, 4, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!FormatMessageW: a buffer too small: 0, ERROR_INSUFFICIENT_BUFFER", n == 0 && e == 122, e);
+    /* processors and groups */
+    n = GetActiveProcessorCount(5);
+    k32("KERNEL32.dll!GetActiveProcessorCount: a group that does not exist: 0 (FAILED)", n == 0, n);
+    n = GetMaximumProcessorCount(5);
+    k32("KERNEL32.dll!GetMaximumProcessorCount: a group that does not exist: 0 (FAILED)", n == 0, n);
+    DWORD lplen = 8;
+    BYTE lpbuf[8];
+    r = LASTERR(GetLogicalProcessorInformationEx(RelationAll, (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)lpbuf, &lplen));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetLogicalProcessorInformationEx: a buffer too small: FALSE, ERROR_INSUFFICIENT_BUFFER, the size "
+        "needed",
+        !r && e == 122 && lplen > 8, e);
+    GROUP_AFFINITY ga;
+    r = LASTERR(GetThreadGroupAffinity(closed_handle(), &ga));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetThreadGroupAffinity: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    DWORD_PTR pm, sm;
+    r = LASTERR(GetProcessAffinityMask(closed_handle(), &pm, &sm));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetProcessAffinityMask: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    DWORD_PTR old = LASTERR(SetThreadAffinityMask(GetCurrentThread(), 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetThreadAffinityMask: an empty mask: 0, ERROR_INVALID_PARAMETER", old == 0 && e == 87, e);
+    n = LASTERR(SetThreadIdealProcessor(GetCurrentThread(), MAXIMUM_PROCESSORS + 1));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetThreadIdealProcessor: a processor above MAXIMUM_PROCESSORS: (DWORD)-1, "
+        "ERROR_INVALID_PARAMETER",
+        n == (DWORD)-1 && e == 87, e);
+    r = LASTERR(SetPriorityClass(GetCurrentProcess(), 0x12345));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetPriorityClass: a class that is not one: FALSE, ERROR_INVALID_PARAMETER", !r && e == 87, e);
+    n = LASTERR(GetPriorityClass(closed_handle()));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetPriorityClass: a closed handle: 0, ERROR_INVALID_HANDLE", n == 0 && e == 6, e);
+    ULONG64 cyc;
+    r = LASTERR(QueryThreadCycleTime(closed_handle(), &cyc));
+    e = GetLastError();
+    k32("KERNEL32.dll!QueryThreadCycleTime: a closed handle: FALSE, ERROR_INVALID_HANDLE (Wine: "
+        "ERROR_CALL_NOT_IMPLEMENTED)",
+        !r && e == 6, e);
+    FILETIME ft[4];
+    r = LASTERR(GetThreadTimes(closed_handle(), &ft[0], &ft[1], &ft[2], &ft[3]));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetThreadTimes: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    BOOL wow;
+    r = LASTERR(IsWow64Process(closed_handle(), &wow));
+    e = GetLastError();
+    k32("KERNEL32.dll!IsWow64Process: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    h = LASTERR(GetStdHandle(12345));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetStdHandle: a device that is not one: INVALID_HANDLE_VALUE, ERROR_INVALID_HANDLE",
+        h == INVALID_HANDLE_VALUE && e == 6, e);
+    /* synchronization */
+    SRWLOCK srw = SRWLOCK_INIT;
+    AcquireSRWLockExclusive(&srw);
+    r = TryAcquireSRWLockShared(&srw);
+    k32("KERNEL32.dll!TryAcquireSRWLockShared: a lock held exclusive: FALSE (BUSY)", !r, r);
+    NTFN(trys, RtlTryAcquireSRWLockShared, SRWLOCK *);
+    r = trys(&srw) & 0xFF;
+    k32("ntdll.dll!RtlTryAcquireSRWLockShared: a lock held exclusive: FALSE (BUSY)", !r, r);
+    ReleaseSRWLockExclusive(&srw);
+    LONG word = 3, same = 3;
+    BOOL(WINAPI * woa)
+    (volatile VOID *, PVOID, SIZE_T, DWORD) = (BOOL(WINAPI *)(volatile VOID *, PVOID, SIZE_T, DWORD))(
+        void (*)(void))GetProcAddress(GetModuleHandleA("kernel32.dll"), "WaitOnAddress");
+    if (!woa) /* Wine's kernel32 does not export it (Windows' KernelBase does) */
+        woa = (BOOL(WINAPI *)(volatile VOID *, PVOID, SIZE_T, DWORD))(void (*)(void))GetProcAddress(
+            LoadLibraryA("kernelbase.dll"), "WaitOnAddress");
+    r = woa ? LASTERR(woa(&word, &same, 4, 0)) : TRUE;
+    e = GetLastError();
+    k32("KERNEL32.dll!WaitOnAddress: the value unchanged, a 0 timeout: FALSE, ERROR_TIMEOUT", !r && e == 1460, e);
+    INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    r = InitOnceExecuteOnce(&once, once_fails, NULL, NULL);
+    k32("KERNEL32.dll!InitOnceExecuteOnce: a callback that returns FALSE: FALSE (FAILED)", !r, r);
+    /* named objects, the W forms */
+    HANDLE a = CreateEventW(NULL, TRUE, FALSE, L"hcpsim_oc3_ev");
+    h = LASTERR(CreateEventW(NULL, TRUE, FALSE, L"hcpsim_oc3_ev"));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateEventW: the name exists: the event, ERROR_ALREADY_EXISTS", h && e == 183, e);
+    CloseHandle(h);
+    CloseHandle(a);
+    h = LASTERR(OpenEventW(EVENT_ALL_ACCESS, FALSE, L"hcpsim_oc3_none"));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenEventW: no event of that name: NULL, ERROR_FILE_NOT_FOUND", !h && e == 2, e);
+    a = CreateMutexW(NULL, FALSE, L"hcpsim_oc3_mx");
+    h = LASTERR(CreateMutexW(NULL, FALSE, L"hcpsim_oc3_mx"));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateMutexW: the name exists: the mutex, ERROR_ALREADY_EXISTS", h && e == 183, e);
+    CloseHandle(h);
+    CloseHandle(a);
+    h = LASTERR(OpenMutexW(MUTEX_ALL_ACCESS, FALSE, L"hcpsim_oc3_none"));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenMutexW: no mutex of that name: NULL, ERROR_FILE_NOT_FOUND", !h && e == 2, e);
+    h = LASTERR(CreateSemaphoreW(NULL, 3, 2, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateSemaphoreW: an initial count above the maximum: NULL, ERROR_INVALID_PARAMETER",
+        !h && e == 87, e);
+    h = LASTERR(OpenSemaphoreW(SEMAPHORE_ALL_ACCESS, FALSE, L"hcpsim_oc3_none"));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenSemaphoreW: no semaphore of that name: NULL, ERROR_FILE_NOT_FOUND", !h && e == 2, e);
+    a = CreateWaitableTimerW(NULL, TRUE, L"hcpsim_oc3_tm");
+    h = LASTERR(CreateWaitableTimerW(NULL, TRUE, L"hcpsim_oc3_tm"));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateWaitableTimerW: the name exists: the timer, ERROR_ALREADY_EXISTS", h && e == 183, e);
+    CloseHandle(h);
+    h = LASTERR(CreateWaitableTimerExW(NULL, L"hcpsim_oc3_tm", CREATE_WAITABLE_TIMER_MANUAL_RESET, TIMER_ALL_ACCESS));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateWaitableTimerExW: the name exists: the timer, ERROR_ALREADY_EXISTS", h && e == 183, e);
+    CloseHandle(h);
+    CloseHandle(a);
+    h = LASTERR(OpenWaitableTimerW(TIMER_ALL_ACCESS, FALSE, L"hcpsim_oc3_none"));
+    e = GetLastError();
+    k32("KERNEL32.dll!OpenWaitableTimerW: no timer of that name: NULL, ERROR_FILE_NOT_FOUND", !h && e == 2, e);
+    /* files, the W forms */
+    h = LASTERR(CreateFileW(L"oc3_missing.txt", GENERIC_READ, 0, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateFileW: OPEN_EXISTING of a missing file: INVALID_HANDLE_VALUE, ERROR_FILE_NOT_FOUND",
+        h == INVALID_HANDLE_VALUE && e == 2, e);
+    a = CreateFileW(L"oc3_file.txt", GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    CloseHandle(a);
+    h = LASTERR(CreateFileW(L"oc3_file.txt", GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateFileW: CREATE_NEW of a file that exists: INVALID_HANDLE_VALUE, ERROR_FILE_EXISTS",
+        h == INVALID_HANDLE_VALUE && e == 80, e);
+    h = LASTERR(CreateFileW(L"oc3_file.txt", GENERIC_WRITE, 0, NULL, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!CreateFileW: OPEN_ALWAYS of a file that exists: the handle, ERROR_ALREADY_EXISTS",
+        h != INVALID_HANDLE_VALUE && e == 183, e);
+    CloseHandle(h);
+    n = LASTERR(GetFileAttributesW(L"oc3_missing.txt"));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetFileAttributesW: a missing file: INVALID_FILE_ATTRIBUTES (4294967295), ERROR_FILE_NOT_FOUND",
+        n == INVALID_FILE_ATTRIBUTES && e == 2, e);
+    WIN32_FIND_DATAW fd;
+    h = LASTERR(FindFirstFileW(L"oc3_missing*.none", &fd));
+    e = GetLastError();
+    k32("KERNEL32.dll!FindFirstFileW: no matching file: INVALID_HANDLE_VALUE, ERROR_FILE_NOT_FOUND",
+        h == INVALID_HANDLE_VALUE && e == 2, e);
+    h = FindFirstFileW(L"oc3_file.txt", &fd);
+    r = LASTERR(FindNextFileW(h, &fd));
+    e = GetLastError();
+    k32("KERNEL32.dll!FindNextFileW: past the last match: FALSE, ERROR_NO_MORE_FILES", !r && e == 18, e);
+    FindClose(h);
+    r = LASTERR(MoveFileExW(L"oc3_missing.txt", L"oc3_other.txt", 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!MoveFileExW: a missing source: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2, e);
+    r = LASTERR(SetCurrentDirectoryW(L"oc3_missing_dir"));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetCurrentDirectoryW: a missing folder: FALSE, ERROR_FILE_NOT_FOUND", !r && e == 2, e);
+    r = LASTERR(SetEndOfFile(closed_handle()));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetEndOfFile: a closed handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    DeleteFileW(L"oc3_file.txt");
+    WCHAR wsmall[2], wfull[MAX_PATH];
+    DWORD need = GetFullPathNameW(L"oc3_file.txt", 0, NULL, NULL);
+    DWORD len = GetFullPathNameW(L"oc3_file.txt", MAX_PATH, wfull, NULL);
+    k32("KERNEL32.dll!GetFullPathNameW: a buffer too small: the size needed with the terminator (REQUIRED_SIZE)",
+        need == len + 1 && GetFullPathNameW(L"oc3_file.txt", 2, wsmall, NULL) == need, need - len);
+    need = GetCurrentDirectoryW(0, NULL);
+    len = GetCurrentDirectoryW(MAX_PATH, wfull);
+    k32("KERNEL32.dll!GetCurrentDirectoryW: a buffer too small: the size needed with the terminator (REQUIRED_SIZE)",
+        need == len + 1 && GetCurrentDirectoryW(2, wsmall) == need, need - len);
+    need = GetTempPathW(0, NULL);
+    len = GetTempPathW(MAX_PATH, wfull);
+    k32("KERNEL32.dll!GetTempPathW: a buffer too small: the size needed with the terminator (REQUIRED_SIZE)",
+        need == len + 1 && GetTempPathW(2, wsmall) == need, need - len);
+    SetEnvironmentVariableW(L"HCPSIM_OC3", L"abcdef");
+    len = ExpandEnvironmentStringsW(L"%HCPSIM_OC3%", wsmall, 2);
+    k32("KERNEL32.dll!ExpandEnvironmentStringsW: a buffer too small: the size needed with the terminator "
+        "(REQUIRED_SIZE)",
+        len == 7, len);
+    len = GetEnvironmentVariableW(L"HCPSIM_OC3", wsmall, 2);
+    k32("KERNEL32.dll!GetEnvironmentVariableW: a buffer too small: the size needed with the terminator (REQUIRED_SIZE)",
+        len == 7, len);
+    r = LASTERR(SetEnvironmentVariableW(L"HCPSIM_OC3", NULL));
+    len = LASTERR(GetEnvironmentVariableW(L"HCPSIM_OC3", wfull, MAX_PATH));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetEnvironmentVariableW: a NULL value deletes the variable: TRUE, then ERROR_ENVVAR_NOT_FOUND "
+        "(203)",
+        r && len == 0 && e == 203, e);
+    len = LASTERR(GetModuleFileNameW(NULL, wsmall, 2));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetModuleFileNameW: a buffer too small: nSize, ERROR_INSUFFICIENT_BUFFER", len == 2 && e == 122,
+        e);
+    len = 2;
+    r = LASTERR(GetComputerNameW(wsmall, &len));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetComputerNameW: a buffer too small: FALSE, ERROR_BUFFER_OVERFLOW, the size needed",
+        !r && e == 111 && len > 2, e);
+    /* modules */
+    HMODULE m = LASTERR(LoadLibraryExA("hcpsim-no-such.dll", NULL, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!LoadLibraryExA: a module that is nowhere: NULL, ERROR_MOD_NOT_FOUND", !m && e == 126, e);
+    m = LASTERR(LoadLibraryExW(L"hcpsim-no-such.dll", NULL, 0));
+    e = GetLastError();
+    k32("KERNEL32.dll!LoadLibraryExW: a module that is nowhere: NULL, ERROR_MOD_NOT_FOUND", !m && e == 126, e);
+    m = (HMODULE)1;
+    r = LASTERR(GetModuleHandleExW(0, L"hcpsim-no-such.dll", &m));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetModuleHandleExW: a module not loaded: FALSE, NULL, ERROR_MOD_NOT_FOUND", !r && !m && e == 126,
+        e);
+    /* strings */
+    int sl2 = lstrlenW(NULL);
+    k32("KERNEL32.dll!lstrlenW: NULL: 0 (NULL)", sl2 == 0, sl2);
+    WCHAR w3[3] = L"xx";
+    LPWSTR lp = lstrcpynW(w3, L"abcdef", 1);
+    k32("KERNEL32.dll!lstrcpynW: a length of 1: an empty string (TRUNCATED)", lp == w3 && w3[0] == 0, w3[0]);
+    /* vectored handlers: a handle no call gave */
+    ULONG rv = RemoveVectoredExceptionHandler((PVOID)veh_none);
+    k32("KERNEL32.dll!RemoveVectoredExceptionHandler: a handle no call gave: 0 (FAILED)", rv == 0, rv);
+    rv = RemoveVectoredContinueHandler((PVOID)veh_none);
+    k32("KERNEL32.dll!RemoveVectoredContinueHandler: a handle no call gave: 0 (FAILED)", rv == 0, rv);
+    ULONG(WINAPI * rrveh)(PVOID) = NT(ULONG(WINAPI *)(PVOID), RtlRemoveVectoredExceptionHandler);
+    rv = rrveh((PVOID)veh_none);
+    k32("ntdll.dll!RtlRemoveVectoredExceptionHandler: a handle no call gave: 0 (FAILED)", rv == 0, rv);
+    ULONG(WINAPI * rrvch)(PVOID) = NT(ULONG(WINAPI *)(PVOID), RtlRemoveVectoredContinueHandler);
+    rv = rrvch((PVOID)veh_none);
+    k32("ntdll.dll!RtlRemoveVectoredContinueHandler: a handle no call gave: 0 (FAILED)", rv == 0, rv);
+    PVOID vh = AddVectoredExceptionHandler(0, veh_none);
+    rv = RemoveVectoredExceptionHandler(vh);
+    ULONG rv2 = RemoveVectoredExceptionHandler(vh);
+    k32("KERNEL32.dll!RemoveVectoredExceptionHandler: a handle already removed: 0 (FAILED)", vh && rv && rv2 == 0, rv2);
+    /* thread pool timers */
+    PTP_TIMER tpt = CreateThreadpoolTimer(tp_timer_cb, NULL, NULL);
+    r = IsThreadpoolTimerSet(tpt);
+    k32("KERNEL32.dll!IsThreadpoolTimerSet: a timer never set: FALSE (NOT_SET)", tpt && !r, r);
+    CloseThreadpoolTimer(tpt);
+    /* ntdll: SLists, keyed events */
+    PSLIST_ENTRY(WINAPI * rpop)(PSLIST_HEADER) = NT(PSLIST_ENTRY(WINAPI *)(PSLIST_HEADER), RtlInterlockedPopEntrySList);
+    PSLIST_ENTRY(WINAPI * rflush)(PSLIST_HEADER) = NT(PSLIST_ENTRY(WINAPI *)(PSLIST_HEADER), RtlInterlockedFlushSList);
+    PSLIST_ENTRY(WINAPI * rfirst)
+    (const SLIST_HEADER *) = NT(PSLIST_ENTRY(WINAPI *)(const SLIST_HEADER *), RtlFirstEntrySList);
+    WORD(WINAPI * rdepth)(PSLIST_HEADER) = NT(WORD(WINAPI *)(PSLIST_HEADER), RtlQueryDepthSList);
+    InitializeSListHead(&sl);
+    k32("ntdll.dll!RtlInterlockedPopEntrySList: an empty list: NULL (EMPTY)", rpop(&sl) == NULL, 0);
+    k32("ntdll.dll!RtlInterlockedFlushSList: an empty list: NULL (EMPTY)", rflush(&sl) == NULL, 0);
+    k32("ntdll.dll!RtlFirstEntrySList: an empty list: NULL (EMPTY)", rfirst(&sl) == NULL, 0);
+    k32("ntdll.dll!RtlQueryDepthSList: an empty list: 0 (EMPTY)", rdepth(&sl) == 0, 0);
+    NTFN(oke, NtOpenKeyedEvent, HANDLE *, ACCESS_MASK, OBJATTR_ *);
+    WCHAR kname[] = L"\\BaseNamedObjects\\hcpsim_oc3_none";
+    USTR_ us = {(USHORT)(sizeof kname - 2), (USHORT)sizeof kname, kname};
+    OBJATTR_ oa = {sizeof oa, NULL, &us, 0, NULL, NULL};
+    HANDLE ke = NULL;
+    nt_check("ntdll.dll!NtOpenKeyedEvent: no keyed event of that name", oke(&ke, 0xF0003, &oa), (NTSTATUS_)0xC0000034,
+             "STATUS_OBJECT_NAME_NOT_FOUND");
+}
+
+/* ---- round 3, second part: timer queues with a callback running, registered waits, critical
+ * sections another thread holds, run-once failures, image lookups of an address in no image ---- */
+static HANDLE tq_started, tq_release;
+static void CALLBACK tq_blocking(PVOID p, BOOLEAN fired) {
+    (void)p, (void)fired;
+    SetEvent(tq_started);
+    WaitForSingleObject(tq_release, INFINITE);
+}
+static CRITICAL_SECTION held_cs;
+static HANDLE cs_entered, cs_leave;
+static DWORD WINAPI hold_cs(LPVOID arg) {
+    (void)arg;
+    EnterCriticalSection(&held_cs);
+    SetEvent(cs_entered);
+    WaitForSingleObject(cs_leave, INFINITE);
+    LeaveCriticalSection(&held_cs);
+    return 0;
+}
+static ULONG WINAPI run_once_fails(void *once, void *p, void **ctx) {
+    (void)once, (void)p, (void)ctx;
+    return FALSE;
+}
+static void round3b_outcomes(void) {
+    DWORD e;
+    BOOL r;
+    /* a timer-queue timer whose callback is running: no completion event, ERROR_IO_PENDING */
+    tq_started = CreateEventA(NULL, FALSE, FALSE, NULL);
+    tq_release = CreateEventA(NULL, TRUE, FALSE, NULL);
+    HANDLE q = CreateTimerQueue(), t = NULL;
+    CreateTimerQueueTimer(&t, q, tq_blocking, NULL, 0, 0, WT_EXECUTEONLYONCE);
+    WaitForSingleObject(tq_started, INFINITE);
+    r = LASTERR(DeleteTimerQueueTimer(q, t, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!DeleteTimerQueueTimer: its callback running, no completion event: FALSE, ERROR_IO_PENDING",
+        !r && e == ERROR_IO_PENDING, e);
+    SetEvent(tq_release);
+    DeleteTimerQueueEx(q, INVALID_HANDLE_VALUE); /* waits for the callback to return */
+    ResetEvent(tq_release);
+    q = CreateTimerQueue();
+    CreateTimerQueueTimer(&t, q, tq_blocking, NULL, 0, 0, WT_EXECUTEONLYONCE);
+    WaitForSingleObject(tq_started, INFINITE);
+    r = LASTERR(DeleteTimerQueueEx(q, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!DeleteTimerQueueEx: a timer's callback running, no completion event: FALSE, ERROR_IO_PENDING",
+        !r && e == ERROR_IO_PENDING, e);
+    SetEvent(tq_release);
+    Sleep(10);
+    r = LASTERR(UnregisterWait(NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!UnregisterWait: a NULL wait handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    r = LASTERR(UnregisterWaitEx(NULL, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!UnregisterWaitEx: a NULL wait handle: FALSE, ERROR_INVALID_HANDLE", !r && e == 6, e);
+    /* a critical section another thread holds */
+    InitializeCriticalSection(&held_cs);
+    cs_entered = CreateEventA(NULL, FALSE, FALSE, NULL);
+    cs_leave = CreateEventA(NULL, FALSE, FALSE, NULL);
+    HANDLE th = CreateThread(NULL, 0, hold_cs, NULL, 0, NULL);
+    WaitForSingleObject(cs_entered, INFINITE);
+    r = TryEnterCriticalSection(&held_cs);
+    k32("KERNEL32.dll!TryEnterCriticalSection: a section another thread holds: 0 (BUSY)", !r, r);
+    BOOLEAN(WINAPI * rtry)(CRITICAL_SECTION *) = NT(BOOLEAN(WINAPI *)(CRITICAL_SECTION *), RtlTryEnterCriticalSection);
+    r = rtry(&held_cs);
+    k32("ntdll.dll!RtlTryEnterCriticalSection: a section another thread holds: 0 (BUSY)", !r, r);
+    SetEvent(cs_leave);
+    WaitForSingleObject(th, INFINITE);
+    CloseHandle(th);
+    DeleteCriticalSection(&held_cs);
+    NTFN(roe, RtlRunOnceExecuteOnce, INIT_ONCE *, void *, void *, void **);
+    INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    nt_check("ntdll.dll!RtlRunOnceExecuteOnce: a callback that returns FALSE",
+             roe(&once, (void *)run_once_fails, NULL, NULL), (NTSTATUS_)0xC0000001, "STATUS_UNSUCCESSFUL");
+    /* an address in no image */
+    void *va = VirtualAlloc(NULL, 4096, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    PVOID(WINAPI * pcfh)(PVOID, PVOID *) = NT(PVOID(WINAPI *)(PVOID, PVOID *), RtlPcToFileHeader);
+    PVOID base = (PVOID)1;
+    PVOID got = pcfh(va, &base);
+    k32("ntdll.dll!RtlPcToFileHeader: an address in no image: NULL, the base NULL (NULL)", !got && !base, 0);
+#ifdef _WIN64
+    base = (PVOID)1;
+    got = RtlPcToFileHeader(va, &base);
+    k32("KERNEL32.dll!RtlPcToFileHeader: an address in no image: NULL, the base NULL (NULL)", !got && !base, 0);
+    DWORD64 ib = 1;
+    PRUNTIME_FUNCTION rf = RtlLookupFunctionEntry((DWORD64)(ULONG_PTR)va, &ib, NULL);
+    k32("KERNEL32.dll!RtlLookupFunctionEntry: an address in no image and no table: NULL (NULL)", !rf, 0);
+    PRUNTIME_FUNCTION(WINAPI * nlfe)
+    (DWORD64, DWORD64 *, void *) = NT(PRUNTIME_FUNCTION(WINAPI *)(DWORD64, DWORD64 *, void *), RtlLookupFunctionEntry);
+    rf = nlfe((DWORD64)(ULONG_PTR)va, &ib, NULL);
+    k32("ntdll.dll!RtlLookupFunctionEntry: an address in no image and no table: NULL (NULL)", !rf, 0);
+#endif
+    VirtualFree(va, 0, MEM_RELEASE);
+}
+
+/* ---- round 3, third part: group affinity, thread descriptions, DOS dates, temporary names ---- */
+static void round3c_outcomes(void) {
+    DWORD e;
+    BOOL r;
+    GROUP_AFFINITY ga = {0};
+    ga.Group = 5;
+    ga.Mask = 1;
+    r = LASTERR(SetThreadGroupAffinity(GetCurrentThread(), &ga, NULL));
+    e = GetLastError();
+    k32("KERNEL32.dll!SetThreadGroupAffinity: a group that does not exist: FALSE, ERROR_INVALID_PARAMETER",
+        !r && e == 87, e);
+    HRESULT(WINAPI * gtd)
+    (HANDLE, PWSTR *) = (HRESULT(WINAPI *)(HANDLE, PWSTR *))(void (*)(void))GetProcAddress(
+        GetModuleHandleA("kernel32.dll"), "GetThreadDescription");
+    HRESULT(WINAPI * std_)
+    (HANDLE, PCWSTR) = (HRESULT(WINAPI *)(HANDLE, PCWSTR))(void (*)(void))GetProcAddress(
+        GetModuleHandleA("kernel32.dll"), "SetThreadDescription");
+    PWSTR desc = NULL;
+    HRESULT hr = gtd(closed_handle(), &desc);
+    k32("KERNEL32.dll!GetThreadDescription: a closed handle: HRESULT_FROM_NT(STATUS_INVALID_HANDLE) (0xD0000008)",
+        hr == (HRESULT)0xD0000008, (DWORD)hr);
+    hr = std_(closed_handle(), L"x");
+    k32("KERNEL32.dll!SetThreadDescription: a closed handle: HRESULT_FROM_NT(STATUS_INVALID_HANDLE) (0xD0000008)",
+        hr == (HRESULT)0xD0000008, (DWORD)hr);
+    FILETIME ft = {0, 0}; /* 1601 */
+    WORD dd = 1, dt = 1;
+    r = LASTERR(FileTimeToDosDateTime(&ft, &dd, &dt));
+    e = GetLastError();
+    k32("KERNEL32.dll!FileTimeToDosDateTime: a time before 1980: FALSE, ERROR_INVALID_PARAMETER", !r && e == 87, e);
+    char tmp[MAX_PATH];
+    UINT u = LASTERR(GetTempFileNameA("oc3_missing_dir", "oc3", 0, tmp));
+    e = GetLastError();
+    k32("KERNEL32.dll!GetTempFileNameA: a folder that does not exist: 0, ERROR_DIRECTORY", u == 0 && e == 267, e);
+}
+
 int main(void) {
     DWORD e;
     BOOL r;
@@ -808,6 +1245,9 @@ int main(void) {
     files_outcomes();
     more_outcomes();
     nt_outcomes();
+    round3_outcomes();
+    round3b_outcomes();
+    round3c_outcomes();
     printf("%d failed\n", failed);
     return failed != 0;
 }
