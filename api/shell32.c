@@ -23,8 +23,9 @@
 static bool blank(uint16_t ch) { return ch == ' ' || ch == '\t'; }
 
 /* Splits s[0..n) into out (each argument NUL-terminated, out holds n + 1 + the arguments' count
- * units at most) and returns the count; starts[k] is argument k's offset in out. */
-static size_t split(const uint16_t *s, size_t n, uint16_t *out, size_t *starts) {
+ * units at most) and returns the count; starts[k] is argument k's offset in out, *units the units
+ * written. */
+static size_t split(const uint16_t *s, size_t n, uint16_t *out, size_t *starts, size_t *units) {
     size_t i = 0, o = 0, argc = 0;
     starts[argc++] = o;
     if (n && s[0] == '"') { /* the program name: up to the next quote */
@@ -64,6 +65,7 @@ static size_t split(const uint16_t *s, size_t n, uint16_t *out, size_t *starts) 
         }
         out[o++] = 0;
     }
+    *units = o;
     return argc;
 }
 
@@ -95,10 +97,7 @@ uint64_t hcp_sh32_CommandLineToArgvW(hcp_ctx *c, const hcp_sh32_CommandLineToArg
         argc = 1;
         units = n + 1;
     } else {
-        argc = split(s, n, out, starts);
-        for (units = starts[argc - 1]; out[units]; units++) {
-        }
-        units++;
+        argc = split(s, n, out, starts, &units);
     }
     free(s);
     uint64_t ptrs = (uint64_t)(argc + 1) * c->w, block = hcp_heap_alloc(c, ptrs + 2 * units);
@@ -112,12 +111,12 @@ uint64_t hcp_sh32_CommandLineToArgvW(hcp_ctx *c, const hcp_sh32_CommandLineToArg
     if (b) {
         for (size_t k = 0; k < argc; k++) {
             uint64_t v = block + ptrs + 2 * starts[k];
-            for (unsigned j = 0; j < c->w; j++) b[k * c->w + j] = (uint8_t)(v >> (8 * j));
+            if (c->w == 8)
+                hcp_put64(b + 8 * k, v);
+            else
+                hcp_put32(b + 4 * k, (uint32_t)v);
         }
-        for (size_t u = 0; u < units; u++) {
-            b[ptrs + 2 * u] = (uint8_t)out[u];
-            b[ptrs + 2 * u + 1] = (uint8_t)(out[u] >> 8);
-        }
+        for (size_t u = 0; u < units; u++) hcp_put16(b + ptrs + 2 * u, out[u]);
     }
     free(starts);
     free(out);

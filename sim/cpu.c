@@ -1047,8 +1047,9 @@ static sim_call_status fault_from_uc(sim_thread *t, uc_err e, uint64_t rip, bool
             m->last_block = NULL; /* the jump that got here retired */
             loop_forget(m);
         } else {
-            if (m->recover && m->memerr_type &&
-                !located) { /* the engine reports the block's start: find the instruction */
+            /* the engine reports the block's start: find the instruction (unless written_code's
+             * replay did) */
+            if (m->recover && m->memerr_type && !located) {
                 uint64_t at = sim_replay_fault(m, m->memerr_type, m->memerr_addr);
                 if (at != UINT64_MAX) rip = at;
             }

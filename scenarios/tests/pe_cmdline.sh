@@ -128,13 +128,7 @@ ucrtbase.dll!_get_wide_winmain_command_line: [a "b c" d\\"e]
 EOF
   timeout 300 $HCPSIM run "cmd line$bits.exe" a "b c" 'd"e' > out_wm$bits.txt 2> err_wm$bits.txt; st=$?
   tr -d "$cr" < out_wm$bits.txt > got_wm$bits.txt
-  i=0
-  while IFS= read -r line; do
-    i=$((i + 1))
-    got=$(sed -n "${i}p" got_wm$bits.txt)
-    [ "$got" = "$line" ]
-    result $? "\"cmd line$bits.exe\" a \"b c\" d\\\"e: $line" "got '$got'"
-  done < want_wm$bits.txt
+  result_lines want_wm$bits.txt got_wm$bits.txt "\"cmd line$bits.exe\" a \"b c\" d\\\"e"
   [ "$st" = 0 ] && [ ! -s err_wm$bits.txt ] && [ "$(wc -l < got_wm$bits.txt)" = 7 ]
   result $? "\"cmd line$bits.exe\": runs to exit 0 writing nothing else (status $st)" "$(head -c 300 err_wm$bits.txt)"
   timeout 300 $HCPSIM run "cmd line$bits.exe" a "b c" 'd"e' > again_wm$bits.txt 2>&1

@@ -38,13 +38,7 @@ EOT
   timeout 300 $HCPSIM run --pmc cycles:k,instructions --counters 0,1 "costs$bits.exe" > out$bits.txt 2> err$bits.txt
   st=$?
   tr -d "$cr" < out$bits.txt > got$bits.txt
-  i=0
-  while IFS= read -r line; do
-    i=$((i + 1))
-    got=$(sed -n "${i}p" got$bits.txt)
-    [ "$got" = "$line" ]
-    result $? "costs$bits.exe: $line" "got '$got'"
-  done < want$bits.txt
+  result_lines want$bits.txt got$bits.txt "costs$bits.exe"
   [ "$st" = 0 ] && [ ! -s err$bits.txt ] && [ "$(wc -l < got$bits.txt)" = "$(wc -l < want$bits.txt)" ]
   result $? "costs$bits.exe: runs to exit 0 writing nothing else (status $st)" "$(head -c 600 err$bits.txt)"
 done

@@ -5,6 +5,8 @@
 #   result STATUS NAME [DIAGNOSTIC]   one TAP line: ok when STATUS is 0; counts in n and fail
 #   check_json CHECKER FILE           runs a perl checker written with CheckJson.pm (beside
 #                                     this file) on FILE: one TAP line per check it makes
+#   result_lines WANT GOT LABEL       one TAP line per line of WANT, "LABEL: line": ok when GOT
+#                                     holds the same line at the same place
 top=$(pwd)
 HCPSIM=${HCPSIM:-$top/build/hcpsim}
 case "$HCPSIM" in /*|valgrind*) ;; *) HCPSIM=$top/$HCPSIM ;; esac
@@ -22,6 +24,15 @@ result() { # status (0 ok), name [, diagnostic]
     printf '%s\n' "not ok $n - $2 [$CLAUSE]"
     [ -n "${3:-}" ] && printf '%s\n' "# $3"
   fi
+}
+result_lines() { # want file, got file, label
+  _i=0
+  while IFS= read -r _line; do
+    _i=$((_i + 1))
+    _got=$(sed -n "${_i}p" "$2")
+    [ "$_got" = "$_line" ]
+    result $? "$3: $_line" "got '$_got'"
+  done <"$1"
 }
 check_json() { # checker.pl, file.json
   perl -I"$top/scenarios/tests/lib" "$1" "$2" >checks.txt 2>perl.err
